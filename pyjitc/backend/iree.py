@@ -1,0 +1,149 @@
+"""iree: the only module that talks to the IREE compiler and runtime.
+StableHLO text -> .vmfb bytes (compile), and .vmfb bytes -> a callable executable (load/invoke)."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import iree.compiler as ireec
+import iree.runtime as ireert
+from iree.runtime.dtypes import map_dtype_to_hal_element_type
+
+from ..errors import CompileError
+
+# Flags chosen on purpose:
+#  - f64/i64 stay 64-bit: IREE would otherwise be free to demote them, and NumPy doesn't.
+#  - llvm-cpu tuned for the host CPU by default (a cross-compile names its CPU instead).
+SEMANTIC_FLAGS = (
+    "--iree-input-demote-f64-to-f32=false",
+    "--iree-input-demote-i64-to-i32=false",
+)
+
+TARGET_DRIVERS = {  # compile target backend -> runtime driver that runs it
+    "llvm-cpu": "local-task",
+    "vmvx": "local-task",
+    "cuda": "cuda",
+    "vulkan-spirv": "vulkan",
+    "rocm": "hip",
+    "metal-spirv": "metal",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    backend: str = "llvm-cpu"
+    cpu: str = "host"
+
+    def flags(self) -> list[str]:
+        flags = list(SEMANTIC_FLAGS)
+        if self.backend == "llvm-cpu":
+            flags.append(f"--iree-llvmcpu-target-cpu={self.cpu}")
+        elif self.backend == "cuda" and self.cpu != "host":
+            flags.append(f"--iree-cuda-target={self.cpu}")
+        return flags
+
+
+def compiler_version() -> str:
+    from importlib.metadata import version
+    return version("iree-base-compiler")
+
+
+def compile_stablehlo(text: str, target: Target = Target()) -> bytes:
+    """Compile a StableHLO module to .vmfb bytes. IREE diagnostics come back in a CompileError."""
+    try:
+        return ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
+                                 extra_args=target.flags())
+    except ireec.CompilerToolError as e:
+        raise CompileError(f"IREE could not compile the module for {target.backend}:\n{e}\n"
+                           f"--- StableHLO ---\n{text}") from None
+
+
+# ---------------------------------------------------------------- runtime
+
+class _Runtime:
+    """One IREE VM instance, device and HAL module per driver, shared by all executables."""
+
+    def __init__(self, driver: str):
+        self.driver = driver
+        self.instance = ireert.VmInstance()
+        self.device = ireert.get_driver(driver).create_default_device()
+        self.hal_module = ireert.create_hal_module(self.instance, self.device)
+        self.allocator = self.device.allocator
+
+
+_runtimes: dict[str, _Runtime] = {}
+_runtimes_lock = threading.Lock()
+
+
+def runtime(driver: str) -> _Runtime:
+    rt = _runtimes.get(driver)
+    if rt is None:
+        with _runtimes_lock:
+            rt = _runtimes.get(driver)
+            if rt is None:
+                rt = _runtimes[driver] = _Runtime(driver)
+    return rt
+
+
+def available_drivers() -> list[str]:
+    return sorted(ireert.query_available_drivers())
+
+
+def list_devices(driver: str) -> list[dict]:
+    try:
+        return list(ireert.get_driver(driver).query_available_devices())
+    except Exception:  # a driver present in the wheel but with no usable device here
+        return []
+
+
+_HAL_TYPES: dict[np.dtype, object] = {}
+
+
+def _hal_type(dtype: np.dtype):
+    t = _HAL_TYPES.get(dtype)
+    if t is None:
+        t = _HAL_TYPES[dtype] = map_dtype_to_hal_element_type(np.int8 if dtype == np.bool_ else dtype)
+    return t
+
+
+class Executable:
+    """A loaded .vmfb: call its exported functions with host arrays, get host arrays back."""
+
+    def __init__(self, vmfb: bytes, driver: str = "local-sync"):
+        self.vmfb = vmfb
+        self.rt = runtime(driver)
+        self.module = ireert.VmModule.copy_buffer(self.rt.instance, vmfb)
+        self.context = ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
+        self._functions: dict[str, object] = {}
+
+    def function(self, name: str):
+        fn = self._functions.get(name)
+        if fn is None:
+            fn = self.module.lookup_function(name)
+            if fn is None:
+                raise KeyError(f"the module has no function {name!r}")
+            self._functions[name] = fn
+        return fn
+
+    def invoke(self, name: str, arrays, result_types) -> list[np.ndarray]:
+        """`arrays`: C-contiguous host arrays in the signature's dtypes; `result_types`: (shape, dtype)."""
+        fn = self.function(name)
+        rt = self.rt
+        args = ireert.VmVariantList(len(arrays))
+        for a in arrays:
+            if a.dtype == np.bool_:
+                a = a.view(np.int8)
+            args.push_ref(rt.allocator.allocate_buffer_copy(
+                memory_type=ireert.MemoryType.DEVICE_LOCAL,
+                allowed_usage=ireert.BufferUsage.DEFAULT | ireert.BufferUsage.MAPPING,
+                device=rt.device, buffer=a, element_type=_hal_type(a.dtype)))
+        rets = ireert.VmVariantList(len(result_types))
+        self.context.invoke(fn, args, rets)
+        out = []
+        for i, (shape, dtype) in enumerate(result_types):
+            view = rets.get_as_object(i, ireert.HalBufferView)
+            raw = np.int8 if dtype == np.bool_ else dtype
+            host = np.array(view.map().asarray(shape, np.dtype(raw)), copy=True)
+            out.append(host.view(np.bool_) if dtype == np.bool_ else host)
+        return out

@@ -1,0 +1,77 @@
+"""errors: the one error family users see. Every JitError carries a source span and
+formats as `file:line:col: message`, the source line and a caret."""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """A location in the user's real file (1-based line, 0-based column, as `ast`)."""
+    filename: str
+    line: int
+    col: int
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col + 1}"
+
+    def source_line(self) -> str:
+        return linecache.getline(self.filename, self.line).rstrip("\n")
+
+
+class JitError(Exception):
+    """Raised when pyjitc can't compile a function exactly as NumPy would run it."""
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+
+    def located(self, span: Span | None) -> "JitError":
+        """Attach `span` if this error has none yet (the innermost node wins)."""
+        if self.span is None and span is not None:
+            self.span = span
+        return self
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.hint:
+            text += f"; {self.hint}"
+        if self.span is None:
+            return text
+        out = [f"{self.span}: {text}"]
+        line = self.span.source_line()
+        if line:
+            out.append("    " + line)
+            start = self.span.col
+            end = self.span.end_col if self.span.end_line in (None, self.span.line) and self.span.end_col else start + 1
+            out.append("    " + " " * start + "^" * max(1, end - start))
+        return "\n".join(out)
+
+
+class UnsupportedSyntaxError(JitError):
+    """A Python construct that has no compiled meaning, or that pyjitc does not compile."""
+
+
+class ForbiddenError(JitError):
+    """A call that is explicitly not allowed inside @jit (I/O, global state, host values)."""
+
+
+class NotSupportedError(JitError):
+    """A call to something that is neither forbidden nor implemented."""
+
+
+class ShapeError(JitError):
+    """Shapes or dtypes that NumPy itself would reject (the message says what NumPy says)."""
+
+
+class ArgumentError(JitError, TypeError):
+    """A call-time argument that doesn't fit: wrong count, unsupported type, wrong template."""
+
+
+class CompileError(JitError):
+    """IREE failed to compile the module pyjitc produced; carries the diagnostics."""

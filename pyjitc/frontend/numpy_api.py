@@ -1,0 +1,812 @@
+"""numpy_api: the NumPy functions, array methods and Python builtins that pyjitc implements.
+Each entry maps NumPy's semantics (dtype from NumPy's own type resolution, NEP 50 weak Python
+scalars, broadcasting, axis rules) onto the typed IR's primitives. The whitelist (policy.py)
+reads FUNCTIONS/METHODS/BUILTINS to know what is implemented: there is no second list."""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import JitError, NotSupportedError, ShapeError, ForbiddenError
+from ..ir.graph import Builder, Value
+from ..ir.types import TensorType, as_dtype, is_bool, is_float, is_int, SUPPORTED_DTYPES
+
+PY_SCALARS = (bool, int, float)
+
+
+class Traced:
+    """An array inside the function being compiled: an IR value plus what NumPy needs to know.
+    `weak` is the Python type (int/float/bool) of a weakly typed value (a Python scalar argument),
+    `params` the scalar arguments it was computed from (None when it depends on array data),
+    which is what lets the compiler make such an argument static when its value is needed."""
+    __slots__ = ("value", "weak", "params", "is_view")
+
+    def __init__(self, value: Value, weak=None, params=None, is_view=False):
+        self.value = value
+        self.weak = weak
+        self.params = params
+        self.is_view = is_view   # a slice/reshape/transpose of another array (NumPy would alias it)
+
+    @property
+    def type(self) -> TensorType:
+        return self.value.type
+
+    @property
+    def shape(self):
+        return self.value.type.shape
+
+    @property
+    def dtype(self):
+        return self.value.type.dtype
+
+    @property
+    def ndim(self):
+        return len(self.value.type.shape)
+
+    def __repr__(self):
+        return f"Traced({self.type}{', weak ' + self.weak.__name__ if self.weak else ''})"
+
+
+class NeedStatic(Exception):
+    """Raised when a value computed from scalar arguments is needed at compile time: the
+    compiler retries with those arguments static (their values join the cache key)."""
+
+    def __init__(self, params):
+        super().__init__(sorted(params))
+        self.params = frozenset(params)
+
+
+def _join_params(sources):
+    out = frozenset()
+    for s in sources:
+        if isinstance(s, Traced):
+            if s.params is None:
+                return None
+            out |= s.params
+    return out
+
+
+class Emitter:
+    """What a library function receives: the IR builder and NumPy-aware helpers."""
+
+    def __init__(self, builder: Builder):
+        self.b = builder
+
+    # -- values
+    def wrap(self, value: Value, *sources, weak=None) -> Traced:
+        return Traced(value, weak, _join_params(sources))
+
+    def emit(self, name, *operands: Traced, sources=None, weak=None, **attrs) -> Traced:
+        out = self.b.emit(name, *[o.value for o in operands], **attrs)
+        return self.wrap(out, *(operands if sources is None else sources), weak=weak)
+
+    def constant(self, value) -> Traced:
+        arr = np.asarray(value)
+        as_dtype(arr.dtype)
+        return Traced(self.b.emit("constant", value=arr), None, frozenset())
+
+    def static(self, x, what: str):
+        """The compile-time value of `x`; `what` names the use, for the error message."""
+        if isinstance(x, Traced):
+            if x.params:
+                raise NeedStatic(x.params)
+            raise JitError(f"{what} must be known at compile time, but it depends on array values")
+        if isinstance(x, (tuple, list)):
+            return type(x)(self.static(v, what) for v in x)
+        return x
+
+    def dtype_of(self, x):
+        """What NumPy's type resolution sees: a dtype, or a Python type for weak scalars."""
+        if isinstance(x, Traced):
+            return x.weak or x.dtype
+        if isinstance(x, PY_SCALARS):
+            return type(x)
+        return np.asarray(x).dtype
+
+    def shape_of(self, x):
+        return x.shape if isinstance(x, Traced) else np.shape(x)
+
+    def asarray(self, x, dtype=None) -> Traced:
+        """Lift a static value to an IR constant (Python scalars take `dtype`, checked for range)."""
+        if isinstance(x, Traced):
+            return x if dtype is None or x.dtype == dtype else self.cast(x, dtype)
+        if isinstance(x, PY_SCALARS) and dtype is not None:
+            dt = np.dtype(dtype)
+            if is_int(dt) and not isinstance(x, bool) and isinstance(x, int):
+                info = np.iinfo(dt)
+                if not info.min <= x <= info.max:
+                    raise ShapeError(f"Python integer {x} out of bounds for {dt}")
+            if is_int(dt) and isinstance(x, float):
+                raise ShapeError(f"can't use the Python float {x} as {dt}")
+            return self.constant(np.asarray(x, dtype=dt))
+        arr = np.asarray(x)
+        if arr.dtype == object or arr.dtype not in SUPPORTED_DTYPES:
+            raise NotSupportedError(f"can't use a value of type {type(x).__name__} (dtype {arr.dtype}) in compiled code")
+        t = self.constant(arr)
+        return t if dtype is None else self.cast(t, dtype)
+
+    def cast(self, x: Traced, dtype) -> Traced:
+        dtype = np.dtype(dtype)
+        if x.dtype == dtype:
+            return Traced(x.value, None, x.params) if x.weak else x
+        return self.emit("convert", x, dtype=dtype)
+
+    def broadcast(self, x: Traced, shape) -> Traced:
+        shape = tuple(shape)
+        if x.shape == shape:
+            return x
+        dims = tuple(range(len(shape) - x.ndim, len(shape)))
+        return self.emit("broadcast_in_dim", x, shape=shape, dims=dims, weak=x.weak)
+
+    def operand(self, x, dtype, shape) -> Traced:
+        return self.broadcast(self.asarray(x, dtype), shape)
+
+    def full(self, value, dtype, shape) -> Traced:
+        return self.broadcast(self.constant(np.asarray(value, dtype=dtype)), shape)
+
+
+# ---------------------------------------------------------------- the registries
+
+FUNCTIONS: dict[str, Callable] = {}   # "numpy.exp" -> impl(em, *args, **kwargs)
+METHODS: dict[str, Callable] = {}     # ndarray method name -> impl(em, self, *args, **kwargs)
+PROPERTIES: dict[str, Callable] = {}  # ndarray attribute -> impl(em, self)
+BUILTINS: dict[str, Callable] = {}    # Python builtin name -> impl(em, *args, **kwargs)
+OPERATORS: dict[type, str] = {}       # ast operator class -> FUNCTIONS key
+
+
+def register(*names: str, method: str | tuple = (), builtin: str | None = None):
+    """Register one implementation under NumPy names (and as an array method / builtin)."""
+    def deco(impl):
+        for n in names:
+            FUNCTIONS[n] = impl
+        for m in (method,) if isinstance(method, str) else method:
+            METHODS[m] = impl
+        if builtin:
+            BUILTINS[builtin] = impl
+        return impl
+    return deco
+
+
+def is_static(*xs) -> bool:
+    return not any(isinstance(x, Traced) for x in xs)
+
+
+def fold(fn, *args, **kwargs):
+    """Run NumPy itself on compile-time values: exact by construction."""
+    with np.errstate(all="ignore"):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, ArithmeticError, IndexError) as e:
+            raise ShapeError(f"{getattr(fn, '__name__', fn)}: {e}") from None
+
+
+# ---------------------------------------------------------------- ufuncs
+
+def broadcast_shapes(name, *shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError(f"{name}: operands could not be broadcast together with shapes "
+                         + " ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
+    """NumPy ufunc semantics: loop dtypes from NumPy's own resolver, broadcasting, weak scalars.
+    `lower(em, *operands, out_dtype)` emits the computation on operands already in loop dtypes."""
+    if is_static(*args):
+        return fold(ufunc, *args)
+    name = ufunc.__name__
+    try:
+        loop = ufunc.resolve_dtypes(tuple(em.dtype_of(a) for a in args) + (None,) * ufunc.nout)
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"{name}: {e}") from None
+    shape = broadcast_shapes(name, *[em.shape_of(a) for a in args])
+    ops = [em.operand(a, loop[i], shape) for i, a in enumerate(args)]
+    out = lower(em, *ops, out_dtype=loop[-1])
+    if out.dtype != loop[-1]:
+        out = em.cast(out, loop[-1])
+    weak = None
+    if all(isinstance(a, PY_SCALARS) or (isinstance(a, Traced) and a.weak) for a in args):
+        weak = {"b": bool, "i": int, "u": int, "f": float}[loop[-1].kind]
+    return Traced(out.value, weak, _join_params(args))
+
+
+def _prim(name):
+    return lambda em, *xs, out_dtype: em.emit(name, *xs)
+
+
+def ufunc(np_ufunc, lower, *names, method=(), builtin=None):
+    """Register a ufunc under its NumPy names; `lower` sees operands in its loop dtypes."""
+    def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
+        if out is not None or where is not True or kwargs:
+            raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['out'] * (out is not None) + ['where'] * (where is not True) + list(kwargs))} are not supported")
+        if len(args) != np_ufunc.nin:
+            raise ShapeError(f"{np_ufunc.__name__}() takes {np_ufunc.nin} positional arguments but {len(args)} were given")
+        if dtype is not None:
+            return impl(em, *[cast_impl(em, a, dtype) for a in args])
+        return apply_ufunc(em, np_ufunc, args, lower)
+    impl.__name__ = np_ufunc.__name__
+    register(*(names or (f"numpy.{np_ufunc.__name__}",)), method=method, builtin=builtin)(impl)
+    return impl
+
+
+def _by_kind(**lowers):
+    """Pick a lowering by the loop dtype's kind: keys b (bool), i, u, f."""
+    def lower(em, *xs, out_dtype):
+        kind = xs[0].dtype.kind
+        fn = lowers.get(kind) or lowers.get("iu" if kind in "iu" else "_") or lowers["any"]
+        return fn(em, *xs, out_dtype=out_dtype)
+    return lower
+
+
+def _zero_like(em, x):
+    return em.full(0, x.dtype, x.shape)
+
+
+def _cmp(em, a, b, d):
+    return em.emit("compare", a, b, direction=d)
+
+
+def _sel(em, p, a, b):
+    return em.emit("select", p, a, b)
+
+
+def _floor_divide_int(em, a, b, out_dtype):
+    zero, one = _zero_like(em, b), em.full(1, b.dtype, b.shape)
+    bad = _cmp(em, b, zero, "EQ")
+    signed = a.dtype.kind == "i"
+    if signed:  # b == -1 would trap on INT_MIN / -1; NumPy wraps to -a
+        minus1 = _cmp(em, b, em.full(-1, b.dtype, b.shape), "EQ")
+        bad = em.emit("or", bad, minus1)
+    safe = _sel(em, bad, one, b)
+    q, r = em.emit("div", a, safe), em.emit("rem", a, safe)
+    if signed:
+        q = _sel(em, minus1, em.emit("neg", a), q)
+        adjust = em.emit("and", _cmp(em, r, zero, "NE"),
+                         _cmp(em, _cmp(em, r, zero, "LT"), _cmp(em, b, zero, "LT"), "NE"))
+        q = _sel(em, adjust, em.emit("sub", q, one), q)
+    return _sel(em, _cmp(em, b, zero, "EQ"), zero, q)
+
+
+def _remainder_int(em, a, b, out_dtype):
+    zero, one = _zero_like(em, b), em.full(1, b.dtype, b.shape)
+    bad = _cmp(em, b, zero, "EQ")
+    if a.dtype.kind == "i":
+        bad = em.emit("or", bad, _cmp(em, b, em.full(-1, b.dtype, b.shape), "EQ"))
+    r = _sel(em, bad, zero, em.emit("rem", a, _sel(em, bad, one, b)))
+    if a.dtype.kind == "i":
+        adjust = em.emit("and", _cmp(em, r, zero, "NE"),
+                         _cmp(em, _cmp(em, r, zero, "LT"), _cmp(em, b, zero, "LT"), "NE"))
+        r = _sel(em, adjust, em.emit("add", r, b), r)
+    return r
+
+
+def _float_divmod(em, a, b):
+    """NumPy's npy_divmod for floats (fmod-based, so results match NumPy bit for bit in
+    the common cases), returning (floor quotient, remainder)."""
+    zero = _zero_like(em, b)
+    negzero = em.full(-0.0, b.dtype, b.shape)
+    mod = em.emit("rem", a, b)
+    div = em.emit("div", em.emit("sub", a, mod), b)
+    fix = em.emit("and", _cmp(em, mod, zero, "NE"),
+                  _cmp(em, _cmp(em, b, zero, "LT"), _cmp(em, mod, zero, "LT"), "NE"))
+    mod = _sel(em, fix, em.emit("add", mod, b), mod)
+    div = _sel(em, fix, em.emit("sub", div, em.full(1, b.dtype, b.shape)), div)
+    mod = _sel(em, _cmp(em, mod, zero, "EQ"), _sel(em, _cmp(em, b, zero, "LT"), negzero, zero), mod)
+    floordiv = em.emit("floor", div)
+    half = em.full(0.5, b.dtype, b.shape)
+    floordiv = _sel(em, _cmp(em, em.emit("sub", div, floordiv), half, "GT"),
+                    em.emit("add", floordiv, em.full(1, b.dtype, b.shape)), floordiv)
+    true_q = em.emit("div", a, b)
+    floordiv = _sel(em, _cmp(em, div, zero, "EQ"), _sel(em, _cmp(em, true_q, zero, "LT"), negzero, zero), floordiv)
+    floordiv = _sel(em, _cmp(em, b, zero, "EQ"), true_q, floordiv)
+    return floordiv, mod
+
+
+def _compare(direction):
+    def lower(em, a, b, out_dtype):
+        if a.dtype == b.dtype:
+            return _cmp(em, a, b, direction)
+        # NumPy compares int64 with uint64 exactly (mixed loop); so do we.
+        swap = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+        d = direction
+        if a.dtype.kind == "u":
+            a, b, d = b, a, swap[direction]
+        neg = _cmp(em, a, _zero_like(em, a), "LT")
+        same = _cmp(em, em.cast(a, b.dtype), b, d)
+        if d in ("LT", "LE", "NE"):
+            return em.emit("or", neg, same)
+        return em.emit("and", em.emit("not", neg), same)
+    return lower
+
+
+def _power(em, a, b, out_dtype):
+    return em.emit("pow", a, b)
+
+
+ufunc(np.add, _by_kind(b=_prim("or"), any=_prim("add")), "numpy.add")
+ufunc(np.subtract, _prim("sub"), "numpy.subtract")
+ufunc(np.multiply, _by_kind(b=_prim("and"), any=_prim("mul")), "numpy.multiply")
+ufunc(np.true_divide, _prim("div"), "numpy.true_divide", "numpy.divide")
+ufunc(np.floor_divide, _by_kind(iu=_floor_divide_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[0]),
+      "numpy.floor_divide")
+ufunc(np.remainder, _by_kind(iu=_remainder_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[1]),
+      "numpy.remainder", "numpy.mod")
+_unchecked_power = ufunc(np.power, _power, "numpy.power", "numpy.pow")
+ufunc(np.negative, _by_kind(u=lambda em, x, out_dtype: em.emit("sub", _zero_like(em, x), x), any=_prim("neg")),
+      "numpy.negative")
+ufunc(np.positive, lambda em, x, out_dtype: x, "numpy.positive")
+ufunc(np.absolute, _by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dtype: x, any=_prim("abs")),
+      "numpy.absolute", "numpy.abs", builtin="abs")
+ufunc(np.square, _by_kind(b=_prim("and"), any=lambda em, x, out_dtype: em.emit("mul", x, x)), "numpy.square")
+ufunc(np.maximum, _by_kind(b=_prim("or"), any=_prim("max")), "numpy.maximum")
+ufunc(np.minimum, _by_kind(b=_prim("and"), any=_prim("min")), "numpy.minimum")
+for _u, _d in ((np.equal, "EQ"), (np.not_equal, "NE"), (np.less, "LT"), (np.less_equal, "LE"),
+               (np.greater, "GT"), (np.greater_equal, "GE")):
+    ufunc(_u, _compare(_d))
+for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt"), (np.sin, "sin"), (np.cos, "cos"),
+               (np.tan, "tan"), (np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p"),
+               (np.floor, "floor"), (np.ceil, "ceil"), (np.cbrt, "cbrt")):
+    ufunc(_u, _prim(_p))
+ufunc(np.arctan2, _prim("atan2"))
+ufunc(np.logical_not, lambda em, x, out_dtype: em.emit("not", em.cast(x, np.bool_)))
+ufunc(np.bitwise_and, _prim("and"))
+ufunc(np.bitwise_or, _prim("or"))
+ufunc(np.bitwise_xor, _prim("xor"))
+ufunc(np.invert, _prim("not"), "numpy.invert", "numpy.bitwise_not")
+
+_UNARY_OPS = {"USub": "numpy.negative", "UAdd": "numpy.positive", "Invert": "numpy.invert"}
+_BINARY_OPS = {"Add": "numpy.add", "Sub": "numpy.subtract", "Mult": "numpy.multiply",
+               "Div": "numpy.true_divide", "FloorDiv": "numpy.floor_divide", "Mod": "numpy.remainder",
+               "Pow": "numpy.power", "MatMult": "numpy.matmul", "BitAnd": "numpy.bitwise_and",
+               "BitOr": "numpy.bitwise_or", "BitXor": "numpy.bitwise_xor"}
+_COMPARE_OPS = {"Eq": "numpy.equal", "NotEq": "numpy.not_equal", "Lt": "numpy.less",
+                "LtE": "numpy.less_equal", "Gt": "numpy.greater", "GtE": "numpy.greater_equal"}
+OPERATORS = {**_UNARY_OPS, **_BINARY_OPS, **_COMPARE_OPS}
+_PY_OPERATORS = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert, "Not": operator.not_,
+                 "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+                 "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow,
+                 "MatMult": operator.matmul, "BitAnd": operator.and_, "BitOr": operator.or_,
+                 "BitXor": operator.xor, "LShift": operator.lshift, "RShift": operator.rshift,
+                 "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+                 "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
+                 "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b}
+
+
+def apply_operator(em: Emitter, op_name: str, *args):
+    """A Python operator: on compile-time values Python/NumPy computes it; on arrays the ufunc."""
+    if is_static(*args):
+        return fold(_PY_OPERATORS[op_name], *args)
+    if op_name not in OPERATORS:
+        raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
+    return FUNCTIONS[OPERATORS[op_name]](em, *args)
+
+
+def _check_int_power(em, base, exponent):
+    dts = [em.dtype_of(base), em.dtype_of(exponent)]
+    if all(d is int or d is bool or (isinstance(d, np.dtype) and d.kind in "biu") for d in dts):
+        if isinstance(exponent, Traced):
+            raise NotSupportedError(
+                "integer ** integer with an exponent known only at run time: NumPy raises for negative "
+                "exponents, which compiled code can't", hint="use a constant exponent, or cast to float first")
+        if np.any(np.asarray(exponent) < 0):
+            raise ShapeError("Integers to negative integer powers are not allowed.")
+
+
+def _checked_power(em, a, b, **kw):
+    _check_int_power(em, a, b)
+    return _unchecked_power(em, a, b, **kw)
+
+
+FUNCTIONS["numpy.power"] = FUNCTIONS["numpy.pow"] = _checked_power
+
+
+@register("numpy.where")
+def where(em, condition, x=None, y=None):
+    if x is None or y is None:
+        raise NotSupportedError("np.where(condition) with one argument returns a shape that depends on the data",
+                                hint="use the three-argument form np.where(condition, x, y)")
+    if is_static(condition, x, y):
+        return fold(np.where, condition, x, y)
+    try:
+        dt = np.result_type(em.dtype_of(x) if not isinstance(em.dtype_of(x), type) else x,
+                            em.dtype_of(y) if not isinstance(em.dtype_of(y), type) else y)
+    except TypeError as e:
+        raise ShapeError(f"where: {e}") from None
+    shape = broadcast_shapes("where", em.shape_of(condition), em.shape_of(x), em.shape_of(y))
+    c = em.broadcast(em.cast(em.asarray(condition), np.bool_), shape)
+    out = em.emit("select", c, em.operand(x, dt, shape), em.operand(y, dt, shape), sources=(condition, x, y))
+    return out
+
+
+# ---------------------------------------------------------------- casts and dtypes
+
+def static_dtype(em, dtype, what="dtype"):
+    dtype = em.static(dtype, what)
+    try:
+        return as_dtype(dtype)
+    except TypeError as e:
+        raise NotSupportedError(str(e)) from None
+
+
+@register(method="astype")
+def cast_impl(em, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    dt = static_dtype(em, dtype)
+    if is_static(x):
+        return np.asarray(x).astype(dt)
+    x = em.asarray(x)
+    return em.cast(x, dt) if x.dtype != dt else Traced(x.value, None, x.params)
+
+
+def _scalar_type(dt):
+    def impl(em, x=0):
+        if is_static(x):
+            return fold(dt.type, x)
+        return cast_impl(em, x, dt)
+    return impl
+
+
+for _dt in SUPPORTED_DTYPES:
+    FUNCTIONS[f"numpy.{_dt.type.__name__}"] = _scalar_type(_dt)
+FUNCTIONS["numpy.bool_"] = FUNCTIONS["numpy.bool"]
+
+
+# ---------------------------------------------------------------- shapes
+
+def normalize_axis(axis, ndim, name):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise ShapeError(f"{name}: axis must be an integer, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ShapeError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+    return int(axis) % ndim if ndim else 0
+
+
+def normalize_axes(em, axis, ndim, name) -> tuple[int, ...]:
+    axis = em.static(axis, f"{name}: axis")
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    out = tuple(normalize_axis(a, ndim, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{name}: repeated axis in {axis!r}")
+    return out
+
+
+@register("numpy.reshape", method="reshape")
+def reshape(em, a, *shape, order="C", newshape=None, copy=None):
+    if newshape is not None:
+        shape = (newshape,)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = em.static(shape, "reshape: the new shape")
+    if order != "C":
+        raise NotSupportedError("reshape: only order='C' is supported")
+    if is_static(a):
+        return fold(np.reshape, a, shape)
+    a = em.asarray(a)
+    try:
+        new = np.empty(a.shape, dtype=np.bool_).reshape(shape).shape  # NumPy's own -1 and size rules
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"reshape: {e}") from None
+    if new == a.shape:
+        return a
+    return _view(em.emit("reshape", a, shape=tuple(new), weak=a.weak))
+
+
+@register("numpy.transpose", method="transpose")
+def transpose(em, a, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    axes = em.static(axes, "transpose: axes") or None
+    if is_static(a):
+        return fold(np.transpose, a, axes)
+    a = em.asarray(a)
+    perm = tuple(reversed(range(a.ndim))) if axes is None else tuple(normalize_axis(x, a.ndim, "transpose") for x in axes)
+    if sorted(perm) != list(range(a.ndim)):
+        raise ShapeError(f"transpose: axes {axes} don't match array of dimension {a.ndim}")
+    if perm == tuple(range(a.ndim)):
+        return a
+    return _view(em.emit("transpose", a, perm=perm, weak=a.weak))
+
+
+@register("numpy.ravel", method=("ravel", "flatten"))
+def ravel(em, a, order="C"):
+    return reshape(em, a, -1, order=order)
+
+
+@register("numpy.copy", method="copy")
+def copy(em, a, order="C"):
+    if is_static(a):
+        return np.copy(a)
+    return Traced(a.value, None, a.params)   # a new array object: in-place updates don't reach `a`
+
+
+@register("numpy.asarray", "numpy.array")
+def asarray(em, a, dtype=None, copy=None, order=None):
+    if dtype is not None:
+        a = cast_impl(em, a, dtype)
+    if isinstance(a, (list, tuple)) and not is_static(*a):
+        return stack(em, a)
+    if is_static(a):
+        return np.asarray(a)
+    return a
+
+
+def stack(em, arrays, axis=0):
+    arrays = [em.asarray(a) for a in arrays]
+    dt = np.result_type(*[a.dtype for a in arrays])
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ShapeError("all input arrays must have the same shape")
+    axis = normalize_axis(axis, len(shape) + 1, "stack")
+    parts = [reshape(em, em.cast(a, dt), shape[:axis] + (1,) + shape[axis:]) for a in arrays]
+    return em.emit("concatenate", *parts, axis=axis) if len(parts) > 1 else parts[0]
+
+
+FUNCTIONS["numpy.stack"] = lambda em, arrays, axis=0: stack(em, arrays, em.static(axis, "stack: axis"))
+
+
+def _view(t: Traced) -> Traced:
+    t.is_view = True
+    return t
+
+
+def getitem(em, x: Traced, index):
+    """Basic indexing with compile-time ints, slices, None and Ellipsis (NumPy's rules)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    for it in items:
+        if isinstance(it, Traced):
+            if it.params:
+                raise NeedStatic(it.params)
+            if is_bool(it.dtype):
+                raise NotSupportedError("x[mask] has a shape that depends on the data",
+                                        hint="use np.where(mask, x, 0) instead")
+            raise NotSupportedError("indexing with run-time values (gather) is not supported yet")
+        if isinstance(it, (list, np.ndarray)) and not isinstance(it, np.generic):
+            raise NotSupportedError("indexing with arrays or lists (advanced indexing) is not supported yet")
+        if isinstance(it, slice) and any(isinstance(v, Traced) for v in (it.start, it.stop, it.step)):
+            em.static([it.start, it.stop, it.step], "a slice bound")
+    n_ell = sum(1 for it in items if it is Ellipsis)
+    if n_ell > 1:
+        raise ShapeError("an index can only have a single ellipsis ('...')")
+    used = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if used > x.ndim:
+        raise ShapeError(f"too many indices for array: array is {x.ndim}-dimensional, but {used} were indexed")
+    if n_ell:
+        i = items.index(Ellipsis)
+        items[i:i + 1] = [slice(None)] * (x.ndim - used)
+    items += [slice(None)] * (x.ndim - used)
+    start, limit, strides, reverse, out_shape = [], [], [], [], []
+    dim = 0
+    for it in items:
+        if it is None:
+            out_shape.append(1)
+            continue
+        n = x.shape[dim]
+        if isinstance(it, (bool, np.bool_)):
+            raise NotSupportedError("indexing with a boolean scalar is not supported")
+        if isinstance(it, (int, np.integer)):
+            i = int(it)
+            if not -n <= i < n:
+                raise ShapeError(f"index {i} is out of bounds for axis {dim} with size {n}")
+            i %= n
+            start.append(i); limit.append(i + 1); strides.append(1)
+        elif isinstance(it, slice):
+            s, e, k = it.indices(n)
+            count = len(range(s, e, k))
+            if k < 0:
+                reverse.append(dim)
+                s, k = n - 1 - s, -k
+            start.append(s if count else 0)
+            limit.append(s + (count - 1) * k + 1 if count else 0)
+            strides.append(k)
+            out_shape.append(count)
+        else:
+            raise NotSupportedError(f"indexing with {type(it).__name__} is not supported")
+        dim += 1
+    y = x
+    if reverse:
+        y = em.emit("reverse", y, dims=tuple(reverse), weak=x.weak)
+    if start != [0] * x.ndim or limit != list(x.shape) or strides != [1] * x.ndim:
+        y = em.emit("slice", y, start=tuple(start), limit=tuple(limit), strides=tuple(strides), weak=x.weak)
+    if tuple(out_shape) != y.shape:
+        y = em.emit("reshape", y, shape=tuple(out_shape), weak=x.weak)
+    if y is x:
+        y = Traced(x.value, x.weak, x.params)
+    return _view(y)
+
+
+PROPERTIES.update({
+    "shape": lambda em, a: a.shape,
+    "ndim": lambda em, a: a.ndim,
+    "dtype": lambda em, a: a.dtype,
+    "size": lambda em, a: int(np.prod(a.shape, dtype=np.int64)),
+    "T": lambda em, a: transpose(em, a),
+})
+
+
+# ---------------------------------------------------------------- reductions
+
+def _reduce_dtype(np_fn, dtype, requested):
+    kw = {} if requested is None else {"dtype": requested}
+    with np.errstate(all="ignore"):
+        return np.asarray(np_fn(np.ones(1, dtype=dtype), **kw)).dtype
+
+
+def _keep(em, out, shape, axes, keepdims):
+    if not keepdims:
+        return out
+    return reshape(em, out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def _reduction(np_fn, kind_for):
+    """sum/prod/max/min/any/all: NumPy's result dtype, accumulation in it (f16 in f32)."""
+    name = np_fn.__name__
+
+    def impl(em, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        if out is not None or initial is not None or where is not None:
+            raise NotSupportedError(f"{name}: out=, initial= and where= are not supported")
+        keepdims = em.static(keepdims, f"{name}: keepdims")
+        dtype = None if dtype is None else static_dtype(em, dtype)
+        if is_static(a):
+            return fold(np_fn, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims) if dtype else \
+                fold(np_fn, a, axis=em.static(axis, "axis"), keepdims=keepdims)
+        a = em.asarray(a)
+        axes = normalize_axes(em, axis, a.ndim, name)
+        res = _reduce_dtype(np_fn, a.dtype, dtype) if name not in ("max", "min") else a.dtype
+        kind = kind_for(res)
+        if kind in ("max", "min") and any(a.shape[i] == 0 for i in axes):
+            op = {"max": "maximum", "min": "minimum"}[kind]
+            raise ShapeError(f"zero-size array to reduction operation {op} which has no identity")
+        acc = np.dtype(np.float32) if res == np.float16 else res
+        x = em.cast(a, acc)
+        out = em.emit("reduce", x, kind=kind, axes=axes) if axes else x
+        return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
+    impl.__name__ = name
+    return impl
+
+
+_sum = _reduction(np.sum, lambda dt: "or" if is_bool(dt) else "add")
+_prod = _reduction(np.prod, lambda dt: "and" if is_bool(dt) else "mul")
+_max = _reduction(np.max, lambda dt: "or" if is_bool(dt) else "max")
+_min = _reduction(np.min, lambda dt: "and" if is_bool(dt) else "min")
+_any = _reduction(np.any, lambda dt: "or")
+_all = _reduction(np.all, lambda dt: "and")
+register("numpy.sum", method="sum")(_sum)
+register("numpy.prod", method="prod")(_prod)
+register("numpy.max", "numpy.amax", method="max")(_max)
+register("numpy.min", "numpy.amin", method="min")(_min)
+register("numpy.any", method="any")(_any)
+register("numpy.all", method="all")(_all)
+
+
+@register("numpy.mean", method="mean")
+def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    if out is not None or where is not None:
+        raise NotSupportedError("mean: out= and where= are not supported")
+    keepdims = em.static(keepdims, "mean: keepdims")
+    dtype = None if dtype is None else static_dtype(em, dtype)
+    if is_static(a):
+        return fold(np.mean, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims)
+    a = em.asarray(a)
+    axes = normalize_axes(em, axis, a.ndim, "mean")
+    res = _reduce_dtype(np.mean, a.dtype, dtype)
+    # NumPy sums integers in float64 and float16 in float32, then divides and casts back.
+    acc = dtype if dtype is not None else (np.dtype(np.float64) if a.dtype.kind in "biu" else
+                                          np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)
+    if acc.kind not in "f":
+        acc = np.dtype(np.float64)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    x = em.cast(a, acc)
+    s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
+    out = em.emit("div", s, em.full(n, acc, s.shape))
+    return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
+
+
+# ---------------------------------------------------------------- linear algebra
+
+@register("numpy.matmul")
+def matmul(em, a, b):
+    if is_static(a, b):
+        return fold(np.matmul, a, b)
+    try:
+        loop = np.matmul.resolve_dtypes((em.dtype_of(a), em.dtype_of(b), None))
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"matmul: {e}") from None
+    a, b = em.asarray(a, loop[0]), em.asarray(b, loop[1])
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError("matmul: Input operand does not have enough dimensions (a scalar can't be matrix-multiplied; use *)")
+    a2 = a if a.ndim > 1 else reshape(em, a, (1,) + a.shape)
+    b2 = b if b.ndim > 1 else reshape(em, b, b.shape + (1,))
+    if a2.shape[-1] != b2.shape[-2]:
+        raise ShapeError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size {b2.shape[-2]} is different from {a2.shape[-1]})")
+    batch = broadcast_shapes("matmul", a2.shape[:-2], b2.shape[:-2])
+    a2 = em.broadcast(a2, batch + a2.shape[-2:])
+    b2 = em.broadcast(b2, batch + b2.shape[-2:])
+    nb = len(batch)
+    out = _dot(em, a2, b2, (nb + 1,), (nb,), tuple(range(nb)), tuple(range(nb)), loop[-1])
+    shape = batch + (a.shape[-2],) * (a.ndim > 1) + (b.shape[-1],) * (b.ndim > 1)
+    return reshape(em, out, shape)
+
+
+def _dot(em, a, b, lc, rc, lb, rb, out_dtype):
+    if is_bool(out_dtype):  # boolean matmul is OR of ANDs
+        a, b = em.cast(a, np.int32), em.cast(b, np.int32)
+        out = em.emit("dot_general", a, b, lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
+        return em.cast(out, np.bool_)
+    acc = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
+    out = em.emit("dot_general", em.cast(a, acc), em.cast(b, acc),
+                  lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
+    return em.cast(out, out_dtype)
+
+
+@register("numpy.dot", method="dot")
+def dot(em, a, b, out=None):
+    if out is not None:
+        raise NotSupportedError("dot: out= is not supported")
+    if is_static(a, b):
+        return fold(np.dot, a, b)
+    if len(em.shape_of(a)) == 0 or len(em.shape_of(b)) == 0:
+        return FUNCTIONS["numpy.multiply"](em, a, b)
+    if len(em.shape_of(a)) <= 2 and len(em.shape_of(b)) <= 2:
+        return matmul(em, a, b)
+    loop = np.matmul.resolve_dtypes((em.dtype_of(a), em.dtype_of(b), None))
+    a, b = em.asarray(a, loop[0]), em.asarray(b, loop[1])
+    rc = 0 if b.ndim == 1 else b.ndim - 2
+    if a.shape[-1] != b.shape[rc]:
+        raise ShapeError(f"dot: shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[rc]} (dim {rc})")
+    return _dot(em, a, b, (a.ndim - 1,), (rc,), (), (), loop[-1])
+
+
+# ---------------------------------------------------------------- Python builtins
+
+def _static_builtin(fn, what):
+    def impl(em, *args, **kwargs):
+        if not is_static(*args, *kwargs.values()):
+            for x in (*args, *kwargs.values()):
+                if isinstance(x, Traced) and x.params:
+                    raise NeedStatic(x.params)
+            raise ForbiddenError(f"{fn.__name__}() on an array needs its value at compile time, "
+                                 f"but it is only known when the compiled code runs", hint=what)
+        return fold(fn, *args, **kwargs)
+    return impl
+
+
+BUILTINS.update({
+    "range": _static_builtin(range, "use a compile-time bound (a shape, a constant)"),
+    "int": _static_builtin(int, "use x.astype(np.int64) to stay in compiled code"),
+    "float": _static_builtin(float, "use x.astype(np.float64) to stay in compiled code"),
+    "bool": _static_builtin(bool, "use a comparison that yields an array, with np.where"),
+    "min": _static_builtin(min, "use np.minimum or np.min for arrays"),
+    "max": _static_builtin(max, "use np.maximum or np.max for arrays"),
+    "round": _static_builtin(round, "use np.round for arrays"),
+    "tuple": _static_builtin(tuple, "tuples of arrays are built with (a, b)"),
+    "list": _static_builtin(list, "lists of arrays are built with [a, b]"),
+    "enumerate": lambda em, it, start=0: list(enumerate(_iterable(em, it), start)),
+    "zip": lambda em, *its: list(zip(*[_iterable(em, i) for i in its])),
+    "isinstance": lambda em, x, cls: isinstance(x, cls) if not isinstance(x, Traced) else
+        (np.ndarray in (cls if isinstance(cls, tuple) else (cls,))),
+})
+
+
+@register(builtin="len")
+def _len(em, x):
+    if isinstance(x, Traced):
+        if x.ndim == 0:
+            raise ShapeError("len() of unsized object")
+        return x.shape[0]
+    return len(x)
+
+
+def _iterable(em, it):
+    if isinstance(it, Traced):
+        raise NotSupportedError("iterating over an array is not supported yet", hint="use `for i in range(len(x))`")
+    return it
+
+
+# math functions fold on compile-time values; no math function is called on a traced array.
+MATH_ON_ARRAYS = {}

@@ -1,0 +1,295 @@
+"""policy: what may appear inside @jit, checked on the AST at decoration time, before any compile.
+Deny by default: syntax not in ALLOWED_SYNTAX and calls that are neither implemented (the
+numpy_api registries) nor plain Python helpers are rejected with a located error."""
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import types
+
+import numpy as np
+
+from ..errors import ForbiddenError, NotSupportedError, UnsupportedSyntaxError
+from . import numpy_api
+from .source import SourceFunction
+
+ALLOWED_MODULES = ("numpy", "math")
+
+# Why each of these has no meaning in compiled code: compiled code computes arrays from arrays;
+# it has no terminal, no files, no Python interpreter and no access to Python-side state.
+_FILE = "it reads or writes a file, which has no meaning in compiled code"
+_CODE = "it runs Python code built at run time, which can't be compiled"
+FORBIDDEN = {
+    "builtins.print": "it writes to the terminal, which compiled code can't do; return the value and print it outside",
+    "builtins.input": "it reads from the terminal, which compiled code can't do; pass the value in as an argument",
+    "builtins.open": _FILE,
+    "builtins.eval": _CODE, "builtins.exec": _CODE, "builtins.compile": _CODE,
+    "builtins.__import__": "imports run Python code; import at module level",
+    "builtins.globals": "compiled code can't see the Python interpreter's variables",
+    "builtins.locals": "compiled code can't see the Python interpreter's variables",
+    "builtins.vars": "compiled code can't see the Python interpreter's variables",
+    "builtins.setattr": "compiled code can't change Python objects",
+    "builtins.delattr": "compiled code can't change Python objects",
+    "builtins.breakpoint": "compiled code can't stop in the Python debugger; debug the function without @jit",
+    "builtins.exit": "compiled code can't stop the Python process",
+    "builtins.quit": "compiled code can't stop the Python process",
+    "builtins.id": "object identity has no meaning for compiled values",
+    "numpy.save": _FILE, "numpy.savez": _FILE, "numpy.savez_compressed": _FILE, "numpy.savetxt": _FILE,
+    "numpy.load": _FILE, "numpy.loadtxt": _FILE, "numpy.genfromtxt": _FILE, "numpy.fromfile": _FILE,
+    "numpy.memmap": _FILE, "numpy.lib.format": _FILE, "numpy.fromregex": _FILE,
+    "numpy.random": "it uses NumPy's global random state, which compiled code can't see or advance; "
+                    "draw the random numbers outside and pass them in as an argument",
+    "numpy.seterr": "it changes NumPy's global settings", "numpy.set_printoptions": "it changes NumPy's global settings",
+    "numpy.setbufsize": "it changes NumPy's global settings",
+    "numpy.testing": "testing helpers raise Python exceptions; check results outside the @jit function",
+}
+FORBIDDEN_METHODS = {
+    "tolist": "it makes Python objects from the array's values, which exist only when the compiled code runs; "
+              "return the array and call .tolist() outside",
+    "item": "it makes a Python number from an array value, which exists only when the compiled code runs; "
+            "keep it as a 0-d array, or call .item() outside",
+    "tofile": _FILE, "dump": _FILE, "dumps": "it serializes Python objects",
+    "tobytes": "it makes Python bytes from the array's values; return the array and convert outside",
+    "resize": "it resizes an array in place, changing its shape at run time",
+    "setflags": "array flags have no meaning in compiled code",
+}
+
+_NESTED = ("nested functions and lambdas are not supported yet", "define the helper at module level and call it")
+SYNTAX_REASONS = {
+    ast.Try: ("try/except can't be compiled: compiled code has no Python exceptions to catch",
+              "check the inputs before calling the @jit function"),
+    ast.With: ("`with` blocks can't be compiled: they run Python code on entry and exit",
+               "move the with block outside the @jit function"),
+    ast.AsyncWith: ("async code can't be compiled", "call the @jit function from async code instead"),
+    ast.AsyncFor: ("async code can't be compiled", "call the @jit function from async code instead"),
+    ast.AsyncFunctionDef: ("async functions can't be compiled", "use a plain def"),
+    ast.Await: ("async code can't be compiled", "call the @jit function from async code instead"),
+    ast.Yield: ("generators can't be compiled", "return an array or a tuple of arrays instead"),
+    ast.YieldFrom: ("generators can't be compiled", "return an array or a tuple of arrays instead"),
+    ast.ClassDef: ("class definitions can't be compiled", "define the class at module level"),
+    ast.Import: ("import inside a @jit function is not supported", "import at module level; the function sees module-level names"),
+    ast.ImportFrom: ("import inside a @jit function is not supported", "import at module level; the function sees module-level names"),
+    ast.Global: ("`global` can't be compiled: compiled code can't rebind Python variables outside the function",
+                 "return the new value instead"),
+    ast.Nonlocal: ("`nonlocal` can't be compiled: compiled code can't rebind Python variables outside the function",
+                   "return the new value instead"),
+    ast.Raise: ("`raise` can't be compiled: compiled code can't raise Python exceptions",
+                "validate the inputs before calling the @jit function"),
+    ast.Delete: ("`del` is not supported inside @jit", "just stop using the name"),
+    ast.FunctionDef: _NESTED,
+    ast.Lambda: _NESTED,
+    ast.NamedExpr: ("assignment expressions (:=) are not supported", "assign on a line of its own"),
+    ast.JoinedStr: ("f-strings have no meaning in compiled code", "format values outside the @jit function"),
+    ast.Set: ("sets are not supported inside @jit", "use a tuple or a list"),
+    ast.SetComp: ("set comprehensions are not supported", "use a list comprehension"),
+    ast.DictComp: ("dict comprehensions are not supported yet", "use a list comprehension"),
+    ast.GeneratorExp: ("generator expressions are not supported", "use a list comprehension"),
+    ast.Match: ("match statements are not supported yet", "use if/elif"),
+}
+if hasattr(ast, "TryStar"):
+    SYNTAX_REASONS[ast.TryStar] = SYNTAX_REASONS[ast.Try]
+
+ALLOWED_SYNTAX = {
+    ast.arguments, ast.arg, ast.keyword,
+    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If, ast.For, ast.While,
+    ast.Break, ast.Continue, ast.Pass, ast.Expr, ast.Assert,
+    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Attribute, ast.Name,
+    ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Subscript, ast.Slice, ast.IfExp,
+    ast.ListComp, ast.comprehension, ast.Starred, ast.Load, ast.Store,
+}
+
+
+def _is_operator(node) -> bool:
+    return isinstance(node, (ast.operator, ast.unaryop, ast.cmpop, ast.boolop))
+
+
+# ---------------------------------------------------------------- name resolution
+
+UNRESOLVED = object()
+
+
+def lookup_global(fn, name: str):
+    """A free name as Python would see it when `fn` runs: closure, then globals, then builtins."""
+    code = fn.__code__
+    if name in code.co_freevars and fn.__closure__:
+        cell = fn.__closure__[code.co_freevars.index(name)]
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return UNRESOLVED
+    if name in fn.__globals__:
+        return fn.__globals__[name]
+    return getattr(builtins, name, UNRESOLVED)
+
+
+def _resolve_path(path: str):
+    obj = None
+    parts = path.split(".")
+    try:
+        obj = __import__(parts[0])
+        for p in parts[1:]:
+            obj = getattr(obj, p)
+    except (ImportError, AttributeError):
+        return None
+    return obj
+
+
+_NAMES: dict[int, str] = {}
+for _registry in (numpy_api.FUNCTIONS, FORBIDDEN):
+    for _path in _registry:
+        _obj = _resolve_path(_path)
+        if _obj is not None and not isinstance(_obj, (int, float, str)):
+            _NAMES.setdefault(id(_obj), _path)
+for _b in numpy_api.BUILTINS:
+    _NAMES[id(getattr(builtins, _b))] = f"builtins.{_b}"
+
+
+def qualified_name(obj) -> str | None:
+    name = _NAMES.get(id(obj))
+    if name is not None:
+        return name
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    mod = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if mod and qual:
+        return f"{mod}.{qual}"
+    return None
+
+
+def forbidden_reason(path: str | None) -> str | None:
+    if path is None:
+        return None
+    for key, reason in FORBIDDEN.items():
+        if path == key or path.startswith(key + "."):
+            return reason
+    return None
+
+
+def check_module(mod: types.ModuleType, shown: str) -> None:
+    top = mod.__name__.split(".")[0]
+    if top not in ALLOWED_MODULES:
+        raise ForbiddenError(f"module {mod.__name__!r} ({shown}) is not allowed inside @jit",
+                             hint=f"allowed modules are {', '.join(ALLOWED_MODULES)}; call other code outside")
+    reason = forbidden_reason(mod.__name__)
+    if reason:
+        raise ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
+
+
+def classify_call(obj, shown: str):
+    """What calling `obj` means in compiled code: ('numpy'|'builtin'|'math'|'user', target).
+    Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
+    from ..api import JitFunction
+
+    if isinstance(obj, JitFunction):
+        return "user", obj.__wrapped__
+    path = qualified_name(obj)
+    reason = forbidden_reason(path)
+    if reason:
+        raise ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
+    if path in numpy_api.FUNCTIONS:
+        return "numpy", numpy_api.FUNCTIONS[path]
+    if path and path.startswith("builtins."):
+        impl = numpy_api.BUILTINS.get(path.split(".", 1)[1])
+        if impl is None:
+            raise NotSupportedError(f"the builtin {shown}() is not supported inside @jit")
+        return "builtin", impl
+    if getattr(obj, "__module__", None) == "math" or (isinstance(obj, types.BuiltinFunctionType) and obj is getattr(math, getattr(obj, "__name__", ""), None)):
+        return "math", obj
+    if isinstance(obj, types.FunctionType):
+        return "user", obj
+    if path and path.split(".")[0] == "numpy" or isinstance(obj, np.ufunc):
+        raise NotSupportedError(f"{shown} is not supported by pyjitc yet",
+                                hint="see the supported-functions table in the README")
+    mod = (path or "").split(".")[0] or "?"
+    raise NotSupportedError(f"{shown} (from module {mod!r}) can't be called inside @jit",
+                            hint=f"only {', '.join(ALLOWED_MODULES)} functions and plain Python helpers are compiled")
+
+
+# ---------------------------------------------------------------- the decoration-time check
+
+def local_names(fn_node) -> set[str]:
+    names = {a.arg for a in ast.walk(fn_node.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(fn_node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+class PolicyChecker(ast.NodeVisitor):
+    """One pass over the function's AST; raises the first violation, located."""
+
+    def __init__(self, src: SourceFunction):
+        self.src = src
+        self.fn = src.fn
+        self.locals = local_names(src.node)
+
+    def check(self) -> None:
+        node = self.src.node
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.visit(d)
+        for stmt in (node.body if isinstance(node.body, list) else [node.body]):
+            self.visit(stmt)
+
+    def visit(self, node):
+        try:
+            return super().visit(node)
+        except (UnsupportedSyntaxError, ForbiddenError, NotSupportedError) as e:
+            raise e.located(self.src.span(node)) from None
+
+    def generic_visit(self, node):
+        if type(node) not in ALLOWED_SYNTAX and not _is_operator(node):
+            message, hint = SYNTAX_REASONS.get(type(node), (f"{type(node).__name__} is not supported inside @jit", None))
+            raise UnsupportedSyntaxError(message, hint=hint)
+        super().generic_visit(node)
+
+    def resolve(self, node):
+        """The object an expression names at module level, or UNRESOLVED (locals, unknowns)."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return UNRESOLVED
+            return lookup_global(self.fn, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            if base is UNRESOLVED:
+                return UNRESOLVED
+            if isinstance(base, types.ModuleType):
+                check_module(base, ast.unparse(node.value))
+            return getattr(base, node.attr, UNRESOLVED)
+        return UNRESOLVED
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            obj = self.resolve(node)
+            if isinstance(obj, types.ModuleType):
+                check_module(obj, node.id)
+
+    def visit_Attribute(self, node):
+        obj = self.resolve(node)
+        shown = ast.unparse(node)
+        if isinstance(obj, types.ModuleType):
+            check_module(obj, shown)
+        elif obj is not UNRESOLVED:
+            reason = forbidden_reason(qualified_name(obj))
+            if reason:
+                raise ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
+        self.visit(node.value)
+
+    def visit_Call(self, node):
+        func = node.func
+        shown = ast.unparse(func)
+        obj = self.resolve(func)
+        if obj is not UNRESOLVED and not isinstance(obj, types.ModuleType):
+            try:
+                classify_call(obj, shown)
+            except (ForbiddenError, NotSupportedError) as e:
+                raise e.located(self.src.span(func)) from None
+        elif isinstance(func, ast.Attribute) and func.attr in FORBIDDEN_METHODS:
+            raise ForbiddenError(f".{func.attr}() is not allowed inside @jit: {FORBIDDEN_METHODS[func.attr]}").located(
+                self.src.span(func))
+        self.generic_visit(node)
+
+
+def check_function(src: SourceFunction) -> None:
+    PolicyChecker(src).check()

@@ -1,0 +1,93 @@
+"""source: a Python function -> its parsed, dedented AST, with every node's line and column
+mapped back to the user's real file."""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import JitError, Span
+
+
+@dataclass
+class SourceFunction:
+    fn: Any
+    node: ast.FunctionDef | ast.Lambda
+    filename: str
+    line_offset: int
+    col_offset: int
+    text: str
+
+    def span(self, node: ast.AST) -> Span | None:
+        if not hasattr(node, "lineno"):
+            return None
+        end_line = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+        return Span(
+            self.filename,
+            node.lineno + self.line_offset,
+            node.col_offset + self.col_offset,
+            None if end_line is None else end_line + self.line_offset,
+            None if end_col is None else end_col + self.col_offset,
+        )
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+
+def parse_function(fn) -> SourceFunction:
+    """Read and parse `fn`'s source. Raises JitError when the source can't be recovered."""
+    code = getattr(fn, "__code__", None)
+    filename = code.co_filename if code is not None else "<unknown>"
+    where = Span(filename, code.co_firstlineno, 0) if code is not None else None
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise JitError(
+            f"can't read the source of {getattr(fn, '__qualname__', fn)!r} ({e})",
+            where,
+            hint="@jit compiles Python source: define the function in a .py file (not in a REPL or exec)",
+        ) from None
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    col_offset = _common_indent(raw)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        tree = None
+    node = None
+    if tree is not None:
+        node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if node is None and fn.__name__ == "<lambda>":
+        node = _find_lambda(text, code)
+    if node is None:
+        raise JitError(
+            f"can't parse the source of {fn.__qualname__!r}",
+            where,
+            hint="define it with `def` on its own lines",
+        )
+    return SourceFunction(fn, node, filename, max(start, 1) - 1, col_offset, text)
+
+
+def _common_indent(text: str) -> int:
+    widths = [len(l) - len(l.lstrip()) for l in text.splitlines() if l.strip()]
+    return min(widths) if widths else 0
+
+
+def _find_lambda(text: str, code) -> ast.Lambda | None:
+    """A lambda's source line may hold more than the lambda; find it by its argument names."""
+    try:
+        tree = ast.parse(text.strip().rstrip(",").lstrip(")"))
+    except SyntaxError:
+        try:
+            tree = ast.parse("(" + text.strip().rstrip(",") + ")")
+        except SyntaxError:
+            return None
+    want = list(code.co_varnames[: code.co_argcount])
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == want:
+            return n
+    return None

@@ -1,0 +1,127 @@
+"""graph: the typed IR. Values are SSA with a TensorType; ops are appended to blocks through a
+Builder, which asks the op registry for result types, so a type error surfaces where it is made."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import Span
+from .types import TensorType
+
+
+class Value:
+    __slots__ = ("type", "id")
+    _ids = itertools.count()
+
+    def __init__(self, type: TensorType):
+        self.type = type
+        self.id = next(Value._ids)
+
+    def __repr__(self) -> str:
+        return f"%{self.id}: {self.type}"
+
+
+@dataclass(eq=False)
+class Op:
+    name: str
+    operands: tuple[Value, ...]
+    results: tuple[Value, ...]
+    attrs: dict[str, Any]
+    span: Span | None = None
+    regions: tuple["Block", ...] = ()
+
+
+@dataclass(eq=False)
+class Block:
+    params: list[Value] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
+    results: list[Value] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    body: Block
+    param_names: list[str]
+
+    @property
+    def params(self) -> list[Value]:
+        return self.body.params
+
+    @property
+    def results(self) -> list[Value]:
+        return self.body.results
+
+    def __str__(self) -> str:
+        return print_function(self)
+
+
+class Builder:
+    """Appends ops to the innermost open block. `span` is set by the frontend per AST node."""
+
+    def __init__(self):
+        self.blocks: list[Block] = []
+        self.span: Span | None = None
+
+    def open_block(self, param_types=()) -> Block:
+        block = Block(params=[Value(t) for t in param_types])
+        self.blocks.append(block)
+        return block
+
+    def close_block(self, results) -> Block:
+        block = self.blocks.pop()
+        block.results = list(results)
+        return block
+
+    def emit(self, name: str, *operands: Value, regions=(), **attrs) -> Value | tuple[Value, ...]:
+        from .ops import OPS  # the registry depends on this module's types only
+
+        opdef = OPS.get(name)
+        if opdef is None:
+            raise KeyError(f"no op named {name!r} in the registry")
+        types = opdef.type_rule(tuple(v.type for v in operands), regions=regions, **attrs)
+        single = isinstance(types, TensorType)
+        results = tuple(Value(t) for t in ((types,) if single else types))
+        self.blocks[-1].ops.append(Op(name, tuple(operands), results, attrs, self.span, tuple(regions)))
+        return results[0] if single else results
+
+
+def _fmt_attr(v) -> str:
+    if isinstance(v, np.ndarray):
+        if v.size <= 8:
+            return np.array2string(v.ravel(), separator=",").replace("\n", "")
+        return f"<{v.size} values>"
+    if isinstance(v, np.dtype):
+        from .types import short_name
+        return short_name(v)
+    return repr(v)
+
+
+def print_function(fn: Function) -> str:
+    names: dict[int, str] = {}
+    name = lambda v: names.setdefault(v.id, f"%{len(names)}")
+    params = ", ".join(f"{name(v)}: {v.type}" for v in fn.params)
+    lines = [f"func @{fn.name}({params}) {{"]
+    _print_block(fn.body, lines, "  ", name)
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _print_block(block: Block, lines: list[str], indent: str, name) -> None:
+    for op in block.ops:
+        res = ", ".join(name(r) for r in op.results)
+        args = ", ".join(name(a) for a in op.operands)
+        attrs = "".join(f" {k}={_fmt_attr(v)}" for k, v in op.attrs.items())
+        types = ", ".join(str(r.type) for r in op.results)
+        where = f"  # {op.span}" if op.span else ""
+        lines.append(f"{indent}{res} = {op.name}({args}){attrs} : {types}{where}")
+        for i, region in enumerate(op.regions):
+            ps = ", ".join(f"{name(p)}: {p.type}" for p in region.params)
+            lines.append(f"{indent}  region {i} ({ps}) {{")
+            _print_block(region, lines, indent + "    ", name)
+            lines.append(f"{indent}  }}")
+    if block.results:
+        lines.append(f"{indent}return " + ", ".join(name(v) for v in block.results))

@@ -1,0 +1,313 @@
+"""ops: the typed IR's op registry. Each primitive is defined once: its type rule (operand
+types + attributes -> result types) beside its StableHLO lowering rule. Primitives are strict
+(equal shapes and dtypes where StableHLO requires it); NumPy semantics (promotion,
+broadcasting) live one level up, in frontend/numpy_api.py, which emits only these ops."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .types import TensorType, is_float, is_int, is_bool
+
+
+class OpTypeError(Exception):
+    """A primitive was built with operands its type rule rejects (a pyjitc bug, not a user one)."""
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    type_rule: Callable[..., TensorType | tuple[TensorType, ...]]
+    lower: Callable[..., object]
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def register_op(name: str, type_rule, lower) -> OpDef:
+    if name in OPS:
+        raise ValueError(f"op {name!r} registered twice")
+    OPS[name] = opdef = OpDef(name, type_rule, lower)
+    return opdef
+
+
+# ---------------------------------------------------------------- shared type rules
+
+def _same(name, kinds):
+    def rule(ts, regions=(), **_):
+        first = ts[0]
+        for t in ts[1:]:
+            if t != first:
+                raise OpTypeError(f"{name}: operand types {first} and {t} differ")
+        if first.dtype.kind not in kinds:
+            raise OpTypeError(f"{name}: dtype {first.dtype} not accepted")
+        return first
+    return rule
+
+
+def _to_bool(name, kinds):
+    inner = _same(name, kinds)
+    return lambda ts, regions=(), **kw: inner(ts).with_dtype(np.bool_)
+
+
+def _elementwise_lowering(hlo_name):
+    def lower(ctx, operands, **_):
+        return ctx.hlo(hlo_name, *operands)
+    return lower
+
+
+FLOAT = "f"
+INT = "iu"
+SIGNED = "i"
+NUM = "iuf"
+ANY = "biuf"
+LOGIC = "biu"
+
+# name -> (StableHLO op, dtype kinds it accepts)
+UNARY = {
+    "neg": ("stablehlo.negate", "if"),
+    "abs": ("stablehlo.abs", "if"),
+    "sign": ("stablehlo.sign", "if"),
+    "exp": ("stablehlo.exponential", FLOAT),
+    "expm1": ("stablehlo.exponential_minus_one", FLOAT),
+    "log": ("stablehlo.log", FLOAT),
+    "log1p": ("stablehlo.log_plus_one", FLOAT),
+    "sqrt": ("stablehlo.sqrt", FLOAT),
+    "rsqrt": ("stablehlo.rsqrt", FLOAT),
+    "cbrt": ("stablehlo.cbrt", FLOAT),
+    "sin": ("stablehlo.sine", FLOAT),
+    "cos": ("stablehlo.cosine", FLOAT),
+    "tan": ("stablehlo.tan", FLOAT),
+    "tanh": ("stablehlo.tanh", FLOAT),
+    "logistic": ("stablehlo.logistic", FLOAT),
+    "floor": ("stablehlo.floor", FLOAT),
+    "ceil": ("stablehlo.ceil", FLOAT),
+    "round_even": ("stablehlo.round_nearest_even", FLOAT),
+    "not": ("stablehlo.not", LOGIC),
+}
+BINARY = {
+    "add": ("stablehlo.add", ANY),
+    "sub": ("stablehlo.subtract", NUM),
+    "mul": ("stablehlo.multiply", ANY),
+    "div": ("stablehlo.divide", NUM),
+    "rem": ("stablehlo.remainder", NUM),
+    "pow": ("stablehlo.power", NUM),
+    "max": ("stablehlo.maximum", ANY),
+    "min": ("stablehlo.minimum", ANY),
+    "atan2": ("stablehlo.atan2", FLOAT),
+    "and": ("stablehlo.and", LOGIC),
+    "or": ("stablehlo.or", LOGIC),
+    "xor": ("stablehlo.xor", LOGIC),
+    "shift_left": ("stablehlo.shift_left", INT),
+    "shift_right_arithmetic": ("stablehlo.shift_right_arithmetic", INT),
+    "shift_right_logical": ("stablehlo.shift_right_logical", INT),
+}
+for _name, (_hlo, _kinds) in {**UNARY, **BINARY}.items():
+    register_op(_name, _same(_name, _kinds), _elementwise_lowering(_hlo))
+
+register_op("is_finite", _to_bool("is_finite", FLOAT), _elementwise_lowering("stablehlo.is_finite"))
+
+
+# ---------------------------------------------------------------- compare / select / convert
+
+COMPARISONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
+
+
+def _compare_type(ts, direction, **_):
+    if direction not in COMPARISONS:
+        raise OpTypeError(f"compare: unknown direction {direction!r}")
+    return _to_bool("compare", ANY)(ts)
+
+
+def _lower_compare(ctx, operands, direction):
+    dt = ctx.in_types[0].dtype
+    kind = "FLOAT" if is_float(dt) else "SIGNED" if dt.kind == "i" else "UNSIGNED"
+    return ctx.hlo("stablehlo.compare", *operands,
+                   comparison_direction=ctx.attr(f"#stablehlo<comparison_direction {direction}>"),
+                   compare_type=ctx.attr(f"#stablehlo<comparison_type {kind}>"))
+
+
+register_op("compare", _compare_type, _lower_compare)
+
+
+def _select_type(ts, **_):
+    pred, a, b = ts
+    if not is_bool(pred.dtype) or a != b or pred.shape != a.shape:
+        raise OpTypeError(f"select: operands {pred}, {a}, {b} don't fit")
+    return a
+
+
+register_op("select", _select_type, _elementwise_lowering("stablehlo.select"))
+
+
+def _convert_type(ts, dtype, **_):
+    return ts[0].with_dtype(dtype)
+
+
+def _lower_convert(ctx, operands, dtype):
+    (x,) = operands
+    src = ctx.in_types[0].dtype
+    if is_bool(np.dtype(dtype)) and not is_bool(src):
+        # x != 0, written out: StableHLO leaves narrowing conversions to i1 unspecified.
+        zero = ctx.splat(0, ctx.in_types[0])
+        return ctx.hlo("stablehlo.compare", x, zero, type=ctx.out_types[0],
+                       comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
+    return ctx.hlo("stablehlo.convert", x)
+
+
+register_op("convert", _convert_type, _lower_convert)
+
+
+# ---------------------------------------------------------------- constants and shapes
+
+def _constant_type(ts, value, **_):
+    return TensorType(tuple(value.shape), value.dtype)
+
+
+register_op("constant", _constant_type, lambda ctx, operands, value: ctx.constant(value))
+
+
+def _iota_type(ts, shape, dim, dtype, **_):
+    return TensorType(tuple(shape), np.dtype(dtype))
+
+
+register_op("iota", _iota_type,
+            lambda ctx, operands, shape, dim, dtype: ctx.hlo("stablehlo.iota", iota_dimension=ctx.i64(dim)))
+
+
+def _broadcast_type(ts, shape, dims, **_):
+    (t,) = ts
+    if len(dims) != t.ndim or any(t.shape[i] not in (1, shape[d]) for i, d in enumerate(dims)):
+        raise OpTypeError(f"broadcast_in_dim: {t} can't broadcast to {shape} along {dims}")
+    return t.with_shape(shape)
+
+
+register_op("broadcast_in_dim", _broadcast_type,
+            lambda ctx, operands, shape, dims: ctx.hlo("stablehlo.broadcast_in_dim", *operands,
+                                                       broadcast_dimensions=ctx.i64s(dims)))
+
+
+def _reshape_type(ts, shape, **_):
+    (t,) = ts
+    if TensorType(tuple(shape), t.dtype).size != t.size:
+        raise OpTypeError(f"reshape: {t} to {shape}")
+    return t.with_shape(shape)
+
+
+register_op("reshape", _reshape_type, lambda ctx, operands, shape: ctx.hlo("stablehlo.reshape", *operands))
+
+
+def _transpose_type(ts, perm, **_):
+    (t,) = ts
+    if sorted(perm) != list(range(t.ndim)):
+        raise OpTypeError(f"transpose: bad permutation {perm} for {t}")
+    return t.with_shape(t.shape[p] for p in perm)
+
+
+register_op("transpose", _transpose_type,
+            lambda ctx, operands, perm: ctx.hlo("stablehlo.transpose", *operands, permutation=ctx.i64s(perm)))
+
+
+def _slice_type(ts, start, limit, strides, **_):
+    (t,) = ts
+    shape = []
+    for s, l, k, d in zip(start, limit, strides, t.shape):
+        if not (0 <= s <= l <= d and k >= 1):
+            raise OpTypeError(f"slice: bad bounds {start}:{limit}:{strides} for {t}")
+        shape.append(max(0, -(-(l - s) // k)))
+    return t.with_shape(shape)
+
+
+register_op("slice", _slice_type,
+            lambda ctx, operands, start, limit, strides: ctx.hlo(
+                "stablehlo.slice", *operands, start_indices=ctx.i64s(start),
+                limit_indices=ctx.i64s(limit), strides=ctx.i64s(strides)))
+
+
+def _reverse_type(ts, dims, **_):
+    if any(not 0 <= d < ts[0].ndim for d in dims):
+        raise OpTypeError(f"reverse: bad dims {dims} for {ts[0]}")
+    return ts[0]
+
+
+register_op("reverse", _reverse_type,
+            lambda ctx, operands, dims: ctx.hlo("stablehlo.reverse", *operands, dimensions=ctx.i64s(dims)))
+
+
+def _concatenate_type(ts, axis, **_):
+    first = ts[0]
+    for t in ts[1:]:
+        if t.dtype != first.dtype or t.ndim != first.ndim or any(
+                a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis):
+            raise OpTypeError(f"concatenate: {first} and {t} along axis {axis}")
+    shape = list(first.shape)
+    shape[axis] = sum(t.shape[axis] for t in ts)
+    return first.with_shape(shape)
+
+
+register_op("concatenate", _concatenate_type,
+            lambda ctx, operands, axis: ctx.hlo("stablehlo.concatenate", *operands, dimension=ctx.i64(axis)))
+
+
+# ---------------------------------------------------------------- reductions
+
+REDUCERS = {  # kind -> (StableHLO op applied in the reduce body, identity)
+    "add": ("stablehlo.add", lambda dt: 0),
+    "mul": ("stablehlo.multiply", lambda dt: 1),
+    "max": ("stablehlo.maximum", lambda dt: -np.inf if is_float(dt) else np.iinfo(dt).min),
+    "min": ("stablehlo.minimum", lambda dt: np.inf if is_float(dt) else np.iinfo(dt).max),
+    "and": ("stablehlo.and", lambda dt: True),
+    "or": ("stablehlo.or", lambda dt: False),
+}
+
+
+def _reduce_type(ts, kind, axes, **_):
+    (t,) = ts
+    if kind not in REDUCERS or any(not 0 <= a < t.ndim for a in axes) or len(set(axes)) != len(axes):
+        raise OpTypeError(f"reduce: bad kind {kind!r} or axes {axes} for {t}")
+    if kind in ("max", "min") and is_bool(t.dtype):
+        raise OpTypeError("reduce: use and/or for bool")
+    return t.with_shape(d for i, d in enumerate(t.shape) if i not in axes)
+
+
+def _lower_reduce(ctx, operands, kind, axes):
+    hlo_name, identity = REDUCERS[kind]
+    src = ctx.in_types[0]
+    scalar = TensorType((), src.dtype)
+    init = ctx.splat(identity(src.dtype), scalar)
+    op = ctx.op("stablehlo.reduce", [operands[0], init], [ctx.out_types[0]],
+                {"dimensions": ctx.i64s(sorted(axes))}, regions=1)
+    with ctx.block(op.regions[0], [scalar, scalar]) as args:
+        ctx.op("stablehlo.return", [ctx.hlo(hlo_name, *args, type=ctx.mlir_type(scalar))], [])
+    return op.result
+
+
+register_op("reduce", _reduce_type, _lower_reduce)
+
+
+# ---------------------------------------------------------------- contraction
+
+def _dot_type(ts, lhs_contract, rhs_contract, lhs_batch, rhs_batch, **_):
+    a, b = ts
+    if a.dtype != b.dtype:
+        raise OpTypeError(f"dot_general: dtypes {a.dtype} and {b.dtype} differ")
+    for i, j in zip(lhs_contract, rhs_contract):
+        if a.shape[i] != b.shape[j]:
+            raise OpTypeError(f"dot_general: contracting {a} dim {i} with {b} dim {j}")
+    batch = [a.shape[i] for i in lhs_batch]
+    lfree = [d for i, d in enumerate(a.shape) if i not in lhs_contract and i not in lhs_batch]
+    rfree = [d for i, d in enumerate(b.shape) if i not in rhs_contract and i not in rhs_batch]
+    return TensorType(tuple(batch + lfree + rfree), a.dtype)
+
+
+def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
+    dims = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
+            f"rhs_batching_dimensions = {list(rhs_batch)}, "
+            f"lhs_contracting_dimensions = {list(lhs_contract)}, "
+            f"rhs_contracting_dimensions = {list(rhs_contract)}>")
+    return ctx.hlo("stablehlo.dot_general", *operands, dot_dimension_numbers=ctx.attr(dims))
+
+
+register_op("dot_general", _dot_type, _lower_dot)

@@ -1,0 +1,136 @@
+"""stablehlo: typed IR Function -> verified MLIR module (StableHLO + func), built with the MLIR
+Python bindings in iree.compiler.ir. Each op carries its Python source location."""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import numpy as np
+from iree.compiler import ir
+
+from ..errors import JitError
+from ..ir.graph import Block, Function, Op
+from ..ir.ops import OPS
+from ..ir.types import TensorType
+
+
+def element_type(dtype: np.dtype) -> ir.Type:
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return ir.IntegerType.get_signless(1)
+    if dt.kind == "i":
+        return ir.IntegerType.get_signless(dt.itemsize * 8)
+    if dt.kind == "u":
+        return ir.IntegerType.get_unsigned(dt.itemsize * 8)
+    if dt.kind == "f":
+        return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
+    raise JitError(f"dtype {dt} has no StableHLO lowering")
+
+
+def mlir_type(t: TensorType) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(t.shape), element_type(t.dtype))
+
+
+class LowerCtx:
+    """What a lowering rule sees: its op's types and location, and small builders."""
+
+    def __init__(self, op: Op, loc: ir.Location):
+        self.in_types = [v.type for v in op.operands]
+        self.out = [v.type for v in op.results]
+        self.out_types = [mlir_type(t) for t in self.out]
+        self.loc = loc
+
+    # generic builders
+    def op(self, name, operands, result_types, attrs=None, regions=0) -> ir.Operation:
+        return ir.Operation.create(name, results=list(result_types), operands=list(operands),
+                                   attributes=attrs or {}, regions=regions, loc=self.loc)
+
+    def hlo(self, name, *operands, type=None, **attrs) -> ir.Value:
+        return self.op(name, operands, [type or self.out_types[0]], attrs).result
+
+    @contextlib.contextmanager
+    def block(self, region, arg_types):
+        block = region.blocks.append(*[mlir_type(t) for t in arg_types])
+        with ir.InsertionPoint(block):
+            yield list(block.arguments)
+
+    # attributes and constants
+    @staticmethod
+    def attr(text: str) -> ir.Attribute:
+        return ir.Attribute.parse(text)
+
+    @staticmethod
+    def i64s(values) -> ir.Attribute:
+        return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+    @staticmethod
+    def i64(value) -> ir.Attribute:
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+    def mlir_type(self, t: TensorType):
+        return mlir_type(t)
+
+    def constant(self, value: np.ndarray) -> ir.Value:
+        value = np.asarray(value)
+        t = TensorType(value.shape, value.dtype)
+        flat = value.reshape(-1)
+        if flat.size > 1 and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=value.dtype.kind == "f"):
+            return self.splat(flat[0], t)
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=element_type(value.dtype),
+                                        shape=list(value.shape))
+        return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result
+
+    def splat(self, scalar, t: TensorType) -> ir.Value:
+        one = ir.DenseElementsAttr.get(np.array(scalar, dtype=t.dtype).reshape(1), type=element_type(t.dtype))
+        attr = ir.DenseElementsAttr.get_splat(mlir_type(t), one.get_splat_value()) if t.shape != (1,) else one
+        return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result
+
+
+def _location(op: Op) -> ir.Location:
+    if op.span is None:
+        return ir.Location.unknown()
+    return ir.Location.file(op.span.filename, op.span.line, op.span.col + 1)
+
+
+def lower_block(block: Block, env: dict) -> None:
+    for op in block.ops:
+        opdef = OPS.get(op.name)
+        if opdef is None or opdef.lower is None:
+            raise JitError(f"{op.name}: no StableHLO lowering registered", op.span)
+        ctx = LowerCtx(op, _location(op))
+        out = opdef.lower(ctx, [env[v.id] for v in op.operands], **op.attrs)
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        for v, r in zip(op.results, outs):
+            env[v.id] = r
+
+
+@dataclass
+class LoweredModule:
+    context: ir.Context
+    module: ir.Module
+
+    def text(self, debug_info: bool = False) -> str:
+        return self.module.operation.get_asm(enable_debug_info=debug_info)
+
+
+def lower_function(fn: Function) -> LoweredModule:
+    context = ir.Context()
+    with context, ir.Location.unknown():
+        module = ir.Module.create()
+        ftype = ir.FunctionType.get([mlir_type(v.type) for v in fn.params],
+                                    [mlir_type(v.type) for v in fn.results])
+        with ir.InsertionPoint(module.body):
+            func = ir.Operation.create("func.func", regions=1, attributes={
+                "sym_name": ir.StringAttr.get(fn.name), "function_type": ir.TypeAttr.get(ftype)})
+        entry = func.regions[0].blocks.append(*[mlir_type(v.type) for v in fn.params])
+        env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
+        with ir.InsertionPoint(entry):
+            lower_block(fn.body, env)
+            ir.Operation.create("func.return", operands=[env[v.id] for v in fn.results])
+        try:
+            ok = module.operation.verify()
+        except ir.MLIRError as e:  # the verifier found a lowering bug: show it with the module
+            raise JitError(f"internal error: the StableHLO module does not verify: {e}\n{module}") from None
+        if not ok:
+            raise JitError(f"internal error: the StableHLO module does not verify\n{module}")
+    return LoweredModule(context, module)

@@ -1,0 +1,105 @@
+"""template: what a compiled executable is specialised on. Each argument becomes a spec:
+an array's shape and dtype, a Python scalar's type (a run-time, weakly typed value), or a
+static value. The tuple of specs is the cache key."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import ArgumentError
+from .ir.types import SUPPORTED_DTYPES, TensorType, as_dtype, dtype_from_short, short_name
+
+
+@dataclass(frozen=True)
+class Template:
+    """An array argument's shape and dtype, without data: `Template((1000, 5), np.float32)`,
+    or `Template.parse("f32[1000,5]")`."""
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def __init__(self, shape, dtype=np.float32):
+        if isinstance(shape, int):
+            shape = (shape,)
+        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        try:
+            object.__setattr__(self, "dtype", as_dtype(dtype))
+        except TypeError as e:
+            raise ArgumentError(str(e)) from None
+
+    _PATTERN = re.compile(r"^\s*([a-z]+\d*)\s*\[\s*([\d\s,]*)\]\s*$")
+
+    @classmethod
+    def parse(cls, text: str) -> "Template":
+        """`f32[1000,1000,5]`, `i64[]`, `bool[3]`: dtype short name, then the shape."""
+        m = cls._PATTERN.match(text)
+        if not m:
+            raise ArgumentError(f"can't read the template {text!r}; write it like f32[1000,5], i64[] or bool[3]")
+        dims = [d for d in m.group(2).replace(" ", "").split(",") if d]
+        try:
+            dtype = dtype_from_short(m.group(1))
+        except TypeError as e:
+            raise ArgumentError(f"template {text!r}: {e}") from None
+        return cls(tuple(int(d) for d in dims), dtype)
+
+    def __str__(self) -> str:
+        return f"{short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    @property
+    def tensor_type(self) -> TensorType:
+        return TensorType(self.shape, self.dtype)
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """A Python bool/int/float passed at run time: a 0-d weakly typed value (NEP 50)."""
+    pytype: type
+
+    @property
+    def tensor_type(self) -> TensorType:
+        return TensorType((), np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[self.pytype]))
+
+    def __str__(self) -> str:
+        return self.pytype.__name__
+
+
+@dataclass(frozen=True)
+class StaticSpec:
+    """A value fixed at compile time; part of the cache key."""
+    value: Any
+
+    def __str__(self) -> str:
+        return f"static {self.value!r}"
+
+
+def spec_of(name: str, value, static: bool):
+    """The spec of one call-time argument. Raises ArgumentError naming the argument."""
+    if isinstance(value, Template):
+        return value
+    if static:
+        try:
+            hash(value)
+        except TypeError:
+            raise ArgumentError(f"argument {name!r} is static but {type(value).__name__} values aren't hashable") from None
+        return StaticSpec(value)
+    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+        return ScalarSpec(type(value) if type(value) in (bool, int, float) else float)
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype not in SUPPORTED_DTYPES:
+            raise ArgumentError(f"argument {name!r} has dtype {value.dtype}, which pyjitc does not support "
+                                f"(supported: {', '.join(d.name for d in SUPPORTED_DTYPES)})")
+        return Template(value.shape, value.dtype.newbyteorder("=") if value.dtype.byteorder not in "=|" else value.dtype)
+    if value is None or isinstance(value, (str, bytes, np.dtype, type, tuple)) and _hashable(value):
+        return StaticSpec(value)
+    raise ArgumentError(f"argument {name!r} is a {type(value).__name__}; pass a NumPy array, a Python scalar, "
+                        f"or mark it static with @jit(static_argnames=...)")
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
