@@ -2,6 +2,7 @@
 StableHLO text -> .vmfb bytes (compile), and .vmfb bytes -> a callable executable (load/invoke)."""
 from __future__ import annotations
 
+import shutil
 import threading
 from dataclasses import dataclass
 
@@ -49,13 +50,23 @@ def compiler_version() -> str:
     return version("iree-base-compiler")
 
 
-def compile_stablehlo(text: str, target: Target = Target()) -> bytes:
+# IREE's embedded ELF linker has no libm: float64 sin/cos/tan/tanh/atan2 are left as undefined
+# symbols. Linking with the system linker instead resolves them from the host's libm; the
+# .vmfb then holds a host shared library (fine for the JIT, less portable for AOT files).
+SYSTEM_LINK_FLAG = "--iree-llvmcpu-link-embedded=false"
+
+
+def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> bytes:
     """Compile a StableHLO module to .vmfb bytes. IREE diagnostics come back in a CompileError."""
+    flags = target.flags() + list(extra_flags)
     try:
-        return ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
-                                 extra_args=target.flags())
+        return ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo", extra_args=flags)
     except ireec.CompilerToolError as e:
-        raise CompileError(f"IREE could not compile the module for {target.backend}:\n{e}\n"
+        message = str(e)
+        if (target.backend == "llvm-cpu" and "undefined symbol" in message and SYSTEM_LINK_FLAG not in flags
+                and shutil.which("ld")):
+            return compile_stablehlo(text, target, [*extra_flags, SYSTEM_LINK_FLAG])
+        raise CompileError(f"IREE could not compile the module for {target.backend}:\n{message}\n"
                            f"--- StableHLO ---\n{text}") from None
 
 

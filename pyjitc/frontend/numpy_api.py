@@ -99,11 +99,12 @@ class Emitter:
         return x
 
     def dtype_of(self, x):
-        """What NumPy's type resolution sees: a dtype, or a Python type for weak scalars."""
+        """What NumPy's type resolution sees: a dtype, or a Python type for weak scalars
+        (Python bools are simply bool: it is the lowest kind, so it never upcasts)."""
         if isinstance(x, Traced):
-            return x.weak or x.dtype
+            return x.weak if x.weak in (int, float) else x.dtype
         if isinstance(x, PY_SCALARS):
-            return type(x)
+            return type(x) if type(x) in (int, float) else np.dtype(np.bool_)
         return np.asarray(x).dtype
 
     def shape_of(self, x):
@@ -287,6 +288,10 @@ def _remainder_int(em, a, b, out_dtype):
 def _float_divmod(em, a, b):
     """NumPy's npy_divmod for floats (fmod-based, so results match NumPy bit for bit in
     the common cases), returning (floor quotient, remainder)."""
+    if b.dtype == np.float64:
+        raise NotSupportedError("float64 % and // are not available: IREE's CPU backend has no float64 fmod, "
+                                "and an emulation would not match NumPy exactly",
+                                hint="compute in float32, or use x - np.floor(x / y) * y if that precision is enough")
     zero = _zero_like(em, b)
     negzero = em.full(-0.0, b.dtype, b.shape)
     mod = em.emit("rem", a, b)
@@ -324,7 +329,51 @@ def _compare(direction):
 
 
 def _power(em, a, b, out_dtype):
-    return em.emit("pow", a, b)
+    if a.dtype.kind != "f":
+        return em.emit("pow", a, b)
+    # IREE lowers float pow to exp(y * log x): wrong for x <= 0 and the IEEE special cases, and
+    # imprecise in float32. Compute |x| ** y in float64, then apply C99 pow's rules as NumPy does.
+    wide = np.dtype(np.float64)
+    x, y = em.cast(a, wide), em.cast(b, wide)
+    full = lambda v: em.full(v, wide, x.shape)
+    zero, one = full(0.0), full(1.0)
+    ax = em.emit("abs", x)
+    r = em.emit("pow", ax, y)
+    y_int = _cmp(em, em.emit("floor", y), y, "EQ")
+    half = em.emit("mul", y, full(0.5))
+    y_odd = em.emit("and", y_int, _cmp(em, em.emit("floor", half), half, "NE"))
+    x_neg = _cmp(em, x, zero, "LT")
+    x_finite = em.emit("is_finite", x)
+    signed = _sel(em, y_odd, em.emit("neg", r), r)
+    r = _sel(em, x_neg, _sel(em, y_int, signed, _sel(em, x_finite, full(np.nan), r)), r)
+    # x == +-0: y > 0 -> +0 (x itself when y is odd), y < 0 -> +inf (copysign(inf, x) when odd)
+    x_zero = _cmp(em, x, zero, "EQ")
+    y_pos = _cmp(em, y, zero, "GT")
+    zero_case = _sel(em, y_pos, _sel(em, y_odd, x, zero),
+                     _sel(em, y_odd, em.emit("div", one, x), full(np.inf)))
+    r = _sel(em, em.emit("and", x_zero, _cmp(em, y, zero, "NE")), zero_case, r)
+    # x == -1 with y = +-inf gives 1; y == 0 and x == 1 give 1 even with NaN on the other side
+    r = _sel(em, em.emit("and", _cmp(em, x, full(-1.0), "EQ"), em.emit("not", em.emit("is_finite", y))), one, r)
+    r = _sel(em, em.emit("or", _cmp(em, y, zero, "EQ"), _cmp(em, x, one, "EQ")), one, r)
+    return em.cast(r, out_dtype)
+
+
+def _fast_power(em, base, exponent):
+    """NumPy's exact fast paths for array ** scalar (2 -> square, 0.5 -> sqrt, -1 -> 1/x, 1 -> +x)."""
+    if not isinstance(base, Traced) or not isinstance(exponent, (int, float)) or isinstance(exponent, bool):
+        return None
+    loop = np.power.resolve_dtypes((em.dtype_of(base), type(exponent), None))
+    x = em.asarray(base, loop[0])
+    if exponent == 2:
+        return Traced(em.emit("mul", x, x).value, None, x.params)
+    if loop[0].kind == "f":
+        if exponent == 0.5:
+            return em.emit("sqrt", x)
+        if exponent == -1:
+            return em.emit("div", em.full(1, x.dtype, x.shape), x)
+        if exponent == 1:
+            return Traced(x.value, None, x.params)
+    return None
 
 
 ufunc(np.add, _by_kind(b=_prim("or"), any=_prim("add")), "numpy.add")
@@ -349,8 +398,19 @@ for _u, _d in ((np.equal, "EQ"), (np.not_equal, "NE"), (np.less, "LT"), (np.less
     ufunc(_u, _compare(_d))
 for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt"), (np.sin, "sin"), (np.cos, "cos"),
                (np.tan, "tan"), (np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p"),
-               (np.floor, "floor"), (np.ceil, "ceil"), (np.cbrt, "cbrt")):
+               (np.floor, "floor"), (np.ceil, "ceil")):
     ufunc(_u, _prim(_p))
+
+
+def _cbrt(em, x, out_dtype):
+    if x.dtype != np.float64:
+        return em.emit("cbrt", x)
+    # IREE's CPU backend can't lower float64 cbrt; |x| ** (1/3) with the sign put back.
+    third = em.full(1.0 / 3.0, x.dtype, x.shape)
+    return em.emit("mul", em.emit("sign", x), em.emit("pow", em.emit("abs", x), third))
+
+
+ufunc(np.cbrt, _cbrt)
 ufunc(np.arctan2, _prim("atan2"))
 ufunc(np.logical_not, lambda em, x, out_dtype: em.emit("not", em.cast(x, np.bool_)))
 ufunc(np.bitwise_and, _prim("and"))
@@ -398,7 +458,8 @@ def _check_int_power(em, base, exponent):
 
 def _checked_power(em, a, b, **kw):
     _check_int_power(em, a, b)
-    return _unchecked_power(em, a, b, **kw)
+    fast = None if kw else _fast_power(em, a, b)
+    return fast if fast is not None else _unchecked_power(em, a, b, **kw)
 
 
 FUNCTIONS["numpy.power"] = FUNCTIONS["numpy.pow"] = _checked_power
@@ -578,7 +639,8 @@ def getitem(em, x: Traced, index):
     if n_ell:
         i = items.index(Ellipsis)
         items[i:i + 1] = [slice(None)] * (x.ndim - used)
-    items += [slice(None)] * (x.ndim - used)
+    else:
+        items += [slice(None)] * (x.ndim - used)
     start, limit, strides, reverse, out_shape = [], [], [], [], []
     dim = 0
     for it in items:
@@ -729,11 +791,16 @@ def matmul(em, a, b):
     b2 = em.broadcast(b2, batch + b2.shape[-2:])
     nb = len(batch)
     out = _dot(em, a2, b2, (nb + 1,), (nb,), tuple(range(nb)), tuple(range(nb)), loop[-1])
-    shape = batch + (a.shape[-2],) * (a.ndim > 1) + (b.shape[-1],) * (b.ndim > 1)
+    shape = batch + (a.shape[-2:-1] if a.ndim > 1 else ()) + (b.shape[-1:] if b.ndim > 1 else ())
     return reshape(em, out, shape)
 
 
 def _dot(em, a, b, lc, rc, lb, rb, out_dtype):
+    if any(a.shape[i] == 0 for i in lc):  # an empty sum; IREE crashes on zero-length contractions
+        shape = TensorType(a.shape, a.dtype)
+        out = em.b.emit("dot_general", a.value, b.value, lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
+        em.b.blocks[-1].ops.pop()
+        return em.full(0, out_dtype, out.type.shape)
     if is_bool(out_dtype):  # boolean matmul is OR of ANDs
         a, b = em.cast(a, np.int32), em.cast(b, np.int32)
         out = em.emit("dot_general", a, b, lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)

@@ -1,0 +1,40 @@
+"""NumPy is the reference: compare a pyjitc result with NumPy's on type, shape, dtype and value."""
+import numpy as np
+
+# Documented tolerances (README, "Numerical agreement"): integers and bools exactly; floats to a
+# relative tolerance per dtype, looser for reductions and contractions whose summation order differs.
+RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-13}
+RTOL_ACCUM = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
+
+
+def assert_same(got, want, accumulate=False, path="result"):
+    if isinstance(want, (tuple, list)):
+        assert type(got) is type(want), f"{path}: {type(got).__name__} != {type(want).__name__}"
+        assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, accumulate, f"{path}[{i}]")
+        return
+    if isinstance(want, (bool, int, float)) and not isinstance(want, np.generic):
+        assert type(got) is type(want), f"{path}: {type(got).__name__} != Python {type(want).__name__}"
+        want, got = np.asarray(want), np.asarray(got)
+    else:
+        assert isinstance(got, np.ndarray) == isinstance(want, np.ndarray), \
+            f"{path}: got {type(got).__name__}, NumPy gives {type(want).__name__}"
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{path}: shape {got.shape} != NumPy's {want.shape}"
+    assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != NumPy's {want.dtype}"
+    if want.dtype.kind == "f":
+        rtol = (RTOL_ACCUM if accumulate else RTOL)[want.dtype]
+        scale = np.max(np.abs(want[np.isfinite(want)]), initial=0.0) if accumulate else 0.0
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                   atol=rtol * scale + (np.finfo(want.dtype).tiny if want.dtype != np.float16 else 1e-7),
+                                   equal_nan=True, err_msg=path)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=path)
+
+
+def numpy_result(fn, *args, **kwargs):
+    """What NumPy returns (or raises) for fn; run on copies so in-place updates don't leak."""
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with np.errstate(all="ignore"):
+        return fn(*args, **kwargs)

@@ -1,0 +1,136 @@
+"""Reductions, matmul/dot, reshape/transpose/astype and basic indexing agree with NumPy."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import pyjitc
+from tests.reference import assert_same, numpy_result
+from tests.strategies import ALL, FLOATS, INTS, arrays
+
+AXES = [None, 0, -1, (0, 1), (0, -1), 1]
+
+
+@pyjitc.jit(static_argnames=("axis", "keepdims"))
+def reductions(x, axis, keepdims):
+    return (np.sum(x, axis=axis, keepdims=keepdims), np.max(x, axis=axis, keepdims=keepdims),
+            np.min(x, axis=axis, keepdims=keepdims), np.mean(x, axis=axis, keepdims=keepdims),
+            x.sum(axis, keepdims=keepdims))
+
+
+@given(st.data())
+def test_sum_max_min_mean_match_numpy_over_axes_keepdims_and_dtypes(data):
+    dtype = data.draw(st.sampled_from(ALL))
+    shape = data.draw(st.sampled_from([(3, 4), (2, 3, 2), (1, 5)]))
+    axis = data.draw(st.sampled_from(AXES))
+    keepdims = data.draw(st.booleans())
+    bound = 100 if dtype in FLOATS else None
+    x = data.draw(arrays(dtype, shape, allow_nan=data.draw(st.booleans()), min_value=-bound if bound else None,
+                         max_value=bound))
+    assert_same(reductions(x, axis, keepdims), numpy_result(reductions.__wrapped__, x, axis, keepdims),
+                accumulate=True)
+
+
+def test_max_of_an_empty_axis_is_a_compile_error_like_numpy_value_error():
+    with pytest.raises(pyjitc.ShapeError, match="zero-size array to reduction operation maximum"):
+        reductions(np.zeros((0, 3), np.float32), 0, False)
+
+
+def test_reduction_axis_out_of_range_is_a_located_error():
+    with pytest.raises(pyjitc.ShapeError, match="axis 2 is out of bounds") as e:
+        reductions(np.zeros((2, 3), np.float32), 2, False)
+    assert "test_reductions_shapes.py:15:" in str(e.value)
+
+
+@pyjitc.jit
+def mean_dtype(x):
+    return np.mean(x, axis=0, dtype=np.float32), np.sum(x, dtype=np.int8)
+
+
+def test_reduction_dtype_argument_matches_numpy():
+    x = np.arange(12, dtype=np.int32).reshape(3, 4) * 20
+    assert_same(mean_dtype(x), numpy_result(mean_dtype.__wrapped__, x), accumulate=True)
+
+
+# ---------------------------------------------------------------- matmul / dot
+
+@pyjitc.jit
+def mm(a, b):
+    return a @ b, np.matmul(a, b), np.dot(a, b)
+
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((1, 5), (5, 1)),
+                 ((0, 3), (3, 2)), ((2, 0), (0, 3))]
+
+
+@given(st.data())
+def test_matmul_and_dot_match_numpy_for_1d_and_2d(data):
+    sa, sb = data.draw(st.sampled_from(MATMUL_SHAPES))
+    ta, tb = data.draw(st.sampled_from([(np.float32, np.float32), (np.float64, np.float64), (np.int32, np.int32),
+                                        (np.float32, np.float64), (np.int64, np.float32), (np.bool_, np.bool_),
+                                        (np.float16, np.float16)]))
+    a = data.draw(arrays(ta, sa, allow_nan=False, min_value=-10, max_value=10))
+    b = data.draw(arrays(tb, sb, allow_nan=False, min_value=-10, max_value=10))
+    assert_same(mm(a, b), numpy_result(mm.__wrapped__, a, b), accumulate=True)
+
+
+@pyjitc.jit
+def batched(a, b):
+    return a @ b
+
+
+def test_batched_matmul_broadcasts_batch_dimensions_like_numpy():
+    a = np.random.default_rng(0).standard_normal((2, 1, 3, 4)).astype(np.float32)
+    b = np.random.default_rng(1).standard_normal((5, 4, 2)).astype(np.float32)
+    assert_same(batched(a, b), a @ b, accumulate=True)
+
+
+def test_matmul_shape_mismatch_is_a_located_error():
+    with pytest.raises(pyjitc.ShapeError, match="mismatch in its core dimension") as e:
+        batched(np.ones((2, 3)), np.ones((4, 2)))
+    assert "test_reductions_shapes.py" in str(e.value) and "a @ b" in str(e.value)
+
+
+# ---------------------------------------------------------------- shapes and casts
+
+@pyjitc.jit
+def shapes(x):
+    return (x.reshape(-1), np.reshape(x, (x.shape[1], -1)), x.T, np.transpose(x), x.transpose(1, 0),
+            x.astype(np.float32), x.astype(np.int16), x.astype(bool), x.shape, x.ndim, x.size)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8, np.bool_, np.float16])
+@pytest.mark.parametrize("shape", [(2, 3), (1, 4), (0, 3)])
+def test_reshape_transpose_astype_and_shape_attributes_match_numpy(dtype, shape):
+    x = (np.arange(np.prod(shape)).reshape(shape) * 3.7 - 5).astype(dtype)
+    assert_same(shapes(x), numpy_result(shapes.__wrapped__, x))
+
+
+@pyjitc.jit
+def float_to_int(x):
+    return x.astype(np.int32), x.astype(np.uint8), x.astype(np.bool_)
+
+
+def test_float_to_int_and_bool_casts_truncate_like_numpy_in_range():
+    x = np.array([-3.7, -0.5, 0.0, 0.5, 2.9, 200.2], dtype=np.float32)
+    got = float_to_int(np.abs(x))
+    assert_same(got, numpy_result(float_to_int.__wrapped__, np.abs(x)))
+
+
+@pyjitc.jit
+def index(x):
+    return x[0], x[-1, 1:], x[:, ::2], x[::-1], x[..., None], x[1, 2], x[:, -2:-4:-1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.bool_])
+def test_basic_indexing_with_constants_matches_numpy(dtype):
+    x = np.arange(12).reshape(3, 4).astype(dtype)
+    assert_same(index(x), numpy_result(index.__wrapped__, x))
+
+
+def test_index_out_of_range_is_a_located_error():
+    with pytest.raises(pyjitc.ShapeError, match="index 5 is out of bounds"):
+        pyjitc.jit(_take5)(np.zeros(3))
+
+
+def _take5(x):
+    return x[5]
