@@ -71,7 +71,7 @@ class JitFunction:
             v = values[name]
             if name in self._static:
                 key.append(("static", v))
-            elif isinstance(v, np.ndarray):
+            elif isinstance(v, np.ndarray) and v.dtype.isnative:
                 key.append((v.shape, v.dtype))
             elif type(v) in (bool, int, float):
                 key.append(type(v))
@@ -151,15 +151,15 @@ def jit(fn=None, *, static_argnames=(), target: str = "llvm-cpu", cpu: str = "ho
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
 
-    def wrap(f):
-        try:
-            return JitFunction(f, tuple(static_argnames), target, cpu, device)
-        except JitError as e:
-            if _SHOW_INTERNALS:
-                raise
-            e.__traceback__ = None
-            raise e from None
-    return wrap if fn is None else wrap(fn)
+    if fn is None:
+        return lambda f: jit(f, static_argnames=static_argnames, target=target, cpu=cpu, device=device)
+    try:
+        return JitFunction(fn, tuple(static_argnames), target, cpu, device)
+    except JitError as e:
+        if _SHOW_INTERNALS:
+            raise
+        e.__traceback__ = None
+        raise e from None
 
 
 def devices() -> dict[str, list]:

@@ -87,10 +87,10 @@ def spec_of(name: str, value, static: bool):
     if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
         return ScalarSpec(type(value) if type(value) in (bool, int, float) else float)
     if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype not in SUPPORTED_DTYPES:
+        if value.dtype.newbyteorder("=") not in SUPPORTED_DTYPES:
             raise ArgumentError(f"argument {name!r} has dtype {value.dtype}, which pyjitc does not support "
                                 f"(supported: {', '.join(d.name for d in SUPPORTED_DTYPES)})")
-        return Template(value.shape, value.dtype.newbyteorder("=") if value.dtype.byteorder not in "=|" else value.dtype)
+        return Template(value.shape, value.dtype.newbyteorder("="))
     if value is None or isinstance(value, (str, bytes, np.dtype, type, tuple)) and _hashable(value):
         return StaticSpec(value)
     raise ArgumentError(f"argument {name!r} is a {type(value).__name__}; pass a NumPy array, a Python scalar, "

@@ -167,6 +167,11 @@ class FunctionCompiler(ast.NodeVisitor):
             new = apply_operator(self.em, op, old, value)
             if isinstance(old, Traced) and not old.weak:
                 self.update_in_place(old, new, ast.unparse(node))
+            elif isinstance(old, np.ndarray) and isinstance(new, Traced):
+                # a compile-time array updated with run-time values: same cast rules, new binding
+                holder = self.em.asarray(old)
+                self.update_in_place(holder, new, ast.unparse(node))
+                self.env[node.target.id] = holder
             else:
                 self.env[node.target.id] = new
         else:

@@ -515,6 +515,55 @@ for _dt in SUPPORTED_DTYPES:
 FUNCTIONS["numpy.bool_"] = FUNCTIONS["numpy.bool"]
 
 
+# ---------------------------------------------------------------- creation
+
+def _creation(np_fn, *static_names):
+    """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
+    def impl(em, *args, **kwargs):
+        args = em.static(list(args), f"np.{np_fn.__name__}: its arguments")
+        kwargs = {k: em.static(v, f"np.{np_fn.__name__}: {k}") for k, v in kwargs.items()}
+        if "dtype" in kwargs and kwargs["dtype"] is not None:
+            kwargs["dtype"] = static_dtype(em, kwargs["dtype"])
+        out = fold(np_fn, *args, **kwargs)
+        if out.dtype not in SUPPORTED_DTYPES:
+            raise NotSupportedError(f"np.{np_fn.__name__} made dtype {out.dtype}, which pyjitc does not support")
+        return out
+    return impl
+
+
+for _fn in (np.zeros, np.ones, np.arange, np.linspace, np.eye, np.identity):
+    FUNCTIONS[f"numpy.{_fn.__name__}"] = _creation(_fn)
+FUNCTIONS["numpy.empty"] = _creation(np.zeros)   # deterministic: NumPy's empty is uninitialised
+
+
+@register("numpy.full")
+def full(em, shape, fill_value, dtype=None):
+    shape = em.static(shape, "np.full: shape")
+    if is_static(fill_value):
+        return fold(np.full, shape, fill_value, dtype=None if dtype is None else static_dtype(em, dtype))
+    dt = static_dtype(em, dtype) if dtype is not None else fill_value.dtype
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return em.broadcast(em.cast(fill_value, dt), shape)
+
+
+def _like(value):
+    def impl(em, a, dtype=None, shape=None):
+        dt = static_dtype(em, dtype) if dtype is not None else np.dtype(em.dtype_of(a)) if not isinstance(em.dtype_of(a), type) else np.asarray(a).dtype
+        shape = em.shape_of(a) if shape is None else em.static(shape, "shape")
+        return np.full(shape, value, dtype=dt)
+    return impl
+
+
+FUNCTIONS["numpy.zeros_like"] = FUNCTIONS["numpy.empty_like"] = _like(0)
+FUNCTIONS["numpy.ones_like"] = _like(1)
+
+
+@register("numpy.full_like")
+def full_like(em, a, fill_value, dtype=None):
+    dt = static_dtype(em, dtype) if dtype is not None else np.dtype(a.dtype if isinstance(a, Traced) else np.asarray(a).dtype)
+    return full(em, em.shape_of(a), fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
+
+
 # ---------------------------------------------------------------- shapes
 
 def normalize_axis(axis, ndim, name):
@@ -801,10 +850,16 @@ def _dot(em, a, b, lc, rc, lb, rb, out_dtype):
         out = em.b.emit("dot_general", a.value, b.value, lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
         em.b.blocks[-1].ops.pop()
         return em.full(0, out_dtype, out.type.shape)
-    if is_bool(out_dtype):  # boolean matmul is OR of ANDs
-        a, b = em.cast(a, np.int32), em.cast(b, np.int32)
-        out = em.emit("dot_general", a, b, lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
-        return em.cast(out, np.bool_)
+    if is_bool(out_dtype):
+        if lc != (a.ndim - 1,) or rc != (b.ndim - 2,) or lb != tuple(range(a.ndim - 2)):
+            raise NotSupportedError("dot of boolean arrays with more than 2 dimensions is not supported",
+                                    hint="use np.matmul, or cast to an integer dtype")
+        # OR of ANDs, written out: IREE can't compile an i1 contraction.
+        batch, (m, k), n = a.shape[:-2], a.shape[-2:], b.shape[-1]
+        full = batch + (m, k, n)
+        x = em.broadcast(reshape(em, a, batch + (m, k, 1)), full)
+        y = em.broadcast(reshape(em, b, batch + (1, k, n)), full)
+        return em.emit("reduce", em.emit("and", x, y), kind="or", axes=(len(batch) + 1,))
     acc = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
     out = em.emit("dot_general", em.cast(a, acc), em.cast(b, acc),
                   lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)

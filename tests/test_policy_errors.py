@@ -1,0 +1,86 @@
+"""The whitelist rejects forbidden calls and unsupported syntax at decoration time, with the
+user's file:line:col, the source line, a caret, and no pyjitc frames before the user's."""
+import traceback
+
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.fixtures import bad_functions as bad
+
+FILE = "tests/fixtures/bad_functions.py"
+
+CASES = [
+    (bad.uses_np_save, pyjitc.ForbiddenError, 8, 5, "np.save is not allowed inside @jit: it reads or writes a file"),
+    (bad.uses_print, pyjitc.ForbiddenError, 14, 5, "print is not allowed inside @jit: it writes to the terminal"),
+    (bad.uses_random, pyjitc.ForbiddenError, 19, 16, "global random state"),
+    (bad.uses_tolist, pyjitc.ForbiddenError, 23, 12, ".tolist() is not allowed inside @jit"),
+    (bad.uses_try, pyjitc.UnsupportedSyntaxError, 27, 5, "try/except can't be compiled"),
+    (bad.uses_with, pyjitc.UnsupportedSyntaxError, 34, 5, "`with` blocks can't be compiled"),
+    (bad.uses_import, pyjitc.UnsupportedSyntaxError, 39, 5, "import inside a @jit function"),
+    (bad.uses_global, pyjitc.UnsupportedSyntaxError, 44, 5, "`global` can't be compiled"),
+    (bad.uses_os, pyjitc.ForbiddenError, 50, 12, "module 'os'"),
+    (bad.uses_unimplemented, pyjitc.NotSupportedError, 54, 12, "np.fft.fft is not supported by pyjitc yet"),
+    (bad.uses_from_import_save, pyjitc.ForbiddenError, 58, 5, "save is not allowed inside @jit"),
+    (bad.uses_yield, pyjitc.UnsupportedSyntaxError, 63, 5, "generators can't be compiled"),
+]
+
+
+@pytest.mark.parametrize("fn, kind, line, col, text", CASES, ids=[c[0].__name__ for c in CASES])
+def test_decoration_rejects_with_user_location_source_line_and_caret(fn, kind, line, col, text):
+    with pytest.raises(kind) as info:
+        pyjitc.jit(fn)
+    message = str(info.value)
+    first, source, caret = message.splitlines()[:3]
+    assert first.split(": ", 1)[0].endswith(f"{FILE}:{line}:{col}"), first
+    assert text in first
+    assert source.strip() and caret.strip().startswith("^")
+    assert source.index(source.strip()) <= caret.index("^")   # the caret sits under the source line
+
+
+def test_errors_suggest_what_to_do_instead():
+    with pytest.raises(pyjitc.JitError) as info:
+        pyjitc.jit(bad.uses_random)
+    assert "pass them in as an argument" in str(info.value)
+
+
+def test_no_pyjitc_internal_frames_precede_the_users_frame():
+    try:
+        pyjitc.jit(bad.uses_print)
+    except pyjitc.JitError as e:
+        frames = traceback.extract_tb(e.__traceback__)
+    internal = [f for f in frames if "/pyjitc/" in f.filename]
+    assert frames[0].filename == __file__
+    assert len(internal) <= 1, internal   # at most the public entry point that re-raised it
+
+
+def test_type_errors_found_while_compiling_point_at_the_users_expression():
+    @pyjitc.jit
+    def mismatched(x, y):
+        z = x * 2
+        return z + y        # line asserted below
+
+    with pytest.raises(pyjitc.ShapeError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)") as e:
+        mismatched(np.ones(3), np.ones(4))
+    line = mismatched.__wrapped__.__code__.co_firstlineno + 3
+    assert f"test_policy_errors.py:{line}:16:" in str(e.value)
+
+
+def test_float_of_an_array_value_is_forbidden_at_compile_time():
+    @pyjitc.jit
+    def to_float(x):
+        return float(np.sum(x))
+
+    with pytest.raises(pyjitc.ForbiddenError, match=r"float\(\) on an array needs its value at compile time"):
+        to_float(np.ones(3))
+
+
+def test_data_dependent_branch_is_a_located_error_not_a_guess():
+    @pyjitc.jit
+    def branch(x):
+        if np.sum(x) > 0:
+            return x
+        return -x
+
+    with pytest.raises(pyjitc.NotSupportedError, match="condition on array values"):
+        branch(np.ones(3))

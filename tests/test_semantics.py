@@ -1,0 +1,103 @@
+"""Program-level NumPy semantics: tuples, in-place updates, aliasing, static control flow,
+helper calls, float64 staying float64, non-contiguous inputs."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same, numpy_result
+
+
+def stats(x):
+    return x.mean(), x.max() - x.min(), x.shape[0]
+
+
+def test_multiple_return_values_come_back_as_a_tuple_with_numpy_types():
+    x = np.arange(10.0)
+    got = pyjitc.jit(stats)(x)
+    assert_same(got, stats(x))
+
+
+def accumulate(x, y):
+    alias = x
+    x += y          # in place: the caller's array and `alias` see it, as in NumPy
+    x *= 2
+    return alias + 0
+
+
+def test_in_place_updates_write_back_to_the_callers_array_and_aliases():
+    x, y = np.arange(4, dtype=np.float32), np.ones(4, dtype=np.float32)
+    want_x = x.copy()
+    want = accumulate(want_x, y)
+    got = pyjitc.jit(accumulate)(x, y)
+    assert_same(got, want)
+    assert_same(x, want_x)
+
+
+def test_in_place_update_that_numpy_refuses_is_refused():
+    def bad(x):
+        x += 1.5
+        return x
+
+    with pytest.raises(pyjitc.ShapeError, match="same_kind"):
+        pyjitc.jit(bad)(np.arange(3))
+    with pytest.raises(TypeError):
+        bad(np.arange(3))
+
+
+def helper(v, k):
+    return v * k
+
+
+def uses_helpers_and_static_control_flow(x):
+    acc = np.zeros(x.shape[1], dtype=x.dtype)
+    for i in range(x.shape[0]):
+        if i % 2 == 0:
+            acc = acc + helper(x[i], i)
+        else:
+            continue
+    return acc if x.ndim == 2 else None
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (5, 2)])
+def test_helpers_are_inlined_and_static_loops_and_branches_run_at_compile_time(shape):
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    assert_same(pyjitc.jit(uses_helpers_and_static_control_flow)(x), uses_helpers_and_static_control_flow(x))
+
+
+def test_float64_stays_float64_end_to_end():
+    def f(x):
+        return np.sin(x) * 1e-300 + x / 3
+
+    x = np.linspace(0, 1, 7)
+    got = pyjitc.jit(f)(x)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, f(x), rtol=1e-15)
+    assert np.all(got[1:] > 1e-310)   # would underflow to zero in float32
+
+
+def test_non_contiguous_fortran_and_big_endian_inputs_are_read_correctly():
+    def f(x):
+        return x * 2 + 1
+
+    j = pyjitc.jit(f)
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for x in (base[:, ::2], np.asfortranarray(base), base.astype(">f4"), base[::-1]):
+        assert_same(j(x), numpy_result(f, x).astype(np.float32) if x.dtype.byteorder == ">" else numpy_result(f, x))
+
+
+def recursive(x):
+    return recursive(x)
+
+
+def test_recursion_is_a_located_error():
+    with pytest.raises(pyjitc.NotSupportedError, match="recursion"):
+        pyjitc.jit(recursive)(np.ones(2))
+
+
+def weak_result(n):
+    return n * 2 + 1
+
+
+def test_a_value_computed_only_from_python_scalars_comes_back_as_a_python_scalar():
+    assert_same(pyjitc.jit(weak_result)(5), weak_result(5))
+    assert_same(pyjitc.jit(weak_result)(2.5), weak_result(2.5))
