@@ -7,12 +7,14 @@ RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-6, np.dtype(np.floa
 RTOL_ACCUM = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
 
 
-def assert_same(got, want, accumulate=False, path="result"):
+def assert_same(got, want, accumulate=False, path="result", scale=None, atol=None):
+    """`scale`: the magnitude summed over (e.g. sum |x|), bounding a reduction's rounding error;
+    `atol`: an explicit absolute tolerance (array or scalar) where the error is input-bound."""
     if isinstance(want, (tuple, list)):
         assert type(got) is type(want), f"{path}: {type(got).__name__} != {type(want).__name__}"
         assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
         for i, (g, w) in enumerate(zip(got, want)):
-            assert_same(g, w, accumulate, f"{path}[{i}]")
+            assert_same(g, w, accumulate, f"{path}[{i}]", scale, atol)
         return
     if isinstance(want, (bool, int, float)) and not isinstance(want, np.generic):
         assert type(got) is type(want), f"{path}: {type(got).__name__} != Python {type(want).__name__}"
@@ -25,10 +27,14 @@ def assert_same(got, want, accumulate=False, path="result"):
     assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != NumPy's {want.dtype}"
     if want.dtype.kind == "f":
         rtol = (RTOL_ACCUM if accumulate else RTOL)[want.dtype]
-        scale = np.max(np.abs(want[np.isfinite(want)]), initial=0.0) if accumulate else 0.0
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
-                                   atol=rtol * scale + (np.finfo(want.dtype).tiny if want.dtype != np.float16 else 1e-7),
-                                   equal_nan=True, err_msg=path)
+        if scale is None:
+            scale = np.max(np.abs(want[np.isfinite(want)]), initial=0.0) if accumulate else 0.0
+        tiny = np.finfo(want.dtype).tiny if want.dtype != np.float16 else 1e-7
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        bound = ((rtol * scale + tiny) if atol is None else atol) + rtol * np.abs(w)
+        with np.errstate(invalid="ignore"):
+            ok = (np.abs(g - w) <= bound) | (np.isnan(g) & np.isnan(w)) | (g == w)
+        assert ok.all(), f"{path}: values differ beyond tolerance at {np.argwhere(~ok)[:5].tolist()}: got {g[~ok][:5]}, NumPy {w[~ok][:5]}"
     else:
         np.testing.assert_array_equal(got, want, err_msg=path)
 

@@ -109,7 +109,12 @@ def unary_int(x):
 def test_float_unary_functions_match_numpy_including_nan_inf_and_negative_domain(data):
     dtype = data.draw(st.sampled_from(FLOATS))
     x = data.draw(arrays(dtype, data.draw(st.sampled_from([(5,), (2, 3)])), min_value=-30, max_value=30))
-    assert_same(unary_float(x), numpy_result(unary_float.__wrapped__, x))
+    got, want = unary_float(x), numpy_result(unary_float.__wrapped__, x)
+    # sin/cos agree to 4 ulp of the *argument* (IREE's argument reduction), see README.
+    trig_atol = 4 * np.finfo(dtype).eps * np.nan_to_num(np.abs(x.astype(np.float64)), posinf=0)
+    for i in (3, 4):
+        assert_same(got[i], want[i], atol=trig_atol + np.finfo(dtype).tiny)
+    assert_same(got[:3] + got[5:], want[:3] + want[5:])
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint32])
