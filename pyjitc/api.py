@@ -71,8 +71,8 @@ class JitFunction:
             v = values[name]
             if name in self._static:
                 key.append(("static", v))
-            elif isinstance(v, np.ndarray) and v.dtype.isnative:
-                key.append((v.shape, v.dtype))
+            elif isinstance(v, np.ndarray):   # byte order doesn't matter: inputs are made native
+                key.append((v.shape, v.dtype if v.dtype.isnative else v.dtype.newbyteorder("=")))
             elif type(v) in (bool, int, float):
                 key.append(type(v))
             else:
@@ -144,6 +144,7 @@ class JitFunction:
         return self if obj is None else functools.partial(self, obj)
 
 
+@_user_facing
 def jit(fn=None, *, static_argnames=(), target: str = "llvm-cpu", cpu: str = "host", device: str | None = None):
     """Compile `fn` with IREE, once per input template. `static_argnames`: arguments whose values
     are compile-time constants (others Python scalars are run-time values unless the function
@@ -153,13 +154,7 @@ def jit(fn=None, *, static_argnames=(), target: str = "llvm-cpu", cpu: str = "ho
 
     if fn is None:
         return lambda f: jit(f, static_argnames=static_argnames, target=target, cpu=cpu, device=device)
-    try:
-        return JitFunction(fn, tuple(static_argnames), target, cpu, device)
-    except JitError as e:
-        if _SHOW_INTERNALS:
-            raise
-        e.__traceback__ = None
-        raise e from None
+    return JitFunction(fn, tuple(static_argnames), target, cpu, device)
 
 
 def devices() -> dict[str, list]:

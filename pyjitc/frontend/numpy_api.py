@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError, ForbiddenError
 from ..ir.graph import Builder, Value
+from ..ir.ops import OPS
 from ..ir.types import TensorType, as_dtype, is_bool, is_float, is_int, SUPPORTED_DTYPES
 
 PY_SCALARS = (bool, int, float)
@@ -528,7 +529,7 @@ FUNCTIONS["numpy.bool_"] = FUNCTIONS["numpy.bool"]
 
 # ---------------------------------------------------------------- creation
 
-def _creation(np_fn, *static_names):
+def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
     def impl(em, *args, **kwargs):
         args = em.static(list(args), f"np.{np_fn.__name__}: its arguments")
@@ -557,9 +558,16 @@ def full(em, shape, fill_value, dtype=None):
     return em.broadcast(em.cast(fill_value, dt), shape)
 
 
+def _like_dtype(em, a, dtype):
+    """The dtype of an np.*_like result: `dtype=` if given, else the prototype's."""
+    if dtype is not None:
+        return static_dtype(em, dtype)
+    return a.dtype if isinstance(a, Traced) else np.asarray(a).dtype
+
+
 def _like(value):
     def impl(em, a, dtype=None, shape=None):
-        dt = static_dtype(em, dtype) if dtype is not None else np.dtype(em.dtype_of(a)) if not isinstance(em.dtype_of(a), type) else np.asarray(a).dtype
+        dt = _like_dtype(em, a, dtype)
         shape = em.shape_of(a) if shape is None else em.static(shape, "shape")
         return np.full(shape, value, dtype=dt)
     return impl
@@ -571,7 +579,7 @@ FUNCTIONS["numpy.ones_like"] = _like(1)
 
 @register("numpy.full_like")
 def full_like(em, a, fill_value, dtype=None):
-    dt = static_dtype(em, dtype) if dtype is not None else np.dtype(a.dtype if isinstance(a, Traced) else np.asarray(a).dtype)
+    dt = _like_dtype(em, a, dtype)
     return full(em, em.shape_of(a), fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
 
 
@@ -857,10 +865,9 @@ def matmul(em, a, b):
 
 def _dot(em, a, b, lc, rc, lb, rb, out_dtype):
     if any(a.shape[i] == 0 for i in lc):  # an empty sum; IREE crashes on zero-length contractions
-        shape = TensorType(a.shape, a.dtype)
-        out = em.b.emit("dot_general", a.value, b.value, lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
-        em.b.blocks[-1].ops.pop()
-        return em.full(0, out_dtype, out.type.shape)
+        out = OPS["dot_general"].type_rule((a.type, b.type), lhs_contract=lc, rhs_contract=rc,
+                                           lhs_batch=lb, rhs_batch=rb)
+        return em.full(0, out_dtype, out.shape)
     if is_bool(out_dtype):
         if lc != (a.ndim - 1,) or rc != (b.ndim - 2,) or lb != tuple(range(a.ndim - 2)):
             raise NotSupportedError("dot of boolean arrays with more than 2 dimensions is not supported",
