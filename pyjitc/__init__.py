@@ -1,11 +1,11 @@
 """pyjitc: compile NumPy-style Python functions with IREE, through a typed IR and StableHLO."""
 from .api import JitFunction, devices, jit
-from .errors import (ArgumentError, CompileError, ForbiddenError, JitError, NotSupportedError, ShapeError,
+from .errors import (ArgumentError, CompileError, ForbiddenError, JitError, NotSupportedError, RunError, ShapeError,
                      UnsupportedSyntaxError)
 from .stages import Compiled, Lowered
 from .template import Template
 
 __version__ = "0.1.0"
 __all__ = ["jit", "Template", "devices", "JitError", "UnsupportedSyntaxError", "ForbiddenError",
-           "NotSupportedError", "ShapeError", "ArgumentError", "CompileError", "Lowered", "Compiled",
+           "NotSupportedError", "ShapeError", "ArgumentError", "CompileError", "RunError", "Lowered", "Compiled",
            "JitFunction"]

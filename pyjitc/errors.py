@@ -75,3 +75,8 @@ class ArgumentError(JitError, TypeError):
 
 class CompileError(JitError):
     """IREE failed to compile the module pyjitc produced; carries the diagnostics."""
+
+
+class RunError(IndexError):
+    """Raised by a compiled function where NumPy would have raised (an index out of bounds at run
+    time). The message starts with the user's file:line:col."""

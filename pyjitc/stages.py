@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .backend import iree as backend
-from .errors import ArgumentError, JitError
+from .errors import ArgumentError, JitError, RunError
 from .frontend.codegen import Program, unflatten
 from .lowering.stablehlo import lower_function
 from .template import ScalarSpec, StaticSpec, Template
@@ -25,6 +25,8 @@ class Signature:
     results: tuple[tuple[tuple[int, ...], np.dtype], ...]
     out_tree: Any
     writebacks: tuple[tuple[str, int], ...]
+    checks: tuple[str, ...] = ()                 # run-time error messages, by error code - 1
+    error_index: int | None = None               # the result holding the error code
 
     @property
     def dynamic(self) -> list[tuple[str, Any]]:
@@ -47,7 +49,8 @@ class Lowered:
         fn = program.function
         self.signature = Signature(fn.name, tuple(params),
                                    tuple((v.type.shape, v.type.dtype) for v in fn.results),
-                                   program.out_tree, tuple(program.writebacks))
+                                   program.out_tree, tuple(program.writebacks),
+                                   tuple(program.checks), program.error_index)
 
     def as_text(self, stage: str = "stablehlo", debug_info: bool = False) -> str:
         """`stage`: "typed" (pyjitc's typed IR) or "stablehlo" (the MLIR module given to IREE).
@@ -105,6 +108,10 @@ class Compiled:
             if not values[name].flags.writeable:
                 raise ArgumentError(f"argument {name!r} is updated in place but the array is read-only")
         results = self._exe.invoke(self.signature.name, arrays, self._result_types)
+        if self.signature.error_index is not None:
+            code = int(results[self.signature.error_index])
+            if code:   # NumPy would have raised here; the caller's arrays are left as they were
+                raise RunError(self.signature.checks[code - 1])
         for name, index in self.signature.writebacks:
             np.copyto(values[name], results[index])
         return unflatten(self.signature.out_tree, results)

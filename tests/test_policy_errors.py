@@ -73,14 +73,3 @@ def test_float_of_an_array_value_is_forbidden_at_compile_time():
 
     with pytest.raises(pyjitc.ForbiddenError, match=r"float\(\) on an array needs its value at compile time"):
         to_float(np.ones(3))
-
-
-def test_data_dependent_branch_is_a_located_error_not_a_guess():
-    @pyjitc.jit
-    def branch(x):
-        if np.sum(x) > 0:
-            return x
-        return -x
-
-    with pytest.raises(pyjitc.NotSupportedError, match="condition on array values"):
-        branch(np.ones(3))

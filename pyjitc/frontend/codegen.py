@@ -16,25 +16,15 @@ from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, U
 from ..ir.graph import Builder, Function
 from ..ir.ops import OpTypeError
 from ..template import ScalarSpec, StaticSpec, Template
-from . import numpy_api, policy
+from . import indexing, numpy_api, policy
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
+from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
+                      build_if, build_while, condition, is_marker, loop_marker, negate)
 from .source import SourceFunction, parse_function
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
-MAX_UNROLL = 10_000  # Python-level loop iterations (each unrolled into the program)
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-class _Break(Exception):
-    pass
-
-
-class _Continue(Exception):
-    pass
+MAX_UNROLL = 10_000  # loop iterations interpreted at compile time (each unrolled into the program)
+SHORT_LOOP = 4       # compile-time ranges this short are unrolled: static indices, no loop overhead
 
 
 @dataclass
@@ -50,6 +40,8 @@ class Program:
     function: Function
     out_tree: Any           # nested ('tuple'|'list'|'dict'|'out'|'const', ...) description
     writebacks: list[tuple[str, int]] = field(default_factory=list)  # (param name, result index)
+    checks: list[str] = field(default_factory=list)   # run-time error messages (code k -> checks[k-1])
+    error_index: int | None = None                     # which result holds the error code
 
 
 _SOURCE_CACHE: dict[Any, SourceFunction] = {}
@@ -74,14 +66,45 @@ class FunctionCompiler(ast.NodeVisitor):
     # ------------------------------------------------------------ driver
     def run(self):
         node = self.src.node
+        if isinstance(node, ast.Lambda):
+            return self.visit(node.body)
+        self.env[RETURN] = False
         try:
-            if isinstance(node, ast.Lambda):
-                return self.visit(node.body)
-            for stmt in node.body:
-                self.visit(stmt)
-        except _Return as r:
-            return r.value
-        return None
+            self.exec_body(node.body)
+        except Exit:
+            pass
+        returned = self.env.get(RETURN, False)
+        if returned is False:
+            return None
+        if returned is True:
+            return self.env[RETURN_VALUE]
+        raise MergeError("this function returns a value on some paths and falls off its end (returning None) "
+                         "on others", self.src.span(node), hint="end it with a return statement")
+
+    def exec_body(self, stmts):
+        """Run statements in order. After a break/continue/return that happens only at run time
+        (inside an `if` on array values), the rest runs under `if not (that flag)`."""
+        for i, stmt in enumerate(stmts):
+            self.visit(stmt)
+            flags = [self.env.get(f, False) for f in FLAGS]
+            if any(f is True for f in flags):
+                raise Exit()
+            if i + 1 < len(stmts) and any(isinstance(f, Traced) for f in flags):
+                rest = stmts[i + 1:]
+                build_if(self.em, self.env, negate(self.em, flags), [lambda: self.guarded(rest), self.skipped])
+                return
+
+    def skipped(self):
+        """The path where a pending flag is set: with a single pending flag, it is known to be set."""
+        pending = [f for f in FLAGS if isinstance(self.env.get(f), Traced)]
+        if len(pending) == 1:
+            self.env[pending[0]] = True
+
+    def guarded(self, stmts):
+        for f in FLAGS:
+            if isinstance(self.env.get(f), Traced):
+                self.env[f] = False   # this region runs only where no flag is set
+        self.exec_body(stmts)
 
     def visit(self, node):
         span = self.src.span(node)
@@ -89,7 +112,7 @@ class FunctionCompiler(ast.NodeVisitor):
         prev, b.span = b.span, span or b.span
         try:
             return super().visit(node)
-        except (_Return, _Break, _Continue, NeedStatic):
+        except (Exit, NeedStatic):
             raise
         except JitError as e:
             raise e.located(span) from None
@@ -117,13 +140,17 @@ class FunctionCompiler(ast.NodeVisitor):
         pass
 
     def visit_Break(self, node):
-        raise _Break()
+        self.env[BREAK] = True
+        raise Exit()
 
     def visit_Continue(self, node):
-        raise _Continue()
+        self.env[CONTINUE] = True
+        raise Exit()
 
     def visit_Return(self, node):
-        raise _Return(None if node.value is None else self.visit(node.value))
+        self.env[RETURN_VALUE] = None if node.value is None else self.visit(node.value)
+        self.env[RETURN] = True
+        raise Exit()
 
     def visit_Assign(self, node):
         value = self.visit(node.value)
@@ -142,10 +169,46 @@ class FunctionCompiler(ast.NodeVisitor):
             for t, v in zip(target.elts, items):
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
-            raise NotSupportedError("assigning to an element or slice (x[i] = ...) is not supported yet",
-                                    hint="build the new array with np.where or concatenation")
+            base = self.subscript_base(target)
+            index = self.visit(target.slice)
+            self.store(base, index, value, ast.unparse(target))
         else:
             raise UnsupportedSyntaxError(f"can't assign to {ast.unparse(target)} inside @jit")
+
+    def subscript_base(self, target):
+        """The array written by `name[...] = v`. A local array built at compile time (np.zeros(n))
+        becomes a run-time array here, for every name bound to it."""
+        base = self.visit(target.value)
+        if isinstance(base, np.ndarray) and isinstance(target.value, ast.Name) and target.value.id in self.env:
+            lifted = self.em.asarray(base)
+            lifted = Traced(lifted.value, None, None)
+            for k, v in self.env.items():
+                if v is base:
+                    self.env[k] = lifted
+            return lifted
+        return base
+
+    def store(self, base, index, value, shown):
+        """`base[index] = value`: arrays are updated in place (the caller's array too, for an
+        argument); Python lists and dicts only while the program is being built."""
+        if isinstance(base, Traced):
+            if base.weak is not None and base.ndim == 0:
+                raise JitError(f"{shown}: a Python scalar does not support item assignment")
+            base.value = indexing.setitem(self.em, base, index, value, shown).value
+        elif isinstance(base, (list, dict)):
+            if self.em.loop_depth:
+                raise NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop that runs "
+                                        "at run time", hint="use an array and index assignment instead")
+            index = self.em.static(index, "an index into a Python list or dict")
+            try:
+                base[index] = value
+            except (IndexError, TypeError) as e:
+                raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
+        elif isinstance(base, np.ndarray):
+            raise NotSupportedError(f"{shown}: this array is a global or closure constant and can't be changed",
+                                    hint="copy it into a local array first: a = np.array(CONST)")
+        else:
+            raise JitError(f"{shown}: a {type(base).__name__} does not support item assignment")
 
     def unpack(self, value, n):
         if isinstance(value, Traced):
@@ -153,7 +216,9 @@ class FunctionCompiler(ast.NodeVisitor):
                 raise ShapeError("cannot unpack a 0-d array")
             if value.shape[0] != n:
                 raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n} names")
-            return [numpy_api.getitem(self.em, value, i) for i in range(n)]
+            return [indexing.getitem(self.em, value, i) for i in range(n)]
+        if isinstance(value, numpy_api.Seq):
+            value = self.em.static(value.materialize(self.em), "unpacking a sequence")
         items = list(value)
         if len(items) != n:
             raise ShapeError(f"cannot unpack {len(items)} values into {n} names")
@@ -161,25 +226,38 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_AugAssign(self, node):
         op = type(node.op).__name__
+        shown = ast.unparse(node)
         if isinstance(node.target, ast.Name):
             old = self.visit(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
             value = self.visit(node.value)
             new = apply_operator(self.em, op, old, value)
             if isinstance(old, Traced) and not old.weak:
-                self.update_in_place(old, new, ast.unparse(node))
+                self.update_in_place(old, new, shown)
             elif isinstance(old, np.ndarray) and isinstance(new, Traced):
                 # a compile-time array updated with run-time values: same cast rules, new binding
                 holder = self.em.asarray(old)
-                self.update_in_place(holder, new, ast.unparse(node))
+                self.update_in_place(holder, new, shown)
                 self.env[node.target.id] = holder
             else:
                 self.env[node.target.id] = new
+        elif isinstance(node.target, ast.Subscript):
+            base = self.subscript_base(node.target)
+            index = self.visit(node.target.slice)
+            if not isinstance(base, Traced):
+                raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
+                                        hint="write it as x[i] = x[i] + v")
+            # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back
+            old = indexing.getitem(self.em, base, index)
+            new = apply_operator(self.em, op, old, self.visit(node.value))
+            holder = Traced(old.value, old.weak, old.params)
+            self.update_in_place(holder, new, shown)
+            self.store(base, index, holder, shown)
         else:
-            raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported yet")
+            raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
 
     def update_in_place(self, old: Traced, new, what: str):
         """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
-        written into x itself, so every name bound to x sees it."""
+        written into x itself, so every name bound to x (and every view of it) sees it."""
         new = self.em.asarray(new)
         if new.shape != old.shape:
             raise ShapeError(f"{what}: non-broadcastable output operand with shape {old.shape} "
@@ -189,61 +267,205 @@ class FunctionCompiler(ast.NodeVisitor):
                 raise ShapeError(f"{what}: Cannot cast ufunc output from dtype('{new.dtype}') to "
                                  f"dtype('{old.dtype}') with casting rule 'same_kind'")
             new = self.em.cast(new, old.dtype)
-        if getattr(old, "is_view", False):
-            raise NotSupportedError(f"{what}: in-place update of a view (a slice, reshape or transpose of "
-                                    "another array) is not supported yet", hint="call .copy() on the view first")
         old.value = new.value
-        old.params = None
+        old.params = None if old.params is None or new.params is None else old.params | new.params
 
+    # ------------------------------------------------------------ control flow
     def visit_If(self, node):
-        branch = node.body if self.truth(self.visit(node.test), node.test) else node.orelse
-        for stmt in branch:
-            self.visit(stmt)
+        test = self.visit(node.test)
+        if not isinstance(test, Traced):
+            self.exec_body(node.body if test else node.orelse)
+            return
+        self.run_time_if(test, [lambda: self.exec_body(node.body), lambda: self.exec_body(node.orelse)])
+
+    def run_time_if(self, test: Traced, branches):
+        cond = condition(self.em, test)
+        try:
+            build_if(self.em, self.env, cond, branches)
+        except MergeError as e:
+            if test.params:   # the branches can't merge: decide the branch at compile time instead
+                raise NeedStatic(test.params, reason=e) from None
+            raise
+
+    def select(self, test: Traced, then, orelse):
+        """`then() if test else orelse()` for expressions, as a run-time if."""
+        key = f"value?{id(then)}"
+        self.run_time_if(test, [lambda: self.env.__setitem__(key, then()),
+                                lambda: self.env.__setitem__(key, orelse())])
+        value = self.env.pop(key)
+        if isinstance(value, Undefined):
+            raise value.error()
+        return value
 
     def visit_For(self, node):
         iterable = self.visit(node.iter)
-        items = self.iterate(iterable)
+        seq = numpy_api.as_seq(iterable)
+        marker = loop_marker(node)
+        em = self.em
+        if seq is None:
+            return self.unrolled(node, self.iterate(iterable))
+        count = seq.count(em)
+        forced = marker in em.force_unroll
+        if forced or (not isinstance(count, Traced) and count <= SHORT_LOOP):
+            if isinstance(count, Traced):
+                if count.params:
+                    raise NeedStatic(count.params, reason=em.force_unroll.get(marker))
+                raise em.force_unroll.get(marker) or JitError("this loop must run at compile time, but its "
+                                                              "length depends on array values")
+            return self.unrolled(node, (seq.item(em, k) for k in range(count)))
+        self.run_time_for(node, seq, count, marker)
+
+    def enter_loop(self):
+        saved = {f: self.env.pop(f) for f in (BREAK, CONTINUE) if f in self.env}
+        self.env[BREAK] = False
+        return saved
+
+    def leave_loop(self, node, saved):
+        broke = self.env.pop(BREAK, False)
+        self.env.pop(CONTINUE, None)
+        self.env.update(saved)
+        if node.orelse:   # for/while ... else: runs when the loop was not left by break
+            go = negate(self.em, [broke, self.env.get(RETURN, False)])
+            if go is True:
+                self.exec_body(node.orelse)
+            elif isinstance(go, Traced):
+                build_if(self.em, self.env, go, [lambda: self.guarded(node.orelse), self.skipped])
+
+    def loop_body(self, stmts):
+        self.env[CONTINUE] = False
+        try:
+            self.exec_body(stmts)
+        except Exit:
+            pass
+        self.env.pop(CONTINUE, None)
+
+    def unrolled(self, node, items):
+        """A loop interpreted at compile time: each iteration is built into the program."""
+        saved = self.enter_loop()
+        for count, item in enumerate(items):
+            if count >= MAX_UNROLL:
+                raise NotSupportedError(f"this loop runs more than {MAX_UNROLL} times at compile time",
+                                        hint="use run-time values (not shapes of slices) in its body")
+            go = negate(self.em, [self.env.get(BREAK, False), self.env.get(RETURN, False)])
+            if go is False:
+                break
+            iteration = lambda item=item: (self.assign(node.target, item), self.loop_body(node.body))
+            if go is True:
+                iteration()
+            else:
+                build_if(self.em, self.env, go, [lambda: (self.guarded([]), iteration()), self.skipped])
+        self.leave_loop(node, saved)
+
+    def run_time_for(self, node, seq, count, marker):
+        em, env = self.em, self.env
+        saved = self.enter_loop()
+        counter = f"counter?{marker}"
+        env[counter] = 0
+        go = apply_operator(em, "Lt", 0, count)
+        if go is not False:
+            env[GO] = go
+
+            # the loop variable is carried out of the loop only if something reads it afterwards
+            # (carrying it needlessly also trips an IREE crash on nested loops)
+            private = [n for n in _target_names(node.target) if not self.read_outside(n, node)]
+            entry = {n: env.get(n, MISSING) for n in private}
+
+            def body():
+                k = env[counter]
+                env[BREAK] = False
+                if RETURN in env:
+                    env[RETURN] = False
+                self.assign(node.target, seq.item(em, k))
+                self.loop_body(node.body)
+                for n, v in entry.items():
+                    if v is MISSING:
+                        env.pop(n, None)
+                    else:
+                        env[n] = v
+                env[counter] = k = apply_operator(em, "Add", k, 1)
+                env[GO] = self.all_of([apply_operator(em, "Lt", k, count),
+                                       negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
+            build_while(em, env, marker, body, "loop")
+        env.pop(counter, None)
+        self.leave_loop(node, saved)
+
+    def read_outside(self, name, loop) -> bool:
+        inside = {id(n) for n in ast.walk(loop)}
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
+                   for n in ast.walk(self.src.node))
+
+    def all_of(self, conds):
+        if any(c is False for c in conds):
+            return False
+        traced = [condition(self.em, c) for c in conds if isinstance(c, Traced)]
+        if not traced:
+            return True
+        out = traced[0]
+        for c in traced[1:]:
+            out = self.em.emit("and", out, c)
+        return out
+
+    def visit_While(self, node):
+        marker = loop_marker(node)
+        if marker in self.em.force_unroll:
+            return self.unrolled_while(node, marker)
+        em, env = self.em, self.env
+        saved = self.enter_loop()
+        test = self.visit(node.test)
+        go = condition(em, test) if isinstance(test, Traced) else bool(test)
+        if go is not False:
+            env[GO] = go
+
+            def body():
+                env[BREAK] = False
+                if RETURN in env:
+                    env[RETURN] = False
+                self.loop_body(node.body)
+                stop = [env.get(BREAK, False), env.get(RETURN, False)]
+                if any(isinstance(f, Traced) for f in stop):   # Python doesn't test again after break
+                    env[GO] = self.select(negate(em, stop), lambda: self.truth_value(node.test), lambda: False)
+                else:
+                    env[GO] = self.all_of([self.truth_value(node.test), negate(em, stop)])
+            build_while(em, env, marker, body, "while loop")
+        self.leave_loop(node, saved)
+
+    def truth_value(self, test_node):
+        test = self.visit(test_node)
+        return condition(self.em, test) if isinstance(test, Traced) else bool(test)
+
+    def unrolled_while(self, node, marker):
+        saved = self.enter_loop()
         count = 0
-        for item in items:
+        while True:
+            flags = [self.env.get(BREAK, False), self.env.get(RETURN, False)]
+            if any(isinstance(f, Traced) for f in flags):
+                raise NotSupportedError("this while loop must run at compile time, but it stops on a "
+                                        "condition known only at run time")
+            if any(flags):
+                break
+            test = self.visit(node.test)
+            if isinstance(test, Traced):
+                if test.params:
+                    raise NeedStatic(test.params, reason=self.em.force_unroll.get(marker))
+                raise self.em.force_unroll.get(marker) or JitError(
+                    "this while loop must run at compile time, but its condition depends on array values")
+            if not test:
+                break
             count += 1
             if count > MAX_UNROLL:
-                raise NotSupportedError(f"this loop runs more than {MAX_UNROLL} times at compile time")
-            self.assign(node.target, item)
-            try:
-                for stmt in node.body:
-                    self.visit(stmt)
-            except _Break:
-                return
-            except _Continue:
-                continue
-        for stmt in node.orelse:
-            self.visit(stmt)
+                raise NotSupportedError(f"this while loop runs more than {MAX_UNROLL} times at compile time")
+            self.loop_body(node.body)
+        self.leave_loop(node, saved)
 
     def iterate(self, value):
         if isinstance(value, Traced):
             if value.ndim == 0:
                 raise ShapeError("iteration over a 0-d array")
-            return [numpy_api.getitem(self.em, value, i) for i in range(value.shape[0])]
+            return [indexing.getitem(self.em, value, i) for i in range(value.shape[0])]
         try:
             return iter(value)
         except TypeError:
             raise ShapeError(f"{type(value).__name__} object is not iterable") from None
-
-    def visit_While(self, node):
-        count = 0
-        while self.truth(self.visit(node.test), node.test):
-            count += 1
-            if count > MAX_UNROLL:
-                raise NotSupportedError(f"this while loop runs more than {MAX_UNROLL} times at compile time")
-            try:
-                for stmt in node.body:
-                    self.visit(stmt)
-            except _Break:
-                return
-            except _Continue:
-                continue
-        for stmt in node.orelse:
-            self.visit(stmt)
 
     def visit_Assert(self, node):
         test = self.visit(node.test)
@@ -255,15 +477,14 @@ class FunctionCompiler(ast.NodeVisitor):
             raise JitError(f"assertion failed at compile time{': ' + str(msg) if msg else ''}")
 
     def truth(self, value, node=None) -> bool:
+        """bool(value) where Python needs it now (comprehension filters, assert, bool())."""
         if not isinstance(value, Traced):
             return bool(value)
         if value.params:
             raise NeedStatic(value.params)
-        if value.type.size != 1:
-            raise ShapeError("The truth value of an array with more than one element is ambiguous. "
-                             "Use a.any() or a.all()")
-        raise NotSupportedError("a condition on array values (known only at run time) is not supported yet",
-                                hint="use np.where(condition, a, b)")
+        condition(self.em, value)   # raises NumPy's error for arrays with more than one element
+        raise NotSupportedError("this condition on array values must be known at compile time here",
+                                hint="use an if statement, or np.where(condition, a, b)")
 
     # ------------------------------------------------------------ expressions
     def visit_Constant(self, node):
@@ -271,7 +492,10 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Name(self, node):
         if node.id in self.env:
-            return self.env[node.id]
+            value = self.env[node.id]
+            if isinstance(value, Undefined):
+                raise value.error()
+            return value
         value = policy.lookup_global(self.src.fn, node.id)
         if value is policy.UNRESOLVED:
             raise JitError(f"name {node.id!r} is not defined")
@@ -357,38 +581,51 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_UnaryOp(self, node):
         operand = self.visit(node.operand)
         if isinstance(node.op, ast.Not):
-            return not self.truth(operand, node.operand)
+            if isinstance(operand, Traced):
+                return Traced(negate(self.em, [condition(self.em, operand)]).value, bool, operand.params)
+            return not operand
         return apply_operator(self.em, type(node.op).__name__, operand)
 
     def visit_Compare(self, node):
-        left = self.visit(node.left)
-        result = True
-        for op, right_node in zip(node.ops, node.comparators):
-            right = self.visit(right_node)
-            name = type(op).__name__
-            if name in ("Is", "IsNot", "In", "NotIn") and not is_static(left, right):
-                if name in ("Is", "IsNot") and (right is None or left is None):
-                    result = (name == "IsNot")
-                    left = right
-                    continue
+        return self.compare_chain(self.visit(node.left), node.ops, node.comparators)
+
+    def compare_chain(self, left, ops, comparators):
+        """a < b < c is (a < b) and (b < c), with b evaluated once."""
+        right = self.visit(comparators[0])
+        name = type(ops[0]).__name__
+        if name in ("Is", "IsNot", "In", "NotIn") and not is_static(left, right):
+            if name in ("Is", "IsNot") and (right is None or left is None):
+                result = (left is right) == (name == "Is")
+            else:
                 raise NotSupportedError(f"`{name.lower()}` on arrays is not supported")
+        else:
             result = apply_operator(self.em, name, left, right)
-            if len(node.ops) > 1 and not self.truth(result, node):
-                return False
-            left = right
-        return result
+        if len(ops) == 1:
+            return result
+        rest = lambda: self.compare_chain(right, ops[1:], comparators[1:])
+        if not isinstance(result, Traced):
+            return rest() if result else result
+        return self.select(result, rest, lambda: result)
 
     def visit_BoolOp(self, node):
-        is_and = isinstance(node.op, ast.And)
-        value = None
-        for v in node.values:
-            value = self.visit(v)
-            if self.truth(value, v) != is_and:
-                return value
-        return value
+        return self.bool_op(isinstance(node.op, ast.And), node.values)
+
+    def bool_op(self, is_and, values):
+        """Python's and/or: the first value that decides, evaluated lazily."""
+        value = self.visit(values[0])
+        if len(values) == 1:
+            return value
+        rest = lambda: self.bool_op(is_and, values[1:])
+        if not isinstance(value, Traced):
+            return rest() if bool(value) == is_and else value
+        keep = lambda: value
+        return self.select(value, rest, keep) if is_and else self.select(value, keep, rest)
 
     def visit_IfExp(self, node):
-        return self.visit(node.body if self.truth(self.visit(node.test), node.test) else node.orelse)
+        test = self.visit(node.test)
+        if not isinstance(test, Traced):
+            return self.visit(node.body if test else node.orelse)
+        return self.select(test, lambda: self.visit(node.body), lambda: self.visit(node.orelse))
 
     def visit_Tuple(self, node):
         return tuple(self.elements(node.elts))
@@ -422,7 +659,7 @@ class FunctionCompiler(ast.NodeVisitor):
         base = self.visit(node.value)
         index = self.visit(node.slice)
         if isinstance(base, Traced) or _contains_traced(index) and isinstance(base, np.ndarray):
-            return numpy_api.getitem(self.em, self.em.asarray(base), index)
+            return indexing.getitem(self.em, self.em.asarray(base), index)
         index = self.em.static(index, "an index into a Python value")
         try:
             return base[index]
@@ -455,6 +692,10 @@ def _contains_traced(x) -> bool:
     return False
 
 
+def _target_names(target) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
 def _pos(node):
     return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
 
@@ -462,9 +703,27 @@ def _pos(node):
 # ---------------------------------------------------------------- entry point
 
 def trace(src: SourceFunction, specs: dict[str, Any]) -> Program:
-    """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec)."""
+    """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec).
+    A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
+    the interpretation restarts with that loop marked, until nothing more needs it."""
+    force_unroll: dict[str, JitError | None] = {}
+    while True:
+        try:
+            return _trace(src, specs, force_unroll)
+        except NeedStatic as need:
+            loops = {p for p in need.params if is_marker(p)}
+            if not loops:
+                raise
+            if loops <= force_unroll.keys():
+                raise need.reason or JitError("internal error: a loop marked for unrolling asked again")
+            for m in loops - force_unroll.keys():
+                force_unroll[m] = need.reason
+
+
+def _trace(src, specs, force_unroll) -> Program:
     builder = Builder()
     em = Emitter(builder)
+    em.force_unroll = force_unroll
     dynamic = [(n, s) for n, s in specs.items() if not isinstance(s, StaticSpec)]
     block = builder.open_block([s.tensor_type for _, s in dynamic])
     env: dict[str, Any] = {}
@@ -477,6 +736,7 @@ def trace(src: SourceFunction, specs: dict[str, Any]) -> Program:
     for name, spec in specs.items():
         if isinstance(spec, StaticSpec):
             env[name] = spec.value
+    em.err = em.constant(np.int32(0))
     originals = {name: t.value for name, t in params.items()}
     result = FunctionCompiler(src, em, env).run()
 
@@ -487,10 +747,14 @@ def trace(src: SourceFunction, specs: dict[str, Any]) -> Program:
         if t.value is not originals[name]:  # updated in place: NumPy would have written the caller's array
             writebacks.append((name, len(outputs)))
             outputs.append(t.value)
+    error_index = None
+    if em.checks:
+        error_index = len(outputs)
+        outputs.append(em.err.value)
     builder.close_block(outputs)
     fn_name = src.name if src.name.isidentifier() else "lambda"
     function = Function(fn_name, block, [n for n, _ in dynamic])
-    return Program(function, out_tree, writebacks)
+    return Program(function, out_tree, writebacks, list(em.checks), error_index)
 
 
 def _flatten(em, value, outputs):

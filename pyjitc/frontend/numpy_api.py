@@ -21,15 +21,52 @@ PY_SCALARS = (bool, int, float)
 class Traced:
     """An array inside the function being compiled: an IR value plus what NumPy needs to know.
     `weak` is the Python type (int/float/bool) of a weakly typed value (a Python scalar argument),
-    `params` the scalar arguments it was computed from (None when it depends on array data),
-    which is what lets the compiler make such an argument static when its value is needed."""
-    __slots__ = ("value", "weak", "params", "is_view")
+    `params` the scalar arguments (or loop markers) it was computed from (None when it depends on
+    array data), which is what lets the compiler make such a value static when it is needed.
+    `view` is set when NumPy would return a view of another array: the value is then recomputed
+    from its base when the base changes, and writes through the view go to the base."""
+    __slots__ = ("_value", "weak", "params", "view")
 
-    def __init__(self, value: Value, weak=None, params=None, is_view=False):
-        self.value = value
+    def __init__(self, value: Value, weak=None, params=None, view=None):
+        self._value = value
         self.weak = weak
         self.params = params
-        self.is_view = is_view   # a slice/reshape/transpose of another array (NumPy would alias it)
+        self.view = view
+
+    @property
+    def value(self) -> Value:
+        v = self.view
+        if v is not None:
+            base = v.base.value
+            if base is not v.seen:
+                if v.forward is None:
+                    raise NotSupportedError(
+                        "this array may or may not share memory with an array that was modified since "
+                        "(NumPy decides by memory layout), so its value can't be known here",
+                        hint="call .copy() when you make it")
+                self._value = v.forward(base)
+                v.seen = base
+        return self._value
+
+    @value.setter
+    def value(self, new: Value) -> None:
+        """An in-place update: a view writes through to its base, as NumPy would."""
+        v = self.view
+        if v is not None:
+            if v.backward is None:
+                raise NotSupportedError(
+                    "writing into this array: NumPy may or may not write through to the array it was "
+                    "made from (it depends on memory layout)", hint="call .copy() first, or write into the base")
+            v.base.value = v.backward(v.base.value, new)
+            v.seen = v.base.value
+        self._value = new
+
+    @property
+    def root(self) -> "Traced":
+        t = self
+        while t.view is not None:
+            t = t.view.base
+        return t
 
     @property
     def type(self) -> TensorType:
@@ -37,27 +74,46 @@ class Traced:
 
     @property
     def shape(self):
-        return self.value.type.shape
+        return self.type.shape
 
     @property
     def dtype(self):
-        return self.value.type.dtype
+        return self.type.dtype
 
     @property
     def ndim(self):
-        return len(self.value.type.shape)
+        return len(self.type.shape)
 
     def __repr__(self):
         return f"Traced({self.type}{', weak ' + self.weak.__name__ if self.weak else ''})"
+
+
+class View:
+    """How a view relates to its base: forward(base value) -> view value; backward(base value,
+    new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
+    __slots__ = ("base", "forward", "backward", "seen")
+
+    def __init__(self, base: Traced, forward, backward):
+        self.base, self.forward, self.backward = base, forward, backward
+        self.seen = base.value
+
+
+def make_view(base: Traced, result: Traced, forward, backward) -> Traced:
+    """Mark `result` (already computed from base) as a NumPy view of `base`.
+    A view of a view whose aliasing NumPy decides by layout is opaque (no forward/backward)."""
+    if base.view is not None and base.view.forward is None:
+        forward = backward = None
+    return Traced(result._value, result.weak, result.params, View(base, forward, backward))
 
 
 class NeedStatic(Exception):
     """Raised when a value computed from scalar arguments is needed at compile time: the
     compiler retries with those arguments static (their values join the cache key)."""
 
-    def __init__(self, params):
+    def __init__(self, params, reason: JitError | None = None):
         super().__init__(sorted(params))
         self.params = frozenset(params)
+        self.reason = reason   # what to report if the value can't be made static
 
 
 def _join_params(sources):
@@ -75,6 +131,27 @@ class Emitter:
 
     def __init__(self, builder: Builder):
         self.b = builder
+        self.checks: list[str] = []   # run-time error messages; the error code is 1 + the index
+        self.err: Traced | None = None  # int32[] error code, threaded through control flow like a variable
+        self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
+        self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
+        self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
+
+    def check(self, bad: "Traced", message: str) -> None:
+        """A condition under which NumPy would raise: the compiled function reports the first one
+        that happened (with this source location) instead of returning a wrong value."""
+        where = f"{self.b.span}: " if self.b.span else ""
+        self.checks.append(where + message)
+        code = self.constant(np.int32(len(self.checks)))
+        zero = self.constant(np.int32(0))
+        first = self.emit("and", self.cast(bad, np.bool_), self.emit("compare", self.err, zero, direction="EQ"))
+        self.err.value = self.emit("select", first, code, self.err).value
+
+    def offset_of(self, x) -> tuple[int, int] | None:
+        """(base, offset) if x is a run-time integer known to be base + a constant."""
+        if isinstance(x, Traced) and x.ndim == 0 and (x.weak is int or is_int(x.dtype)):
+            return self.affine.get(x.value.id, (x.value.id, 0))
+        return None
 
     # -- values
     def wrap(self, value: Value, *sources, weak=None) -> Traced:
@@ -93,7 +170,8 @@ class Emitter:
         """The compile-time value of `x`; `what` names the use, for the error message."""
         if isinstance(x, Traced):
             if x.params:
-                raise NeedStatic(x.params)
+                raise NeedStatic(x.params, reason=JitError(
+                    f"{what} must be known at compile time, but it changes at run time", self.b.span))
             raise JitError(f"{what} must be known at compile time, but it depends on array values")
         if isinstance(x, (tuple, list)):
             return type(x)(self.static(v, what) for v in x)
@@ -195,6 +273,9 @@ def broadcast_shapes(name, *shapes):
                          + " ".join(str(tuple(s)) for s in shapes)) from None
 
 
+_PY_DEFAULT = {int: np.dtype(np.int64), float: np.dtype(np.float64)}
+
+
 def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     """NumPy ufunc semantics: loop dtypes from NumPy's own resolver, broadcasting, weak scalars.
     `lower(em, *operands, out_dtype)` emits the computation on operands already in loop dtypes."""
@@ -202,7 +283,10 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
         return fold(ufunc, *args)
     name = ufunc.__name__
     try:
-        loop = ufunc.resolve_dtypes(tuple(em.dtype_of(a) for a in args) + (None,) * ufunc.nout)
+        dtypes = tuple(em.dtype_of(a) for a in args)
+        loop = ufunc.resolve_dtypes(dtypes + (None,) * ufunc.nout)
+        if any(d == object for d in loop):   # only Python scalars (e.g. int < int): 64-bit, as Python's
+            loop = ufunc.resolve_dtypes(tuple(_PY_DEFAULT.get(d, d) for d in dtypes) + (None,) * ufunc.nout)
     except (TypeError, ValueError) as e:
         raise ShapeError(f"{name}: {e}") from None
     shape = broadcast_shapes(name, *[em.shape_of(a) for a in args])
@@ -454,7 +538,20 @@ def apply_operator(em: Emitter, op_name: str, *args):
         return fold(_PY_OPERATORS[op_name], *args)
     if op_name not in OPERATORS:
         raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
-    return FUNCTIONS[OPERATORS[op_name]](em, *args)
+    out = FUNCTIONS[OPERATORS[op_name]](em, *args)
+    if op_name in ("Add", "Sub") and isinstance(out, Traced):
+        _track_offset(em, op_name, *args, out=out)
+    return out
+
+
+def _track_offset(em, op_name, a, b, out):
+    """Remember that `i + 4` is i's value plus 4: x[i:i + 4] then has a known length."""
+    if isinstance(b, Traced) and op_name == "Add":
+        a, b = b, a
+    if isinstance(a, Traced) and isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)):
+        base = em.offset_of(a)
+        if base is not None and em.offset_of(out) is not None:
+            em.affine[out.value.id] = (base[0], base[1] + (int(b) if op_name == "Add" else -int(b)))
 
 
 def _check_int_power(em, base, exponent):
@@ -622,7 +719,12 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
         raise ShapeError(f"reshape: {e}") from None
     if new == a.shape:
         return a
-    return _view(em.emit("reshape", a, shape=tuple(new), weak=a.weak))
+    out = em.emit("reshape", a, shape=tuple(new), weak=a.weak)
+    if a.view is not None:   # NumPy copies or not depending on the view's memory layout
+        return make_view(a, out, None, None)
+    old = a.shape
+    return make_view(a, out, lambda base: em.b.emit("reshape", base, shape=tuple(new)),
+                     lambda base, v: em.b.emit("reshape", v, shape=old))
 
 
 @register("numpy.transpose", method="transpose")
@@ -638,12 +740,20 @@ def transpose(em, a, *axes):
         raise ShapeError(f"transpose: axes {axes} don't match array of dimension {a.ndim}")
     if perm == tuple(range(a.ndim)):
         return a
-    return _view(em.emit("transpose", a, perm=perm, weak=a.weak))
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return make_view(a, em.emit("transpose", a, perm=perm, weak=a.weak),
+                     lambda base: em.b.emit("transpose", base, perm=perm),
+                     lambda base, v: em.b.emit("transpose", v, perm=inverse))
 
 
-@register("numpy.ravel", method=("ravel", "flatten"))
+@register("numpy.ravel", method="ravel")
 def ravel(em, a, order="C"):
     return reshape(em, a, -1, order=order)
+
+
+@register(method="flatten")
+def flatten(em, a, order="C"):
+    return copy(em, ravel(em, a, order))
 
 
 @register("numpy.copy", method="copy")
@@ -676,77 +786,6 @@ def stack(em, arrays, axis=0):
 
 
 FUNCTIONS["numpy.stack"] = lambda em, arrays, axis=0: stack(em, arrays, em.static(axis, "stack: axis"))
-
-
-def _view(t: Traced) -> Traced:
-    t.is_view = True
-    return t
-
-
-def getitem(em, x: Traced, index):
-    """Basic indexing with compile-time ints, slices, None and Ellipsis (NumPy's rules)."""
-    items = list(index) if isinstance(index, tuple) else [index]
-    for it in items:
-        if isinstance(it, Traced):
-            if it.params:
-                raise NeedStatic(it.params)
-            if is_bool(it.dtype):
-                raise NotSupportedError("x[mask] has a shape that depends on the data",
-                                        hint="use np.where(mask, x, 0) instead")
-            raise NotSupportedError("indexing with run-time values (gather) is not supported yet")
-        if isinstance(it, (list, np.ndarray)) and not isinstance(it, np.generic):
-            raise NotSupportedError("indexing with arrays or lists (advanced indexing) is not supported yet")
-        if isinstance(it, slice) and any(isinstance(v, Traced) for v in (it.start, it.stop, it.step)):
-            em.static([it.start, it.stop, it.step], "a slice bound")
-    n_ell = sum(1 for it in items if it is Ellipsis)
-    if n_ell > 1:
-        raise ShapeError("an index can only have a single ellipsis ('...')")
-    used = sum(1 for it in items if it is not None and it is not Ellipsis)
-    if used > x.ndim:
-        raise ShapeError(f"too many indices for array: array is {x.ndim}-dimensional, but {used} were indexed")
-    if n_ell:
-        i = items.index(Ellipsis)
-        items[i:i + 1] = [slice(None)] * (x.ndim - used)
-    else:
-        items += [slice(None)] * (x.ndim - used)
-    start, limit, strides, reverse, out_shape = [], [], [], [], []
-    dim = 0
-    for it in items:
-        if it is None:
-            out_shape.append(1)
-            continue
-        n = x.shape[dim]
-        if isinstance(it, (bool, np.bool_)):
-            raise NotSupportedError("indexing with a boolean scalar is not supported")
-        if isinstance(it, (int, np.integer)):
-            i = int(it)
-            if not -n <= i < n:
-                raise ShapeError(f"index {i} is out of bounds for axis {dim} with size {n}")
-            i %= n
-            start.append(i); limit.append(i + 1); strides.append(1)
-        elif isinstance(it, slice):
-            s, e, k = it.indices(n)
-            count = len(range(s, e, k))
-            if k < 0:
-                reverse.append(dim)
-                s, k = n - 1 - s, -k
-            start.append(s if count else 0)
-            limit.append(s + (count - 1) * k + 1 if count else 0)
-            strides.append(k)
-            out_shape.append(count)
-        else:
-            raise NotSupportedError(f"indexing with {type(it).__name__} is not supported")
-        dim += 1
-    y = x
-    if reverse:
-        y = em.emit("reverse", y, dims=tuple(reverse), weak=x.weak)
-    if start != [0] * x.ndim or limit != list(x.shape) or strides != [1] * x.ndim:
-        y = em.emit("slice", y, start=tuple(start), limit=tuple(limit), strides=tuple(strides), weak=x.weak)
-    if tuple(out_shape) != y.shape:
-        y = em.emit("reshape", y, shape=tuple(out_shape), weak=x.weak)
-    if y is x:
-        y = Traced(x.value, x.weak, x.params)
-    return _view(y)
 
 
 PROPERTIES.update({
@@ -917,7 +956,6 @@ def _static_builtin(fn, what):
 
 
 BUILTINS.update({
-    "range": _static_builtin(range, "use a compile-time bound (a shape, a constant)"),
     "int": _static_builtin(int, "use x.astype(np.int64) to stay in compiled code"),
     "float": _static_builtin(float, "use x.astype(np.float64) to stay in compiled code"),
     "bool": _static_builtin(bool, "use a comparison that yields an array, with np.where"),
@@ -926,8 +964,6 @@ BUILTINS.update({
     "round": _static_builtin(round, "use np.round for arrays"),
     "tuple": _static_builtin(tuple, "tuples of arrays are built with (a, b)"),
     "list": _static_builtin(list, "lists of arrays are built with [a, b]"),
-    "enumerate": lambda em, it, start=0: list(enumerate(_iterable(em, it), start)),
-    "zip": lambda em, *its: list(zip(*[_iterable(em, i) for i in its])),
     "isinstance": lambda em, x, cls: isinstance(x, cls) if not isinstance(x, Traced) else
         (np.ndarray in (cls if isinstance(cls, tuple) else (cls,))),
 })
@@ -942,10 +978,135 @@ def _len(em, x):
     return len(x)
 
 
-def _iterable(em, it):
-    if isinstance(it, Traced):
-        raise NotSupportedError("iterating over an array is not supported yet", hint="use `for i in range(len(x))`")
-    return it
+# ---------------------------------------------------------------- what loops run over
+
+class Seq:
+    """A sequence a loop can run over at run time: a length (int, or a run-time int that may be
+    negative for an empty sequence) and the item at a position (int, or the loop's counter)."""
+
+    def count(self, em):
+        raise NotImplementedError
+
+    def item(self, em, k):
+        raise NotImplementedError
+
+    def materialize(self, em):
+        n = self.count(em)
+        return [self.item(em, k) for k in range(em.static(n, "the length of this sequence"))]
+
+
+class RangeSeq(Seq):
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def count(self, em):
+        if is_static(self.start, self.stop):
+            return len(range(self.start, self.stop, self.step))
+        k = self.step
+        span = apply_operator(em, "Sub", self.stop, self.start) if k > 0 else apply_operator(em, "Sub", self.start, self.stop)
+        if abs(k) != 1:
+            span = apply_operator(em, "FloorDiv", apply_operator(em, "Add", span, abs(k) - 1), abs(k))
+        # a negative count means no iterations: loops only test `k < count`. (No max(count, 0):
+        # IREE 3.13 miscompiles nested loops whose entry test is 0 < max(n, 0).)
+        return span
+
+    def item(self, em, k):
+        if self.step != 1:
+            k = apply_operator(em, "Mult", k, self.step)
+        return k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
+
+
+class ArraySeq(Seq):
+    def __init__(self, x: Traced):
+        if x.ndim == 0:
+            raise ShapeError("iteration over a 0-d array")
+        self.x = x
+
+    def count(self, em):
+        return self.x.shape[0]
+
+    def item(self, em, k):
+        from .indexing import getitem
+        return getitem(em, self.x, k)
+
+
+class ListSeq(Seq):
+    def __init__(self, items):
+        self.items = list(items)
+
+    def count(self, em):
+        return len(self.items)
+
+    def item(self, em, k):
+        return self.items[em.static(k, "a position in a Python list")]
+
+
+class EnumerateSeq(Seq):
+    def __init__(self, seq: Seq, start):
+        self.seq, self.start = seq, start
+
+    def count(self, em):
+        return self.seq.count(em)
+
+    def item(self, em, k):
+        return (apply_operator(em, "Add", self.start, k), self.seq.item(em, k))
+
+
+class ZipSeq(Seq):
+    def __init__(self, seqs):
+        self.seqs = seqs
+
+    def count(self, em):
+        counts = [s.count(em) for s in self.seqs]
+        if is_static(*counts):
+            return min(counts)
+        out = counts[0]
+        for c in counts[1:]:
+            out = FUNCTIONS["numpy.minimum"](em, out, c)
+        return out
+
+    def item(self, em, k):
+        return tuple(s.item(em, k) for s in self.seqs)
+
+
+def as_seq(x) -> Seq | None:
+    """The Seq a loop over x runs over; None for other Python iterables (unrolled as they are)."""
+    if isinstance(x, Seq):
+        return x
+    if isinstance(x, Traced):
+        return ArraySeq(x)
+    if isinstance(x, range):
+        return RangeSeq(x.start, x.stop, x.step)
+    return None
+
+
+def _range(em, *args):
+    if is_static(*args):
+        return fold(range, *args)
+    for a in args:
+        if a.weak is not int and not is_int(a.dtype) or a.ndim:
+            if a.weak is not int and not (is_int(a.dtype) and a.ndim == 0):
+                raise JitError(f"TypeError: range() takes integers, not a {a.dtype} array")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+    step = em.static(step, "range(): the step")
+    if step == 0:
+        raise JitError("ValueError: range() arg 3 must not be zero")
+    return RangeSeq(start, stop, step)
+
+
+def _enumerate(em, it, start=0):
+    if isinstance(it, (Traced, Seq)):
+        return EnumerateSeq(as_seq(it), start)
+    return list(enumerate(it, start))
+
+
+def _zip(em, *its):
+    if any(isinstance(i, (Traced, Seq, range)) for i in its) and any(isinstance(i, (Traced, Seq)) for i in its):
+        return ZipSeq([as_seq(i) or ListSeq(i) for i in its])
+    return list(zip(*its))
+
+
+BUILTINS.update({"range": _range, "enumerate": _enumerate, "zip": _zip})
 
 
 # math functions fold on compile-time values; no math function is called on a traced array.

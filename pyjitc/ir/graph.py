@@ -76,6 +76,19 @@ class Builder:
         block.results = list(results)
         return block
 
+    def reopen(self, block: Block) -> None:
+        """Append more ops to a block closed earlier (close it again with close_block)."""
+        self.blocks.append(block)
+
+    def checkpoint(self) -> tuple[int, int]:
+        return len(self.blocks), len(self.blocks[-1].ops)
+
+    def rollback(self, checkpoint: tuple[int, int]) -> None:
+        """Forget every op and block made since `checkpoint` (a discarded interpretation)."""
+        depth, n_ops = checkpoint
+        del self.blocks[depth:]
+        del self.blocks[-1].ops[n_ops:]
+
     def emit(self, name: str, *operands: Value, regions=(), **attrs) -> Value | tuple[Value, ...]:
         from .ops import OPS  # the registry depends on this module's types only
 

@@ -316,3 +316,106 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
 
 
 register_op("dot_general", _dot_type, _lower_dot)
+
+
+# ---------------------------------------------------------------- control flow (ops with regions)
+# Region blocks may read values defined above them (StableHLO regions are not isolated).
+
+def _block_types(block):
+    return tuple(v.type for v in block.results)
+
+
+def _if_type(ts, regions, **_):
+    (pred,) = ts
+    then, orelse = regions
+    if pred != TensorType((), np.dtype(np.bool_)) or then.params or orelse.params:
+        raise OpTypeError(f"if: predicate {pred} must be bool[] and the branches take no arguments")
+    if _block_types(then) != _block_types(orelse):
+        raise OpTypeError(f"if: branch results {_block_types(then)} and {_block_types(orelse)} differ")
+    return _block_types(then)
+
+
+def _lower_if(ctx, operands, **_):
+    op = ctx.op("stablehlo.if", operands, ctx.out_types, regions=2)
+    for mlir_region, block in zip(op.regions, ctx.regions):
+        ctx.lower_region(mlir_region, block)
+    return list(op.results)
+
+
+register_op("if", _if_type, _lower_if)
+
+
+def _while_type(ts, regions, **_):
+    cond, body = regions
+    carried = tuple(ts)
+    if tuple(p.type for p in cond.params) != carried or tuple(p.type for p in body.params) != carried:
+        raise OpTypeError(f"while: region arguments don't match the carried types {carried}")
+    if _block_types(cond) != (TensorType((), np.dtype(np.bool_)),):
+        raise OpTypeError(f"while: the condition yields {_block_types(cond)}, not bool[]")
+    if _block_types(body) != carried:
+        raise OpTypeError(f"while: the body yields {_block_types(body)}, not {carried}")
+    return carried
+
+
+def _lower_while(ctx, operands, **_):
+    op = ctx.op("stablehlo.while", operands, ctx.out_types, regions=2)
+    for mlir_region, block in zip(op.regions, ctx.regions):
+        ctx.lower_region(mlir_region, block)
+    return list(op.results)
+
+
+register_op("while", _while_type, _lower_while)
+
+
+# ---------------------------------------------------------------- run-time indexing
+
+def _index_scalars(name, ts):
+    for t in ts:
+        if t.shape != () or not is_int(t.dtype):
+            raise OpTypeError(f"{name}: start index {t} must be an integer scalar")
+
+
+def _dynamic_slice_type(ts, sizes, **_):
+    x, *starts = ts
+    _index_scalars("dynamic_slice", starts)
+    if len(starts) != x.ndim or len(sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(sizes, x.shape)):
+        raise OpTypeError(f"dynamic_slice: sizes {sizes} for {x}")
+    return x.with_shape(sizes)
+
+
+register_op("dynamic_slice", _dynamic_slice_type,
+            lambda ctx, operands, sizes: ctx.hlo("stablehlo.dynamic_slice", *operands,
+                                                 slice_sizes=ctx.i64s(sizes)))
+
+
+def _dynamic_update_slice_type(ts, **_):
+    x, update, *starts = ts
+    _index_scalars("dynamic_update_slice", starts)
+    if update.dtype != x.dtype or update.ndim != x.ndim or len(starts) != x.ndim or any(
+            u > d for u, d in zip(update.shape, x.shape)):
+        raise OpTypeError(f"dynamic_update_slice: {update} into {x}")
+    return x
+
+
+register_op("dynamic_update_slice", _dynamic_update_slice_type,
+            lambda ctx, operands: ctx.hlo("stablehlo.dynamic_update_slice", *operands))
+
+
+def _take_type(ts, **_):
+    x, idx = ts
+    if x.ndim < 1 or not is_int(idx.dtype):
+        raise OpTypeError(f"take: {x} indexed by {idx}")
+    return x.with_shape(idx.shape + x.shape[1:])
+
+
+def _lower_take(ctx, operands):
+    """out[i..., rest...] = x[idx[i...], rest...]: a gather of whole rows along axis 0."""
+    x, idx = ctx.in_types
+    k = idx.ndim
+    dims = (f"#stablehlo.gather<offset_dims = {list(range(k, k + x.ndim - 1))}, "
+            f"collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = {k}>")
+    return ctx.hlo("stablehlo.gather", *operands, dimension_numbers=ctx.attr(dims),
+                   slice_sizes=ctx.i64s((1,) + x.shape[1:]))
+
+
+register_op("take", _take_type, _lower_take)

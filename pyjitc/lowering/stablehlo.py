@@ -34,7 +34,9 @@ def mlir_type(t: TensorType) -> ir.RankedTensorType:
 class LowerCtx:
     """What a lowering rule sees: its op's types and location, and small builders."""
 
-    def __init__(self, op: Op, loc: ir.Location):
+    def __init__(self, op: Op, loc: ir.Location, env: dict):
+        self.env = env
+        self.regions = op.regions
         self.in_types = [v.type for v in op.operands]
         self.out = [v.type for v in op.results]
         self.out_types = [mlir_type(t) for t in self.out]
@@ -53,6 +55,15 @@ class LowerCtx:
         block = region.blocks.append(*[mlir_type(t) for t in arg_types])
         with ir.InsertionPoint(block):
             yield list(block.arguments)
+
+    def lower_region(self, mlir_region, block: Block) -> None:
+        """Lower an IR block into an MLIR region that ends in stablehlo.return of its results."""
+        entry = mlir_region.blocks.append(*[mlir_type(p.type) for p in block.params])
+        for p, a in zip(block.params, entry.arguments):
+            self.env[p.id] = a
+        with ir.InsertionPoint(entry):
+            lower_block(block, self.env)
+            self.op("stablehlo.return", [self.env[v.id] for v in block.results], [])
 
     # attributes and constants
     @staticmethod
@@ -97,7 +108,7 @@ def lower_block(block: Block, env: dict) -> None:
         opdef = OPS.get(op.name)
         if opdef is None or opdef.lower is None:
             raise JitError(f"{op.name}: no StableHLO lowering registered", op.span)
-        ctx = LowerCtx(op, _location(op))
+        ctx = LowerCtx(op, _location(op), env)
         out = opdef.lower(ctx, [env[v.id] for v in op.operands], **op.attrs)
         outs = out if isinstance(out, (list, tuple)) else [out]
         for v, r in zip(op.results, outs):

@@ -1,0 +1,389 @@
+"""indexing: NumPy's indexing rules for reading (x[idx]) and writing (x[idx] = v) on traced arrays.
+Compile-time ints/slices/None/Ellipsis become slices; run-time integers (loop variables, scalar
+arguments) dynamic slices with a bounds check (NumPy would raise IndexError); integer arrays a
+gather; writes a dynamic_update_slice, or a select where the positions are irregular."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import JitError, NotSupportedError, ShapeError
+from ..ir.types import is_bool, is_int
+from .numpy_api import Emitter, NeedStatic, Traced, make_view
+
+
+@dataclass
+class Item:
+    """One index item, normalised. kind: int | slice | dyn (run-time int) | dslice (run-time start,
+    compile-time length) | array (integer array, static or traced) | new (None)."""
+    kind: str
+    value: Any = None          # int, (start, stop, step, count), Traced, np.ndarray
+    size: int = 0              # dslice length
+
+
+def _static_or_need(em, x, what):
+    if isinstance(x, Traced):
+        if x.params:
+            raise NeedStatic(x.params)
+        raise ShapeError(f"{what} depends on array values, so the result's shape would depend on the data")
+    return x
+
+
+def _is_int_scalar(t: Traced) -> bool:
+    return t.ndim == 0 and (t.weak is int or is_int(t.dtype))
+
+
+def parse(em: Emitter, x: Traced, index) -> list[Item]:
+    raw = list(index) if isinstance(index, tuple) else [index]
+    items: list[Any] = []
+    for it in raw:
+        if isinstance(it, list):
+            it = np.asarray(it) if it else np.zeros(0, np.intp)
+        if isinstance(it, np.ndarray) and is_bool(it.dtype):
+            if it.ndim == 0:
+                raise NotSupportedError("indexing with a boolean scalar is not supported")
+            items.extend(np.nonzero(it))      # a compile-time mask is its integer positions
+            continue
+        items.append(it)
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise ShapeError("an index can only have a single ellipsis ('...')")
+    used = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if used > x.ndim:
+        raise ShapeError(f"too many indices for array: array is {x.ndim}-dimensional, but {used} were indexed")
+    if Ellipsis in [it for it in items if not isinstance(it, (np.ndarray, Traced))]:
+        i = next(k for k, it in enumerate(items) if it is Ellipsis)
+        items[i:i + 1] = [slice(None)] * (x.ndim - used)
+    else:
+        items += [slice(None)] * (x.ndim - used)
+
+    out, dim = [], 0
+    for it in items:
+        if it is None:
+            out.append(Item("new"))
+            continue
+        n = x.shape[dim]
+        if isinstance(it, Traced):
+            if is_bool(it.dtype):
+                raise NotSupportedError("x[mask] has a shape that depends on the data",
+                                        hint="use np.where(mask, x, 0) instead, or write through the mask: x[mask] = v")
+            if it.weak is float or not (it.weak is int or is_int(it.dtype)):
+                raise ShapeError("IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                               "and integer or boolean arrays are valid indices")
+            out.append(Item("dyn", it) if it.ndim == 0 else Item("array", it))
+        elif isinstance(it, (bool, np.bool_)):
+            raise NotSupportedError("indexing with a boolean scalar is not supported")
+        elif isinstance(it, (int, np.integer)):
+            i = int(it)
+            if not -n <= i < n:
+                raise ShapeError(f"IndexError: index {i} is out of bounds for axis {dim} with size {n}")
+            out.append(Item("int", i % n))
+        elif isinstance(it, np.ndarray):
+            if not is_int(it.dtype):
+                raise ShapeError("IndexError: arrays used as indices must be of integer (or boolean) type")
+            if it.size and (it.max() >= n or it.min() < -n):
+                bad = it.max() if it.max() >= n else it.min()
+                raise ShapeError(f"IndexError: index {bad} is out of bounds for axis {dim} with size {n}")
+            out.append(Item("array", np.where(it < 0, it + n, it).astype(np.int64)))
+        elif isinstance(it, slice):
+            out.append(_parse_slice(em, it, n))
+        else:
+            raise ShapeError(f"IndexError: can't index an array with {type(it).__name__}")
+        dim += 1
+    return out
+
+
+def _parse_slice(em, it: slice, n: int) -> Item:
+    step = _static_or_need(em, it.step, "a slice step")
+    start, stop = it.start, it.stop
+    if not isinstance(start, Traced) and not isinstance(stop, Traced):
+        s, e, k = slice(start, stop, step).indices(n)
+        return Item("slice", (s, e, k, len(range(s, e, k))))
+    if step not in (None, 1):
+        raise NotSupportedError("a slice with run-time bounds must have step 1")
+    a, b = em.offset_of(start), em.offset_of(stop)
+    if isinstance(start, Traced) and isinstance(stop, Traced) and a and b and a[0] == b[0]:
+        size = b[1] - a[1]        # x[i:i + 4]: length 4 whatever i is
+        return Item("dslice", start, max(size, 0))
+    moving = stop if isinstance(stop, Traced) else start
+    if moving.params:
+        raise NeedStatic(moving.params)
+    raise ShapeError("this slice's length depends on a value known only at run time, so the result's shape "
+                     "would change from call to call",
+                     hint="write the bounds as i:i + k with a compile-time k, or mask over the full extent")
+
+
+# ---------------------------------------------------------------- reading
+
+def getitem(em: Emitter, x: Traced, index) -> Traced:
+    items = parse(em, x, index)
+    if any(it.kind == "array" for it in items):
+        return _advanced(em, x, items)
+    y = _basic(em, x, items)
+    if not any(it.kind in ("int", "slice", "dyn", "dslice", "new") for it in items):
+        return y
+    return make_view(x, y,
+                     lambda base: _basic(em, Traced(base, x.weak, x.params), items).value,
+                     lambda base, new: _set_region(em, Traced(base, x.weak, x.params), items,
+                                                   Traced(new)).value)
+
+
+def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
+    """A run-time index as int64, negative values counted from the end; out of range is an error."""
+    i = em.cast(em.asarray(i), np.int64)
+    lt = lambda a, b: em.emit("compare", a, b, direction="LT")
+    zero, size = em.full(0, np.int64, i.shape), em.full(n, np.int64, i.shape)
+    wrapped = em.emit("select", lt(i, zero), em.emit("add", i, size), i)
+    bad = em.emit("or", lt(wrapped, zero), em.emit("compare", wrapped, size, direction="GE"))
+    if bad.ndim:
+        bad = em.emit("reduce", bad, kind="or", axes=tuple(range(bad.ndim)))
+    em.check(bad, f"IndexError: {what} is out of bounds for axis {axis} with size {n}")
+    return wrapped
+
+
+def _dslice_start(em, item: Item, n: int) -> Traced:
+    start = em.cast(em.asarray(item.value), np.int64)
+    lt = lambda a, b: em.emit("compare", a, b, direction="LT")
+    bad = em.emit("or", lt(start, em.constant(np.int64(0))),
+                  lt(em.constant(np.int64(n - item.size)), start))
+    em.check(bad, f"IndexError: a slice of length {item.size} with a run-time start runs outside an axis of "
+                  f"size {n} (NumPy would return a shorter slice)")
+    return start
+
+
+def _region(em, x: Traced, items: list[Item]):
+    """Per axis of x: (start: int | Traced, size); plus whether steps/reversal are needed."""
+    starts, sizes, plain = [], [], True
+    dim = 0
+    for it in items:
+        if it.kind == "new":
+            continue
+        n = x.shape[dim]
+        if it.kind == "int":
+            starts.append(it.value); sizes.append(1)
+        elif it.kind == "slice":
+            s, e, k, count = it.value
+            plain &= k == 1 or count <= 1
+            starts.append(s if count else 0); sizes.append(count)
+        elif it.kind == "dyn":
+            starts.append(_index_i64(em, it.value, n, "a run-time index", dim)); sizes.append(1)
+        elif it.kind == "dslice":
+            starts.append(_dslice_start(em, it, n) if it.size else 0); sizes.append(it.size)
+        dim += 1
+    return starts, sizes, plain
+
+
+def _result_shape(x: Traced, items: list[Item]) -> tuple[int, ...]:
+    shape, dim = [], 0
+    for it in items:
+        if it.kind == "new":
+            shape.append(1)
+            continue
+        if it.kind == "slice":
+            shape.append(it.value[3])
+        elif it.kind == "dslice":
+            shape.append(it.size)
+        dim += 1
+    return tuple(shape)
+
+
+def _basic(em, x: Traced, items: list[Item]) -> Traced:
+    y = x
+    if any(it.kind == "slice" and it.value[2] != 1 for it in items):
+        y = _strided(em, x, items)
+        items = [Item("slice", (0, d, 1, d)) if it.kind == "slice" else it
+                 for it, d in zip(items, _axis_sizes(y, items))]
+    starts, sizes, _ = _region(em, y, items)
+    if any(isinstance(s, Traced) for s in starts):
+        idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
+        y = em.emit("dynamic_slice", y, *idx, sizes=tuple(sizes), sources=(y,), weak=x.weak)
+    elif list(starts) != [0] * y.ndim or tuple(sizes) != y.shape:
+        y = em.emit("slice", y, start=tuple(starts), limit=tuple(s + z for s, z in zip(starts, sizes)),
+                    strides=(1,) * y.ndim, weak=x.weak)
+    shape = _result_shape(x, items)
+    if shape != y.shape:
+        y = em.emit("reshape", y, shape=shape, weak=x.weak)
+    return Traced(y.value, x.weak, x.params) if y is x else y
+
+
+def _axis_sizes(y, items):
+    sizes, dim = [], 0
+    for it in items:
+        sizes.append(y.shape[dim] if it.kind != "new" else 1)
+        dim += it.kind != "new"
+    return sizes
+
+
+def _strided(em, x, items):
+    """Apply the compile-time slices with steps != 1 (reversal + strided slice) first."""
+    start, limit, strides, reverse, dim = [], [], [], [], 0
+    for it in items:
+        if it.kind == "new":
+            continue
+        n = x.shape[dim]
+        if it.kind == "slice" and it.value[2] != 1:
+            s, e, k, count = it.value
+            if k < 0:
+                reverse.append(dim)
+                s, k = n - 1 - s, -k
+            start.append(s if count else 0)
+            limit.append(s + (count - 1) * k + 1 if count else 0)
+            strides.append(k)
+        else:
+            start.append(0); limit.append(n); strides.append(1)
+        dim += 1
+    y = em.emit("reverse", x, dims=tuple(reverse), weak=x.weak) if reverse else x
+    return em.emit("slice", y, start=tuple(start), limit=tuple(limit), strides=tuple(strides), weak=x.weak)
+
+
+def _advanced(em, x: Traced, items: list[Item]) -> Traced:
+    """Integer-array indexing: NumPy's rules for where the indexed axes go, via one row gather."""
+    if any(it.kind == "new" for it in items):
+        raise NotSupportedError("mixing None/np.newaxis with array indices is not supported")
+    adv = [d for d, it in enumerate(items) if it.kind in ("array", "int", "dyn")]
+    # basic indexing on the other axes first, keeping the indexed axes whole
+    keep = [Item("slice", (0, x.shape[d], 1, x.shape[d])) if d in adv else it for d, it in enumerate(items)]
+    y = _basic(em, x, keep)
+    rest = [d for d in range(x.ndim) if d not in adv]
+    perm = adv + rest
+    if perm != list(range(x.ndim)):
+        y = em.emit("transpose", y, perm=tuple(perm), weak=x.weak)
+    lead = [x.shape[d] for d in adv]
+    flat = y
+    if len(adv) != 1:
+        flat = em.emit("reshape", y, shape=(int(np.prod(lead)),) + y.shape[len(adv):], weak=x.weak)
+    indices = []
+    for d in adv:
+        it, n = items[d], x.shape[d]
+        if it.kind == "int":
+            indices.append(np.int64(it.value))
+        elif isinstance(it.value, np.ndarray):
+            indices.append(it.value)
+        else:
+            indices.append(_index_i64(em, it.value, n, "an index array entry", d))
+    shapes = [np.shape(i) if not isinstance(i, Traced) else i.shape for i in indices]
+    try:
+        bshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(s) for s in shapes)) from None
+    linear = None
+    for i, n in zip(indices, lead):
+        i = em.broadcast(em.asarray(i, np.int64), bshape)
+        linear = i if linear is None else em.emit("add", em.emit("mul", linear, em.full(n, np.int64, bshape)), i)
+    out = em.emit("take", flat, linear, weak=x.weak)
+    # NumPy: adjacent indexed axes stay in place; separated ones go first
+    if adv == list(range(adv[0], adv[0] + len(adv))) and adv[0] > 0:
+        k, before = len(bshape), adv[0]
+        order = list(range(k, k + before)) + list(range(k)) + list(range(k + before, out.ndim))
+        out = em.emit("transpose", out, perm=tuple(order), weak=x.weak)
+    return out
+
+
+# ---------------------------------------------------------------- writing
+
+def _values_for(em, value, dtype, shape, what) -> Traced:
+    """What x[idx] = value stores: value cast to x's dtype as NumPy's setitem does, broadcast."""
+    if isinstance(value, Traced):
+        v = em.cast(value, dtype) if value.dtype != dtype else Traced(value.value, None, value.params)
+        if value.weak is int and is_int(dtype) and np.dtype(dtype).itemsize < 8:
+            info = np.iinfo(dtype)
+            raw = em.cast(Traced(value.value), np.int64)
+            lo, hi = em.constant(np.int64(info.min)), em.constant(np.int64(info.max))
+            bad = em.emit("or", em.emit("compare", raw, lo, direction="LT"), em.emit("compare", raw, hi, direction="GT"))
+            em.check(bad, f"OverflowError: a Python integer is out of bounds for {dtype}")
+    else:
+        arr = np.asarray(value)
+        if arr.dtype == object:
+            raise ShapeError(f"{what}: can't store a {type(value).__name__} in an array")
+        try:
+            if arr.ndim == 0 and isinstance(value, (bool, int, float)):
+                tmp = np.empty((), dtype)
+                tmp[()] = value          # NumPy's own rules (OverflowError for out-of-range ints)
+                arr = tmp
+            else:
+                with np.errstate(all="ignore"):
+                    arr = arr.astype(dtype)
+        except (OverflowError, ValueError, TypeError) as e:
+            raise ShapeError(f"{what}: {type(e).__name__}: {e}") from None
+        v = em.constant(arr)
+    # NumPy drops leading length-1 axes of the value, then broadcasts
+    while v.ndim > len(shape) and v.shape[0] == 1:
+        v = em.emit("reshape", v, shape=v.shape[1:])
+    try:
+        np.broadcast_to(np.empty(v.shape, np.bool_), shape)
+    except ValueError:
+        raise ShapeError(f"{what}: could not broadcast input array from shape {v.shape} into shape {tuple(shape)}") from None
+    return em.broadcast(v, shape)
+
+
+def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
+    """The new value of the whole array x after `x[index] = value`."""
+    mask = index[0] if isinstance(index, tuple) and len(index) == 1 else index
+    if isinstance(mask, Traced) and is_bool(mask.dtype) and mask.ndim > 0:
+        return _set_mask(em, x, mask, value, what)
+    items = parse(em, x, index)
+    if any(it.kind == "array" for it in items):
+        if any(isinstance(it.value, Traced) for it in items):
+            raise NotSupportedError(f"{what}: writing through an index array known only at run time is not supported",
+                                    hint="use a boolean mask (x[mask] = v) or np.where")
+        return _set_positions(em, x, items, value, what)
+    v = _values_for(em, value, x.dtype, _result_shape(x, items), what)
+    return _set_region(em, x, items, v)
+
+
+def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:
+    starts, sizes, plain = _region(em, x, items)
+    if not plain:
+        return _set_positions(em, x, items, v, "assignment")
+    if 0 in sizes:
+        return Traced(x.value, x.weak, x.params)
+    upd = em.emit("reshape", v, shape=tuple(sizes)) if v.shape != tuple(sizes) else v
+    if all(not isinstance(s, Traced) for s in starts) and tuple(sizes) == x.shape:
+        return Traced(upd.value, x.weak, x.params)
+    idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
+    return em.emit("dynamic_update_slice", x, upd, *idx, sources=(x,), weak=x.weak)
+
+
+def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
+    """x[idx] = v for any compile-time index: NumPy itself finds which element of v lands where
+    (including repeated indices, where the last write wins)."""
+    if any(it.kind in ("dyn", "dslice") for it in items):
+        raise NotSupportedError(f"{what}: a strided or array index combined with a run-time index is not supported")
+    np_index = []
+    for it in items:
+        if it.kind == "new":
+            np_index.append(None)
+        elif it.kind == "slice":
+            s, e, k, _ = it.value
+            np_index.append(slice(s, e if e >= 0 else None, k))
+        else:
+            np_index.append(it.value)
+    pos = np.full(x.shape, -1, np.int64)
+    shape = np.empty(x.shape, np.bool_)[tuple(np_index)].shape
+    pos[tuple(np_index)] = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    if not isinstance(value, Traced) or value.shape != shape or value.dtype != x.dtype:
+        value = _values_for(em, value, x.dtype, shape, what)
+    flat = em.emit("reshape", value, shape=(int(np.prod(shape)),)) if value.ndim != 1 else value
+    if flat.shape[0] == 0:
+        return Traced(x.value, x.weak, x.params)
+    placed = em.emit("take", flat, em.constant(np.maximum(pos, 0)))
+    return em.emit("select", em.constant(pos >= 0), placed, x, sources=(x,), weak=x.weak)
+
+
+def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
+    k = mask.ndim
+    if mask.shape != x.shape[:k]:
+        raise ShapeError(f"IndexError: boolean index did not match indexed array along axis 0; "
+                       f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
+    rest = x.shape[k:]
+    vshape = value.shape if isinstance(value, Traced) else np.shape(value)
+    if len(vshape) > len(rest) and not all(d == 1 for d in vshape[:len(vshape) - len(rest)]):
+        raise NotSupportedError(f"{what}: the number of values must match the number of True entries, which is "
+                                "known only at run time", hint="assign a scalar, or use np.where(mask, values, x)")
+    v = _values_for(em, value, x.dtype, rest, what)
+    v = em.broadcast(v, x.shape)
+    m = mask if mask.ndim == x.ndim else em.emit(
+        "broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(k)))
+    return em.emit("select", m, v, x, sources=(x,), weak=x.weak)

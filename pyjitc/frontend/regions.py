@@ -1,0 +1,527 @@
+"""regions: control flow on run-time values, for the interpreter in codegen.py.
+A State is a snapshot of the interpreter (its names, and the arrays that in-place updates change).
+Paths through an `if`, or a loop's entry and its body, are merged by unifying each value's type as
+NumPy would see it; the `if` and `while` ops are built with regions that yield the merged values.
+Loop-carried values are found by interpreting the body, not by reading it."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import JitError, NotSupportedError
+from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
+from .numpy_api import Emitter, NeedStatic, Traced, make_view
+
+# Reserved names in the interpreter's environment (never Python identifiers).
+BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"
+FLAGS = (BREAK, CONTINUE, RETURN)
+MISSING = object()
+ZERO = object()      # a placeholder yielded where a value is never read (a return value not yet set)
+
+
+class Exit(Exception):
+    """break / continue / return: the flag is already set in the environment."""
+
+
+class Undefined:
+    """A name assigned on only some paths; using it is an error."""
+
+    def __init__(self, name: str, where: str):
+        self.name, self.where = name, where
+
+    def error(self) -> JitError:
+        return JitError(f"'{self.name}' is assigned on only some paths ({self.where}), so it may be undefined here",
+                        hint="assign it before the if/loop")
+
+
+class MergeError(JitError):
+    """A value that would have different types on two paths."""
+
+
+def loop_marker(node) -> str:
+    return f"$loop{node.lineno}:{node.col_offset}@{id(node)}"
+
+
+def is_marker(param: str) -> bool:
+    return param.startswith("$loop")
+
+
+def roots(values) -> list[Traced]:
+    """The arrays holding state reachable from `values` (views lead to their base)."""
+    found: dict[int, Traced] = {}
+
+    def walk(v):
+        if isinstance(v, Traced):
+            found.setdefault(id(v.root), v.root)
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+    for v in values:
+        walk(v)
+    return list(found.values())
+
+
+class State:
+    def __init__(self, env: dict, em: Emitter):
+        self.env = dict(env)
+        cells = roots(list(env.values()) + [em.err])
+        self.cells = {id(c): (c, c._value) for c in cells}
+
+    def restore(self, env: dict) -> None:
+        env.clear()
+        env.update(self.env)
+        for c, v in self.cells.values():
+            c._value = v
+
+    def changes(self, env: dict, cells) -> list[tuple[Any, Any]]:
+        """(key, value now) for each rebound name and each of `cells` (ids) updated in place.
+        A name still bound to the same array is not a change: the array is (a cell)."""
+        out = []
+        for k in list(self.env) + [k for k in env if k not in self.env]:
+            if env.get(k, MISSING) is not self.env.get(k, MISSING):
+                out.append((("name", k), env.get(k, MISSING)))
+        for cid in cells:
+            if cid not in self.cells:   # no longer reachable: nothing can have changed it
+                continue
+            c, v = self.cells[cid]
+            if c._value is not v:
+                out.append((("cell", cid), Traced(c._value, c.weak, c.params)))
+        return out
+
+
+# ---------------------------------------------------------------- types of values on two paths
+
+class TypeOnly:
+    """A stand-in carrying only a leaf type, for folding unify over many paths."""
+
+    def __init__(self, t):
+        self.shape, self.dtype, self.weak = t
+
+
+def _leaf_type(x):
+    """(shape, dtype, weak) of a value that can live in a region result; None if it can't."""
+    if isinstance(x, TypeOnly):
+        return x.shape, x.dtype, x.weak
+    if isinstance(x, Traced):
+        return x.shape, x.dtype, x.weak
+    if isinstance(x, bool):
+        return (), np.dtype(np.bool_), bool
+    if isinstance(x, int):
+        return ((), np.dtype(np.int64), int) if -2**63 <= x < 2**63 else None
+    if isinstance(x, float):
+        return (), np.dtype(np.float64), float
+    if isinstance(x, (np.generic, np.ndarray)) and x.dtype in SUPPORTED_DTYPES:
+        return x.shape, x.dtype, None
+    return None
+
+
+def _describe(t) -> str:
+    shape, dtype, weak = t
+    return f"Python {weak.__name__}" if weak else f"{short_name(dtype)}[{','.join(map(str, shape))}]"
+
+
+_KIND_ORDER = {bool: 0, int: 1, float: 2}
+
+
+def unify(a, b, name: str):
+    """The one type a value has on both paths, or a MergeError. A Python scalar (weak, NEP 50)
+    meeting an array scalar of a dtype NumPy would keep for it takes that dtype."""
+    ta, tb = _leaf_type(a), _leaf_type(b)
+    if ta is None or tb is None:
+        bad = a if ta is None else b
+        raise MergeError(f"'{name}' holds a {type(bad).__name__}, which can't change at run time",
+                         hint="make the condition or loop bound a compile-time value")
+    if ta[0] != tb[0] or (ta[1] != tb[1] and not (ta[2] or tb[2])):
+        raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
+                         hint="give it the same shape and dtype on every path (e.g. with .astype)")
+    if ta[1] == tb[1]:
+        return ta[0], ta[1], ta[2] if ta[2] == tb[2] else None
+    if ta[2] and tb[2]:
+        return max(ta, tb, key=lambda t: _KIND_ORDER[t[2]])
+    weak, strong = (ta, tb) if ta[2] else (tb, ta)
+    if np.result_type(strong[1], weak[2](0)) != strong[1]:
+        raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other")
+    return strong[0], strong[1], None
+
+
+def _same_static(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _join(params_list):
+    out = frozenset()
+    for p in params_list:
+        if p is None:
+            return None
+        out |= p
+    return out
+
+
+def _params_of(x):
+    return x.params if isinstance(x, Traced) else frozenset()
+
+
+# ---------------------------------------------------------------- merging paths
+
+class Merge:
+    """Plans one value from n paths: returns rebuild(results) and records, per traced leaf, the
+    target type and each path's value (yielded from that path's block)."""
+
+    def __init__(self, em: Emitter, n: int, extra_params=frozenset()):
+        self.em, self.n = em, n
+        self.types: list[tuple] = []
+        self.sides: list[list] = [[] for _ in range(n)]
+        self.extra = extra_params
+
+    def plan(self, values: list, name: str) -> Callable[[list], Any]:
+        first = values[0]
+        if all(v is first for v in values):
+            return lambda res: first
+        undefined = [v is MISSING or isinstance(v, Undefined) for v in values]
+        if any(undefined):
+            defined = [v for v, u in zip(values, undefined) if not u]
+            if name == RETURN_VALUE and defined:   # only read where the return flag is set
+                values = [ZERO if u else v for v, u in zip(values, undefined)]
+                return self.plan(values, name)
+            where = "inside the if or loop"
+            return lambda res: Undefined(name, where)
+        if all(isinstance(v, tuple) for v in values) or all(isinstance(v, list) for v in values):
+            if len({len(v) for v in values}) != 1:
+                raise MergeError(f"'{name}' has a different length on different paths")
+            parts = [self.plan([v[i] for v in values], f"{name}[{i}]") for i in range(len(first))]
+            kind = type(first)
+            return lambda res: kind(p(res) for p in parts)
+        if all(isinstance(v, dict) for v in values):
+            if len({tuple(v) for v in values}) != 1:
+                raise MergeError(f"'{name}' has different keys on different paths")
+            parts = {k: self.plan([v[k] for v in values], f"{name}[{k!r}]") for k in first}
+            return lambda res: {k: p(res) for k, p in parts.items()}
+        if not any(isinstance(v, Traced) for v in values) and all(_same_static(first, v) for v in values[1:]):
+            return lambda res: first
+        known = [v for v in values if v is not ZERO]
+        if any(v is ZERO for v in values) and any(isinstance(v, (tuple, list, dict)) for v in known):
+            raise MergeError("this function returns different kinds of values on different paths")
+        t = _leaf_type(known[0])
+        for v in known[1:]:
+            t = unify(TypeOnly(t), v, name)
+        index = len(self.types)
+        self.types.append(t)
+        for side, v in zip(self.sides, values):
+            side.append(v)
+        params = _join([_params_of(v) for v in known] + [self.extra])
+        view_base = next((v.view.base for v in values if isinstance(v, Traced) and v.view is not None), None)
+
+        def rebuild(res):
+            out = Traced(res[index], t[2], params)
+            # a view merged from paths keeps NumPy's aliasing only opaquely: reads after its base
+            # changes, and writes through it, are errors rather than silent copies
+            return make_view(view_base, out, None, None) if view_base is not None else out
+        return rebuild
+
+    def yields(self, i: int) -> list:
+        """Path i's values in the target types (emitted into path i's block)."""
+        out = []
+        for (shape, dtype, _), v in zip(self.types, self.sides[i]):
+            if v is ZERO:
+                out.append(self.em.full(0, dtype, shape).value)
+                continue
+            x = self.em.asarray(v.value if isinstance(v, Traced) else v, dtype) if not isinstance(v, Traced) \
+                else self.em.cast(Traced(v.value), dtype)
+            out.append(x.value)
+        return out
+
+
+def rebind(env: dict, key, value, cells: dict) -> None:
+    kind, k = key
+    if kind == "name":
+        if value is MISSING:
+            env.pop(k, None)
+        else:
+            env[k] = value
+    else:
+        cells[k]._value = value.value
+
+
+# ---------------------------------------------------------------- if
+
+def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], None]]) -> None:
+    """Interpret each branch from the same state, then emit one `if` whose results are the
+    values that differ between the branches, and continue from the merged state."""
+    b = em.b
+    checkpoint = b.checkpoint()
+    before = State(env, em)
+    outcomes = []
+    try:
+        for run in branches:
+            before.restore(env)
+            block = b.open_block()
+            try:
+                run()
+            except Exit:
+                pass
+            b.close_block([])
+            outcomes.append((block, dict(env), {cid: c._value for cid, (c, _) in before.cells.items()}))
+        before.restore(env)
+        keys = []
+        for _, after_env, after_cells in outcomes:
+            for k in list(after_env):
+                if after_env[k] is not before.env.get(k, MISSING) and ("name", k) not in keys:
+                    keys.append(("name", k))
+            for cid, v in after_cells.items():
+                if v is not before.cells[cid][1] and ("cell", cid) not in keys:
+                    keys.append(("cell", cid))
+        merge = Merge(em, len(branches), _params_of(cond))
+        plans = []
+        for key in keys:
+            if key[0] == "name":
+                values = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
+            else:
+                c = before.cells[key[1]][0]
+                values = [Traced(o[2][key[1]], c.weak, c.params) for o in outcomes]
+            plans.append((key, merge.plan(values, key[1] if key[0] == "name" else "an array updated in place")))
+        for i, (block, _, _) in enumerate(outcomes):
+            b.reopen(block)
+            b.close_block(merge.yields(i))
+    except BaseException:
+        b.rollback(checkpoint)
+        before.restore(env)
+        raise
+    results = ()
+    if merge.types:
+        out = b.emit("if", em.cast(cond, np.bool_).value, regions=tuple(o[0] for o in outcomes))
+        results = out if isinstance(out, tuple) else (out,)
+    cells = {cid: c for cid, (c, _) in before.cells.items()}
+    for key, rebuild in plans:
+        rebind(env, key, rebuild(list(results)), cells)
+
+
+def condition(em: Emitter, test: Traced) -> Traced:
+    """bool(test) as a run-time bool[] (NumPy: only size-1 arrays have a truth value)."""
+    if test.type.size != 1:
+        raise JitError("ValueError: The truth value of an array with more than one element is ambiguous. "
+                       "Use a.any() or a.all()")
+    t = em.emit("reshape", test, shape=()) if test.ndim else test
+    if t.dtype != np.bool_:
+        t = em.emit("compare", t, em.constant(np.zeros((), t.dtype)), direction="NE")
+    return Traced(t.value, None, test.params)
+
+
+def negate(em: Emitter, flags: list) -> Any:
+    """not (f1 or f2 ...) for flags that are Python bools or bool[] values."""
+    traced = [f for f in flags if isinstance(f, Traced)]
+    if any(f is True for f in flags):
+        return False
+    if not traced:
+        return True
+    any_set = traced[0]
+    for f in traced[1:]:
+        any_set = em.emit("or", any_set, f)
+    out = em.emit("not", em.cast(any_set, np.bool_))
+    return Traced(out.value, None, _join([f.params for f in traced]))
+
+
+# ---------------------------------------------------------------- while
+
+MAX_PASSES = 6
+
+
+def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], what: str) -> None:
+    """A run-time loop. env[GO] holds whether to run the (next) iteration; `body` interprets one
+    iteration (catching break/continue/return itself) and sets env[GO] for the next. The loop-carried
+    values are what the body changes: found by interpreting it, then again with those values as
+    region arguments, until their types stop changing (a Python int that becomes an array scalar)."""
+    b = em.b
+    before = State(env, em)
+    carried: dict = {GO_KEY: ("leaf", (), np.dtype(np.bool_), None, frozenset({marker}))}
+    for _ in range(MAX_PASSES):
+        before.restore(env)
+        checkpoint = b.checkpoint()
+        try:
+            entry, types, entry_plans = _entry_values(em, before, carried)
+            block = b.open_block([TensorType(s, d) for s, d, _ in types])
+            cells = {cid: c for cid, (c, _) in before.cells.items()}
+            for key, rebuild in entry_plans:
+                rebind(env, key, rebuild(list(block.params)), cells)
+            start = State(env, em)
+            em.loop_depth += 1
+            try:
+                body()
+            finally:
+                em.loop_depth -= 1
+            retype = False
+            for key, now in start.changes(env, before.cells):
+                old = carried.get(key)
+                name = key[1] if key[0] == "name" else "an array updated in place"
+                try:
+                    base = old if old is not None else _as_template(_entry_value(before, key), name, marker)
+                    leaf = _widen(base, now, name, marker)
+                except MergeError as e:
+                    raise NeedStatic({marker}, reason=e) from None
+                if leaf != old:
+                    carried[key] = leaf
+                    retype = True
+            if retype:
+                b.rollback(checkpoint)
+                continue
+            if env.get(GO) is True:
+                raise JitError(f"this {what} never ends: nothing in it stops it at run time")
+            outs = []
+            for key, t in carried.items():
+                outs.extend(_flatten_as(em, t, _current(env, before, key)))
+            b.close_block(outs)
+        except BaseException:
+            b.rollback(checkpoint)
+            before.restore(env)
+            raise
+        keys = list(carried)
+        go_index = sum(len(_leaves(carried[k])) for k in keys[:keys.index(GO_KEY)])
+        cond = b.open_block([TensorType(s, d) for s, d, _ in types])
+        b.close_block([cond.params[go_index]])
+        before.restore(env)
+        results = b.emit("while", *entry, regions=(cond, block))
+        results = list(results) if isinstance(results, tuple) else [results]
+        cells = {cid: c for cid, (c, _) in before.cells.items()}
+        for key, rebuild in _rebuilders(carried):
+            rebind(env, key, rebuild(results), cells)
+        env.pop(GO, None)
+        return
+    raise JitError(f"internal error: the types carried by this {what} did not settle")
+
+
+GO_KEY = ("name", GO)
+
+
+def _entry_value(before: State, key):
+    kind, k = key
+    if kind == "name":
+        return before.env.get(k, MISSING)
+    c, v = before.cells[k]
+    return Traced(v, c.weak, c.params)
+
+
+def _current(env, before, key):
+    kind, k = key
+    if kind == "name":
+        return env.get(k, MISSING)
+    c = before.cells[k][0]
+    return Traced(c._value, c.weak, c.params)
+
+
+def _as_template(value, name, marker):
+    """The carried form of a value: a tree of ('static', v), ('leaf', shape, dtype, weak, params),
+    ('undefined',) and containers of those."""
+    if value is MISSING or isinstance(value, Undefined):
+        return ("undefined",)
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_as_template(v, f"{name}[{i}]", marker) for i, v in enumerate(value)))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _as_template(v, f"{name}[{k!r}]", marker)) for k, v in value.items()))
+    if isinstance(value, Traced):
+        return ("leaf", value.shape, value.dtype, value.weak, _param_with(value.params, marker))
+    return ("static", value)
+
+
+def _param_with(params, marker):
+    return None if params is None else params | {marker}
+
+
+def _widen(t, now, name, marker):
+    """Template t widened so that `now` fits it."""
+    kind = t[0]
+    if kind == "undefined":
+        return _as_template(now, name, marker)
+    if kind in ("tuple", "list"):
+        if not isinstance(now, (tuple, list)) or type(now).__name__ != kind or len(now) != len(t[1]):
+            raise MergeError(f"'{name}' changes structure inside the loop")
+        return (kind, tuple(_widen(s, v, f"{name}[{i}]", marker) for i, (s, v) in enumerate(zip(t[1], now))))
+    if kind == "dict":
+        if not isinstance(now, dict) or tuple(now) != tuple(k for k, _ in t[1]):
+            raise MergeError(f"'{name}' changes keys inside the loop")
+        return ("dict", tuple((k, _widen(s, now[k], f"{name}[{k!r}]", marker)) for k, s in t[1]))
+    if now is MISSING or isinstance(now, Undefined):
+        return t
+    if kind == "static":
+        if not isinstance(now, Traced) and _same_static(t[1], now):
+            return t
+        shape, dtype, weak = unify(t[1], now, name)
+        return ("leaf", shape, dtype, weak, _param_with(_join([_params_of(t[1]), _params_of(now)]), marker))
+    _, shape, dtype, weak, params = t
+    s2, d2, w2 = unify(TypeOnly((shape, dtype, weak)), now, name)
+    p2 = _param_with(_join([params, _params_of(now)]), marker)
+    return ("leaf", s2, d2, w2, p2)
+
+
+def _leaves(t) -> list:
+    kind = t[0]
+    if kind == "leaf":
+        return [t]
+    if kind in ("tuple", "list"):
+        return [x for s in t[1] for x in _leaves(s)]
+    if kind == "dict":
+        return [x for _, s in t[1] for x in _leaves(s)]
+    return []
+
+
+def _build(t, values: list):
+    """Rebuild a value from its template, taking traced leaves from `values` (consumed in order)."""
+    kind = t[0]
+    if kind == "leaf":
+        return Traced(values.pop(0), t[3], t[4])
+    if kind == "static":
+        return t[1]
+    if kind == "undefined":
+        return MISSING
+    if kind in ("tuple", "list"):
+        items = [_build(s, values) for s in t[1]]
+        return tuple(items) if kind == "tuple" else items
+    return {k: _build(s, values) for k, s in t[1]}
+
+
+def _rebuilders(carried):
+    offset = 0
+    out = []
+    for key, t in carried.items():
+        n = len(_leaves(t))
+        out.append((key, lambda res, t=t, o=offset, n=n: _build(t, list(res[o:o + n]))))
+        offset += n
+    return out
+
+
+def _flatten_as(em, t, value) -> list:
+    """The IR values of `value` in template t's leaf types (zeros where it is undefined)."""
+    kind = t[0]
+    if kind == "leaf":
+        _, shape, dtype, _, _ = t
+        if value is MISSING or isinstance(value, Undefined):
+            return [em.full(0, dtype, shape).value]
+        if isinstance(value, Traced):
+            return [em.cast(Traced(value.value), dtype).value]
+        return [em.broadcast(em.asarray(value, dtype), shape).value]
+    if kind in ("tuple", "list"):
+        vals = value if isinstance(value, (tuple, list)) else [MISSING] * len(t[1])
+        return [x for s, v in zip(t[1], vals) for x in _flatten_as(em, s, v)]
+    if kind == "dict":
+        return [x for k, s in t[1] for x in _flatten_as(em, s, value[k] if isinstance(value, dict) else MISSING)]
+    return []
+
+
+def _entry_values(em, before: State, carried: dict):
+    """Entry values of the carried state (converted outside the loop), their leaf types, and how
+    to bind the region arguments back to names and arrays."""
+    entry, types = [], []
+    for key, t in carried.items():
+        entry.extend(_flatten_as(em, t, _entry_value(before, key)))
+        types.extend((s, d, w) for _, s, d, w, _ in _leaves(t))
+    return entry, types, _rebuilders(carried)
