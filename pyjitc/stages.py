@@ -12,7 +12,7 @@ from .backend import iree as backend
 from .errors import ArgumentError, JitError, RunError
 from .frontend.codegen import Program, unflatten
 from .lowering.stablehlo import lower_function
-from .template import ScalarSpec, StaticSpec, Template
+from .template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, leaves, path_name
 
 STAGES = ("typed", "stablehlo")
 
@@ -29,8 +29,9 @@ class Signature:
     error_index: int | None = None               # the result holding the error code
 
     @property
-    def dynamic(self) -> list[tuple[str, Any]]:
-        return [(n, s) for n, s in self.params if not isinstance(s, StaticSpec)]
+    def dynamic(self) -> list[tuple[tuple, Any]]:
+        """(path, spec) of each run-time input, in the compiled function's parameter order."""
+        return [leaf for n, s in self.params for leaf in leaves((n,), s)]
 
     def describe(self) -> str:
         args = ", ".join(f"{n}: {s}" for n, s in self.params)
@@ -103,17 +104,17 @@ class Compiled:
 
     def call_dynamic(self, values: dict[str, Any]):
         """Call with already-checked arguments (a name -> value mapping)."""
-        arrays = [host_input(values[n], s) for n, s in self._dynamic]
-        for name, _ in self.signature.writebacks:
-            if not values[name].flags.writeable:
-                raise ArgumentError(f"argument {name!r} is updated in place but the array is read-only")
+        arrays = [host_input(at_path(values, p), s) for p, s in self._dynamic]
+        for path, _ in self.signature.writebacks:
+            if not at_path(values, path).flags.writeable:
+                raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
         results = self._exe.invoke(self.signature.name, arrays, self._result_types)
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
                 raise RunError(self.signature.checks[code - 1])
-        for name, index in self.signature.writebacks:
-            np.copyto(values[name], results[index])
+        for path, index in self.signature.writebacks:
+            np.copyto(at_path(values, path), results[index])
         return unflatten(self.signature.out_tree, results)
 
 
@@ -133,7 +134,13 @@ def host_input(value, spec) -> np.ndarray:
 
 
 def check_argument(name: str, value, spec) -> None:
-    if isinstance(spec, Template):
+    if isinstance(spec, TreeSpec):
+        keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value))) if isinstance(value, (tuple, list)) else None
+        if not isinstance(value, spec.kind) or keys != spec.keys:
+            raise ArgumentError(f"argument {name!r}: expected {spec}, got a {type(value).__name__} of another structure")
+        for k, c in zip(spec.keys, spec.children):
+            check_argument(f"{name}[{k!r}]", value[k], c)
+    elif isinstance(spec, Template):
         arr = value if isinstance(value, (np.ndarray, np.generic)) else None
         if arr is None or arr.shape != spec.shape or arr.dtype.newbyteorder("=") != spec.dtype:
             got = f"{arr.dtype}{list(arr.shape)}" if arr is not None else type(value).__name__

@@ -74,10 +74,64 @@ class StaticSpec:
         return f"static {self.value!r}"
 
 
+@dataclass(frozen=True)
+class TreeSpec:
+    """A tuple, list or dict argument holding arrays: its structure and each item's spec."""
+    kind: type
+    keys: tuple
+    children: tuple
+
+    def __str__(self) -> str:
+        items = ", ".join(f"{k!r}: {c}" if self.kind is dict else str(c) for k, c in zip(self.keys, self.children))
+        return {tuple: f"({items}{',' if len(self.keys) == 1 else ''})", list: f"[{items}]", dict: f"{{{items}}}"}[self.kind]
+
+    def build(self, items):
+        return dict(zip(self.keys, items)) if self.kind is dict else self.kind(items)
+
+
+def leaves(path: tuple, spec) -> list[tuple[tuple, Any]]:
+    """(path, spec) of each run-time leaf: path is (argument name, key, key, ...)."""
+    if isinstance(spec, TreeSpec):
+        return [leaf for k, c in zip(spec.keys, spec.children) for leaf in leaves(path + (k,), c)]
+    return [] if isinstance(spec, StaticSpec) else [(path, spec)]
+
+
+def at_path(values: dict, path: tuple):
+    value = values[path[0]]
+    for k in path[1:]:
+        value = value[k]
+    return value
+
+
+def path_name(path: tuple) -> str:
+    return path[0] + "".join(f"[{k!r}]" for k in path[1:])
+
+
+def _has_array(value) -> bool:
+    if isinstance(value, (np.ndarray, np.generic, Template)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_array(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_array(v) for v in value.values())
+    return False
+
+
 def spec_of(name: str, value, static: bool):
     """The spec of one call-time argument. Raises ArgumentError naming the argument."""
     if isinstance(value, Template):
         return value
+    if not static and (isinstance(value, (list, dict)) or isinstance(value, tuple) and _has_array(value)):
+        # containers: arrays inside are run-time inputs; other items are static (part of the key)
+        if isinstance(value, dict):
+            if not all(isinstance(k, (str, int)) for k in value):
+                raise ArgumentError(f"argument {name!r}: dict keys must be strings or integers")
+            keys = tuple(value)
+        else:
+            keys = tuple(range(len(value)))
+        kind = dict if isinstance(value, dict) else tuple if isinstance(value, tuple) else list
+        return TreeSpec(kind, keys, tuple(spec_of(f"{name}[{k!r}]", value[k], not _has_array(value[k]))
+                                          for k in keys))
     if static:
         try:
             hash(value)

@@ -10,6 +10,14 @@ RTOL_ACCUM = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-5, np.dtype(n
 def assert_same(got, want, accumulate=False, path="result", scale=None, atol=None):
     """`scale`: the magnitude summed over (e.g. sum |x|), bounding a reduction's rounding error;
     `atol`: an explicit absolute tolerance (array or scalar) where the error is input-bound."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), f"{path}: keys {list(got)} != {list(want)}"
+        for k in want:
+            assert_same(got[k], want[k], accumulate, f"{path}[{k!r}]", scale, atol)
+        return
+    if want is None:
+        assert got is None, f"{path}: got {got!r}, NumPy gives None"
+        return
     if isinstance(want, (tuple, list)):
         assert type(got) is type(want), f"{path}: {type(got).__name__} != {type(want).__name__}"
         assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
@@ -44,3 +52,18 @@ def numpy_result(fn, *args, **kwargs):
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     with np.errstate(all="ignore"):
         return fn(*args, **kwargs)
+
+
+def assert_same_call(jitted, fn, *args, accumulate=False, **kwargs):
+    """Call NumPy and pyjitc on separate copies of the arguments; compare the results and what
+    each left in the argument arrays (in-place updates)."""
+    import copy
+    np_args, jit_args = copy.deepcopy(args), copy.deepcopy(args)
+    with np.errstate(all="ignore"):
+        want = fn(*np_args, **kwargs)
+    got = jitted(*jit_args, **kwargs)
+    assert_same(got, want, accumulate)
+    for i, (g, w) in enumerate(zip(jit_args, np_args)):
+        if isinstance(w, (np.ndarray, tuple, list, dict)):
+            assert_same(g, w, accumulate, path=f"argument {i} after the call")
+    return got

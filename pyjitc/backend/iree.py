@@ -16,9 +16,12 @@ from ..errors import CompileError
 # Flags chosen on purpose:
 #  - f64/i64 stay 64-bit: IREE would otherwise be free to demote them, and NumPy doesn't.
 #  - llvm-cpu tuned for the host CPU by default (a cross-compile names its CPU instead).
+#  - no indirect command buffers: with them, IREE 3.13 fails at run time ("indirect buffer
+#    reference slot 0 is out range") on loops that slice at a computed run-time index.
 SEMANTIC_FLAGS = (
     "--iree-input-demote-f64-to-f32=false",
     "--iree-input-demote-i64-to-i32=false",
+    "--iree-hal-indirect-command-buffers=false",
 )
 
 TARGET_DRIVERS = {  # compile target backend -> runtime driver that runs it

@@ -4,6 +4,7 @@ Raises JitError with the location of the innermost AST node involved."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import os
 import types
@@ -15,7 +16,7 @@ import numpy as np
 from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError)
 from ..ir.graph import Builder, Function
 from ..ir.ops import OpTypeError
-from ..template import ScalarSpec, StaticSpec, Template
+from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, leaves, path_name
 from . import indexing, numpy_api, policy
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
 from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
@@ -39,7 +40,7 @@ class Program:
     """The typed IR of one specialisation, plus how to rebuild the Python result from it."""
     function: Function
     out_tree: Any           # nested ('tuple'|'list'|'dict'|'out'|'const', ...) description
-    writebacks: list[tuple[str, int]] = field(default_factory=list)  # (param name, result index)
+    writebacks: list[tuple[tuple, int]] = field(default_factory=list)  # (argument path, result index)
     checks: list[str] = field(default_factory=list)   # run-time error messages (code k -> checks[k-1])
     error_index: int | None = None                     # which result holds the error code
 
@@ -56,12 +57,22 @@ def source_of(fn) -> SourceFunction:
     return src
 
 
+@dataclass(eq=False)
+class LocalFunction:
+    """A function defined inside the compiled one (def or lambda): inlined where it is called,
+    reading the enclosing function's variables as they are at the call, like a Python closure."""
+    node: ast.FunctionDef | ast.Lambda
+    parent: "FunctionCompiler"
+    defaults: list
+
+
 class FunctionCompiler(ast.NodeVisitor):
-    def __init__(self, src: SourceFunction, em: Emitter, env: dict[str, Any], stack=()):
+    def __init__(self, src: SourceFunction, em: Emitter, env: dict[str, Any], stack=(), parent=None):
         self.src = src
         self.em = em
         self.env = env
-        self.stack = stack + (src.fn,)
+        self.parent = parent
+        self.stack = stack + ((src.fn if parent is None else src.node),)
 
     # ------------------------------------------------------------ driver
     def run(self):
@@ -231,7 +242,8 @@ class FunctionCompiler(ast.NodeVisitor):
             old = self.visit(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
             value = self.visit(node.value)
             new = apply_operator(self.em, op, old, value)
-            if isinstance(old, Traced) and not old.weak:
+            if isinstance(old, Traced) and not old.weak and (old.ndim or old.view is not None or
+                                                             id(old) in self.em.arguments):
                 self.update_in_place(old, new, shown)
             elif isinstance(old, np.ndarray) and isinstance(new, Traced):
                 # a compile-time array updated with run-time values: same cast rules, new binding
@@ -490,11 +502,55 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Constant(self, node):
         return node.value
 
+    def visit_FunctionDef(self, node):
+        if node.decorator_list:
+            raise UnsupportedSyntaxError("decorators on nested functions are not supported inside @jit")
+        self.env[node.name] = self.local_function(node)
+
+    def visit_Lambda(self, node):
+        return self.local_function(node)
+
+    def local_function(self, node):
+        a = node.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise NotSupportedError("nested functions with *args, **kwargs or keyword-only parameters are not "
+                                    "supported", hint="use plain parameters")
+        return LocalFunction(node, self, [self.visit(d) for d in a.defaults])
+
+    def call_local(self, fn: LocalFunction, shown, args, kwargs):
+        if fn.node in self.stack:
+            raise NotSupportedError(f"{shown} calls itself (recursion), which can't be compiled",
+                                    hint="write the recursion as a loop")
+        names = [p.arg for p in fn.node.args.args]
+        if len(args) > len(names):
+            raise JitError(f"{shown}() takes {len(names)} arguments but {len(args)} were given")
+        env = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in env:
+                raise JitError(f"{shown}() got an unexpected or repeated argument {k!r}")
+            env[k] = v
+        for name, d in zip(names[len(names) - len(fn.defaults):], fn.defaults):
+            env.setdefault(name, d)
+        missing = [n for n in names if n not in env]
+        if missing:
+            raise JitError(f"{shown}() is missing arguments: {', '.join(missing)}")
+        src = dataclasses.replace(fn.parent.src, node=fn.node)
+        return FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent).run()
+
+    def lookup(self, name):
+        c = self
+        while c is not None:
+            if name in c.env:
+                value = c.env[name]
+                if isinstance(value, Undefined):
+                    raise value.error()
+                return value
+            c = c.parent
+        return MISSING
+
     def visit_Name(self, node):
-        if node.id in self.env:
-            value = self.env[node.id]
-            if isinstance(value, Undefined):
-                raise value.error()
+        value = self.lookup(node.id)
+        if value is not MISSING:
             return value
         value = policy.lookup_global(self.src.fn, node.id)
         if value is policy.UNRESOLVED:
@@ -542,6 +598,8 @@ class FunctionCompiler(ast.NodeVisitor):
             else:
                 kwargs[k.arg] = self.visit(k.value)
         shown = ast.unparse(node.func)
+        if isinstance(func, LocalFunction):
+            return self.call_local(func, shown, args, kwargs)
         if isinstance(func, BoundMethod):
             return self.call_impl(func.impl, shown, (func.target, *args), kwargs)
         kind, target = policy.classify_call(func, shown)
@@ -724,18 +782,17 @@ def _trace(src, specs, force_unroll) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
-    dynamic = [(n, s) for n, s in specs.items() if not isinstance(s, StaticSpec)]
+    dynamic = [leaf for name, spec in specs.items() for leaf in leaves((name,), spec)]
     block = builder.open_block([s.tensor_type for _, s in dynamic])
-    env: dict[str, Any] = {}
-    params: dict[str, Traced] = {}
-    for (name, spec), value in zip(dynamic, block.params):
+    values = {}
+    params: dict[tuple, Traced] = {}
+    for (path, spec), value in zip(dynamic, block.params):
         if isinstance(spec, ScalarSpec):
-            env[name] = Traced(value, spec.pytype, frozenset([name]))
+            values[path] = Traced(value, spec.pytype, frozenset([path_name(path)]) if len(path) == 1 else None)
         else:
-            env[name] = params[name] = Traced(value, None, None)
-    for name, spec in specs.items():
-        if isinstance(spec, StaticSpec):
-            env[name] = spec.value
+            values[path] = params[path] = Traced(value, None, None)
+            em.arguments.add(id(values[path]))
+    env: dict[str, Any] = {name: _argument(values, (name,), spec) for name, spec in specs.items()}
     em.err = em.constant(np.int32(0))
     originals = {name: t.value for name, t in params.items()}
     result = FunctionCompiler(src, em, env).run()
@@ -743,9 +800,9 @@ def _trace(src, specs, force_unroll) -> Program:
     outputs = []
     out_tree = _flatten(em, result, outputs)
     writebacks = []
-    for name, t in params.items():
-        if t.value is not originals[name]:  # updated in place: NumPy would have written the caller's array
-            writebacks.append((name, len(outputs)))
+    for path, t in params.items():
+        if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
+            writebacks.append((path, len(outputs)))
             outputs.append(t.value)
     error_index = None
     if em.checks:
@@ -753,8 +810,16 @@ def _trace(src, specs, force_unroll) -> Program:
         outputs.append(em.err.value)
     builder.close_block(outputs)
     fn_name = src.name if src.name.isidentifier() else "lambda"
-    function = Function(fn_name, block, [n for n, _ in dynamic])
+    function = Function(fn_name, block, [path_name(p) for p, _ in dynamic])
     return Program(function, out_tree, writebacks, list(em.checks), error_index)
+
+
+def _argument(values, path, spec):
+    if isinstance(spec, StaticSpec):
+        return spec.value
+    if isinstance(spec, TreeSpec):
+        return spec.build([_argument(values, path + (k,), c) for k, c in zip(spec.keys, spec.children)])
+    return values[path]
 
 
 def _flatten(em, value, outputs):

@@ -121,12 +121,17 @@ def getitem(em: Emitter, x: Traced, index) -> Traced:
     if any(it.kind == "array" for it in items):
         return _advanced(em, x, items)
     y = _basic(em, x, items)
-    if not any(it.kind in ("int", "slice", "dyn", "dslice", "new") for it in items):
-        return y
+    if y.ndim == 0 and all(it.kind in ("int", "dyn") for it in items) and not _has_ellipsis(index):
+        return y   # x[i, j] is a NumPy scalar (a copy), not a view
     return make_view(x, y,
                      lambda base: _basic(em, Traced(base, x.weak, x.params), items).value,
                      lambda base, new: _set_region(em, Traced(base, x.weak, x.params), items,
                                                    Traced(new)).value)
+
+
+def _has_ellipsis(index) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return any(it is Ellipsis for it in items)
 
 
 def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
@@ -197,7 +202,7 @@ def _basic(em, x: Traced, items: list[Item]) -> Traced:
     starts, sizes, _ = _region(em, y, items)
     if any(isinstance(s, Traced) for s in starts):
         idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
-        y = em.emit("dynamic_slice", y, *idx, sizes=tuple(sizes), sources=(y,), weak=x.weak)
+        y = em.emit("dynamic_slice", y, *idx, sizes=tuple(sizes), weak=x.weak)
     elif list(starts) != [0] * y.ndim or tuple(sizes) != y.shape:
         y = em.emit("slice", y, start=tuple(starts), limit=tuple(s + z for s, z in zip(starts, sizes)),
                     strides=(1,) * y.ndim, weak=x.weak)
@@ -343,7 +348,7 @@ def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:
     if all(not isinstance(s, Traced) for s in starts) and tuple(sizes) == x.shape:
         return Traced(upd.value, x.weak, x.params)
     idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
-    return em.emit("dynamic_update_slice", x, upd, *idx, sources=(x,), weak=x.weak)
+    return em.emit("dynamic_update_slice", x, upd, *idx, weak=x.weak)
 
 
 def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:

@@ -135,6 +135,7 @@ class Emitter:
         self.err: Traced | None = None  # int32[] error code, threaded through control flow like a variable
         self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
+        self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
 
     def check(self, bad: "Traced", message: str) -> None:
@@ -1084,9 +1085,8 @@ def _range(em, *args):
     if is_static(*args):
         return fold(range, *args)
     for a in args:
-        if a.weak is not int and not is_int(a.dtype) or a.ndim:
-            if a.weak is not int and not (is_int(a.dtype) and a.ndim == 0):
-                raise JitError(f"TypeError: range() takes integers, not a {a.dtype} array")
+        if isinstance(a, Traced) and (a.ndim or a.weak is float or not (a.weak is int or is_int(a.dtype))):
+            raise JitError(f"TypeError: range() takes integers, not a {a.dtype}[{','.join(map(str, a.shape))}] value")
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
     step = em.static(step, "range(): the step")
     if step == 0:

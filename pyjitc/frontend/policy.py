@@ -55,7 +55,6 @@ FORBIDDEN_METHODS = {
     "setflags": "array flags have no meaning in compiled code",
 }
 
-_NESTED = ("nested functions and lambdas are not supported yet", "define the helper at module level and call it")
 SYNTAX_REASONS = {
     ast.Try: ("try/except can't be compiled: compiled code has no Python exceptions to catch",
               "check the inputs before calling the @jit function"),
@@ -77,8 +76,6 @@ SYNTAX_REASONS = {
     ast.Raise: ("`raise` can't be compiled: compiled code can't raise Python exceptions",
                 "validate the inputs before calling the @jit function"),
     ast.Delete: ("`del` is not supported inside @jit", "just stop using the name"),
-    ast.FunctionDef: _NESTED,
-    ast.Lambda: _NESTED,
     ast.NamedExpr: ("assignment expressions (:=) are not supported", "assign on a line of its own"),
     ast.JoinedStr: ("f-strings have no meaning in compiled code", "format values outside the @jit function"),
     ast.Set: ("sets are not supported inside @jit", "use a tuple or a list"),
@@ -96,7 +93,7 @@ ALLOWED_SYNTAX = {
     ast.Break, ast.Continue, ast.Pass, ast.Expr, ast.Assert,
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Attribute, ast.Name,
     ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Subscript, ast.Slice, ast.IfExp,
-    ast.ListComp, ast.comprehension, ast.Starred, ast.Load, ast.Store,
+    ast.ListComp, ast.comprehension, ast.Starred, ast.Load, ast.Store, ast.FunctionDef, ast.Lambda,
 }
 
 
@@ -210,10 +207,15 @@ def classify_call(obj, shown: str):
 # ---------------------------------------------------------------- the decoration-time check
 
 def local_names(fn_node) -> set[str]:
-    names = {a.arg for a in ast.walk(fn_node.args) if isinstance(a, ast.arg)}
+    """Names bound anywhere inside the function, nested functions included (never globals)."""
+    names = set()
     for node in ast.walk(fn_node):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.FunctionDef) and node is not fn_node:
+            names.add(node.name)
     return names
 
 
@@ -243,6 +245,12 @@ class PolicyChecker(ast.NodeVisitor):
             message, hint = SYNTAX_REASONS.get(type(node), (f"{type(node).__name__} is not supported inside @jit", None))
             raise UnsupportedSyntaxError(message, hint=hint)
         super().generic_visit(node)
+
+    def visit_FunctionDef(self, node):
+        if node.decorator_list:
+            raise UnsupportedSyntaxError("decorators on nested functions are not supported inside @jit",
+                                         hint="define the decorated function at module level")
+        self.generic_visit(node)
 
     def resolve(self, node):
         """The object an expression names at module level, or UNRESOLVED (locals, unknowns)."""

@@ -189,6 +189,10 @@ class Merge:
         first = values[0]
         if all(v is first for v in values):
             return lambda res: first
+        if all(isinstance(v, Traced) and v.view is None and v.weak == first.weak for v in values) and \
+                all(v.value is first.value for v in values):
+            merged = Traced(first.value, first.weak, _join([v.params for v in values]))
+            return lambda res: merged
         undefined = [v is MISSING or isinstance(v, Undefined) for v in values]
         if any(undefined):
             defined = [v for v, u in zip(values, undefined) if not u]
@@ -229,6 +233,13 @@ class Merge:
             # changes, and writes through it, are errors rather than silent copies
             return make_view(view_base, out, None, None) if view_base is not None else out
         return rebuild
+
+    def hoist_constants(self) -> None:
+        """Make compile-time side values constants outside the branches (cheaper regions)."""
+        for side in self.sides:
+            for j, ((shape, dtype, _), v) in enumerate(zip(self.types, side)):
+                if v is not ZERO and not isinstance(v, Traced):
+                    side[j] = self.em.broadcast(self.em.asarray(v, dtype), shape)
 
     def yields(self, i: int) -> list:
         """Path i's values in the target types (emitted into path i's block)."""
@@ -291,6 +302,7 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
                 c = before.cells[key[1]][0]
                 values = [Traced(o[2][key[1]], c.weak, c.params) for o in outcomes]
             plans.append((key, merge.plan(values, key[1] if key[0] == "name" else "an array updated in place")))
+        merge.hoist_constants()
         for i, (block, _, _) in enumerate(outcomes):
             b.reopen(block)
             b.close_block(merge.yields(i))
@@ -299,7 +311,13 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         before.restore(env)
         raise
     results = ()
-    if merge.types:
+    if merge.types and all(not o[0].ops for o in outcomes) and len(outcomes) == 2:
+        # nothing computed in either branch: choose between the values
+        then, orelse = (o[0].results for o in outcomes)
+        pred = em.cast(cond, np.bool_)
+        results = tuple(em.emit("select", pred if not t.type.shape else em.broadcast(pred, t.type.shape),
+                                Traced(t), Traced(f)).value for t, f in zip(then, orelse))
+    elif merge.types:
         out = b.emit("if", em.cast(cond, np.bool_).value, regions=tuple(o[0] for o in outcomes))
         results = out if isinstance(out, tuple) else (out,)
     cells = {cid: c for cid, (c, _) in before.cells.items()}
@@ -344,7 +362,10 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     region arguments, until their types stop changing (a Python int that becomes an array scalar)."""
     b = em.b
     before = State(env, em)
-    carried: dict = {GO_KEY: ("leaf", (), np.dtype(np.bool_), None, frozenset({marker}))}
+    carried: dict = {GO_KEY: ("leaf", (), np.dtype(np.bool_), None, frozenset({marker})),
+                     ("name", TRIP + marker): ("leaf", (), np.dtype(np.int64), None, None)}
+    trip = TRIP + marker
+    env[trip] = 0
     for _ in range(MAX_PASSES):
         before.restore(env)
         checkpoint = b.checkpoint()
@@ -360,6 +381,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 body()
             finally:
                 em.loop_depth -= 1
+            env[trip] = em.emit("add", env[trip], em.constant(np.int64(1)))
             retype = False
             for key, now in start.changes(env, before.cells):
                 old = carried.get(key)
@@ -380,6 +402,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             outs = []
             for key, t in carried.items():
                 outs.extend(_flatten_as(em, t, _current(env, before, key)))
+            _use_every_argument(em, block, outs, env[trip])
             b.close_block(outs)
         except BaseException:
             b.rollback(checkpoint)
@@ -396,11 +419,36 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         for key, rebuild in _rebuilders(carried):
             rebind(env, key, rebuild(results), cells)
         env.pop(GO, None)
+        env.pop(trip, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")
 
 
 GO_KEY = ("name", GO)
+TRIP = "trip?"
+
+
+def _use_every_argument(em, block, outs, trip):
+    """IREE 3.13 miscompiles a while loop whose body ignores a carried tensor that is used after
+    the loop ('region branch point has N operands, but region successor needs M inputs'). Such a
+    value is replaced wholesale each iteration; yield select(trip < 0, old, new) (trip >= 0
+    always) so that the body reads it."""
+    used = set()
+
+    def walk(b):
+        for op in b.ops:
+            used.update(v.id for v in op.operands)
+            for r in op.regions:
+                walk(r)
+    walk(block)
+    never = None
+    for i, p in enumerate(block.params):
+        if p.id not in used and outs[i] is not p:
+            if never is None:
+                never = em.emit("compare", trip, em.constant(np.int64(0)), direction="LT")
+            old = Traced(p)
+            pred = never if not p.type.shape else em.broadcast(never, p.type.shape)
+            outs[i] = em.emit("select", pred, old, Traced(outs[i])).value
 
 
 def _entry_value(before: State, key):

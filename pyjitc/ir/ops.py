@@ -358,10 +358,21 @@ def _while_type(ts, regions, **_):
 
 
 def _lower_while(ctx, operands, **_):
-    op = ctx.op("stablehlo.while", operands, ctx.out_types, regions=2)
+    # Booleans are carried as ui8: IREE 3.13 mis-schedules loops that carry i1 tensors (run-time
+    # "indirect buffer reference ... out of range" errors and wrong buffer copies).
+    carried = [t.with_dtype(np.uint8) if is_bool(t.dtype) else t for t in ctx.out]
+    bools = [is_bool(t.dtype) for t in ctx.out]
+    to_u8 = lambda v, t: ctx.hlo("stablehlo.convert", v, type=ctx.mlir_type(t))
+    to_bool = lambda v, t: ctx.hlo("stablehlo.compare", v, ctx.splat(0, t), type=ctx.mlir_type(t.with_dtype(np.bool_)),
+                                   comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
+    inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
+    op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in carried], regions=2)
     for mlir_region, block in zip(op.regions, ctx.regions):
-        ctx.lower_region(mlir_region, block)
-    return list(op.results)
+        ctx.lower_region(mlir_region, block, arg_types=carried,
+                         enter=lambda args: [to_bool(a, t) if b else a for a, t, b in zip(args, carried, bools)],
+                         leave=None if block is ctx.regions[0] else
+                         lambda vals: [to_u8(v, t) if b else v for v, t, b in zip(vals, carried, bools)])
+    return [to_bool(r, t) if b else r for r, t, b in zip(op.results, carried, bools)]
 
 
 register_op("while", _while_type, _lower_while)

@@ -56,14 +56,22 @@ class LowerCtx:
         with ir.InsertionPoint(block):
             yield list(block.arguments)
 
-    def lower_region(self, mlir_region, block: Block) -> None:
-        """Lower an IR block into an MLIR region that ends in stablehlo.return of its results."""
-        entry = mlir_region.blocks.append(*[mlir_type(p.type) for p in block.params])
-        for p, a in zip(block.params, entry.arguments):
-            self.env[p.id] = a
+    def lower_region(self, mlir_region, block: Block, arg_types=None, enter=None, leave=None) -> None:
+        """Lower an IR block into an MLIR region that ends in stablehlo.return of its results.
+        `arg_types`/`enter`/`leave` let a rule change how arguments and results are represented."""
+        types = arg_types or [p.type for p in block.params]
+        entry = mlir_region.blocks.append(*[mlir_type(t) for t in types])
         with ir.InsertionPoint(entry):
+            args = list(entry.arguments)
+            if enter is not None:
+                args = enter(args)
+            for p, a in zip(block.params, args):
+                self.env[p.id] = a
             lower_block(block, self.env)
-            self.op("stablehlo.return", [self.env[v.id] for v in block.results], [])
+            results = [self.env[v.id] for v in block.results]
+            if leave is not None:
+                results = leave(results)
+            self.op("stablehlo.return", results, [])
 
     # attributes and constants
     @staticmethod

@@ -1,0 +1,353 @@
+"""Control flow on run-time values (stablehlo.if / stablehlo.while), loops with break/continue,
+early returns, helpers, containers and run-time scalar arguments, each against NumPy."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import pyjitc
+from tests.reference import assert_same, assert_same_call
+
+rng = np.random.default_rng(1)
+
+
+# ---------------------------------------------------------------- if on array values
+
+def sign_flip(x):
+    if x.sum() > 0:
+        y = x * 2
+    elif x.sum() > -1:
+        y = x + 100
+    else:
+        y = -x
+    return y
+
+
+jit_sign_flip = pyjitc.jit(sign_flip)
+
+
+@pytest.mark.parametrize("x", [np.arange(4.0), np.array([-0.25, 0, 0, 0]), -np.arange(1.0, 5.0)])
+def test_if_elif_else_on_array_values_takes_numpys_branch(x):
+    assert_same_call(jit_sign_flip, sign_flip, x)
+    assert jit_sign_flip.cache_info().currsize == 1
+
+
+def test_if_on_array_value_lowers_to_stablehlo_if_and_static_if_to_one_branch():
+    assert "stablehlo.if" in jit_sign_flip.lower(np.zeros(4)).as_text()
+
+    def by_rank(x):
+        if x.ndim == 2:
+            return x.sum(axis=1)
+        return x * 3
+    text = pyjitc.jit(by_rank).lower(np.zeros((2, 3))).as_text()
+    assert "stablehlo.if" not in text and "stablehlo.reduce" in text and "multiply" not in text
+
+
+def early_return(x):
+    if x[0] > 0:
+        return x * 2
+    x = x - 1
+    return x
+
+
+jit_early_return = pyjitc.jit(early_return)
+
+
+@pytest.mark.parametrize("first", [1.0, -1.0])
+def test_early_return_inside_a_run_time_if(first):
+    x = np.array([first, 2.0, 3.0])
+    assert_same_call(jit_early_return, early_return, x)
+
+
+def conditional_expressions(x, t):
+    a = x * 2 if x.max() > t else x
+    b = x.min() > 0 and x.max() < 10
+    c = 0 <= x[0] < 5
+    return a, b, c, not b
+
+
+@pytest.mark.parametrize("t", [0.5, 5.0])
+def test_conditional_expression_and_or_chained_comparison_on_array_values(t):
+    f = pyjitc.jit(conditional_expressions)
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([-1.0, 20.0, 3.0])):
+        assert_same_call(f, conditional_expressions, x, t)
+
+
+def branch_changes_shape(x):
+    if x.sum() > 0:
+        y = x[:2]
+    else:
+        y = x
+    return y
+
+
+def test_variable_with_different_shapes_on_two_paths_is_a_located_error():
+    with pytest.raises(pyjitc.JitError, match=r"'y' changes type: f64\[2\] on one path, f64\[4\] on the other") as e:
+        pyjitc.jit(branch_changes_shape)(np.ones(4))
+    assert "test_control_flow.py:" in str(e.value) and "if x.sum() > 0:" in str(e.value)
+
+
+def only_one_path(x):
+    if x.sum() > 0:
+        y = x + 1
+    return y
+
+
+def test_variable_assigned_on_one_path_only_is_a_located_error_at_its_use():
+    with pytest.raises(pyjitc.JitError, match="'y' is assigned on only some paths") as e:
+        pyjitc.jit(only_one_path)(np.ones(4))
+    assert "return y" in str(e.value)
+
+
+# ---------------------------------------------------------------- loops
+
+def stencil(u, v, steps, c):
+    """Explicit heat equation, updating both argument arrays in place."""
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+        v[:] = u
+        v *= 2
+    return u.sum()
+
+
+jit_stencil = pyjitc.jit(stencil)
+
+
+def test_stencil_updates_argument_arrays_in_place_over_100_steps_without_recompiling():
+    x = np.linspace(0.0, 1.0, 32) ** 2
+    assert_same_call(jit_stencil, stencil, x, np.zeros(32), 100, 0.2, accumulate=True)
+    assert_same_call(jit_stencil, stencil, x, np.zeros(32), 37, 0.1, accumulate=True)
+    info = jit_stencil.cache_info()
+    assert info.misses == 1, "a new step count or coefficient must not recompile"
+    assert "stablehlo.while" in jit_stencil.lower(x, np.zeros(32), 100, 0.2).as_text()
+
+
+def test_a_1000_step_loop_stays_one_loop_in_the_program():
+    def count_up(x):
+        for i in range(1000):
+            x = x + i
+        return x
+    text = pyjitc.jit(count_up).lower(np.zeros(3)).as_text()
+    assert text.count("stablehlo.while") == 1 and len(text.splitlines()) < 60
+    assert_same_call(pyjitc.jit(count_up), count_up, np.zeros(3))
+
+
+def forward_substitution(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def backward_substitution(U, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= U[i, j] * x[j]
+        x[i] = s / U[i, i]
+    return x
+
+
+jit_forward = pyjitc.jit(forward_substitution)
+jit_backward = pyjitc.jit(backward_substitution)
+
+
+@given(n=st.sampled_from([1, 5, 12]), seed=st.integers(0, 2**16))
+def test_triangular_solves_with_loop_variable_slices_match_numpy(n, seed):
+    r = np.random.default_rng(seed)
+    L = np.tril(r.standard_normal((n, n))) + n * np.eye(n)
+    b = r.standard_normal(n)
+    assert_same_call(jit_forward, forward_substitution, L, b, accumulate=True)
+    assert_same_call(jit_backward, backward_substitution, L.T.copy(), b, accumulate=True)
+    assert np.allclose(jit_forward(L, b), np.linalg.solve(L, b))
+
+
+def first_negative(x):
+    total = np.float64(0.0)
+    for i in range(len(x)):
+        if x[i] < 0:
+            break
+        total += x[i]
+    else:
+        total = -1.0
+    return total, i
+
+
+def skip_negative(x):
+    total = 0.0
+    for v in x:
+        if v < 0:
+            continue
+        total = total + v
+    return total
+
+
+def count_while(x, limit):
+    i = 0
+    while i < x.shape[0] and x[i] < limit:
+        i += 1
+    return i
+
+
+jit_first_negative = pyjitc.jit(first_negative)
+jit_skip_negative = pyjitc.jit(skip_negative)
+jit_count_while = pyjitc.jit(count_while)
+
+
+@given(st.lists(st.sampled_from([-2.0, -0.5, 0.0, 1.0, 3.5]), min_size=6, max_size=6))
+def test_break_continue_for_else_and_while_match_numpy(values):
+    x = np.array(values)
+    assert_same_call(jit_first_negative, first_negative, x)
+    assert_same_call(jit_skip_negative, skip_negative, x)
+    assert_same_call(jit_count_while, count_while, x, 1.5)
+    assert jit_count_while.cache_info().currsize == 1
+
+
+def python_float_accumulator(x):
+    total = 0.0
+    for v in x:
+        if v < 0:
+            break
+        total += v
+    return total
+
+
+def test_python_scalar_that_a_loop_may_turn_into_a_numpy_scalar_is_the_numpy_scalar():
+    # Documented: NumPy returns a Python float when the loop breaks before the first update and
+    # np.float64 otherwise; a compiled function has one result type, np.float64 (same value).
+    f = pyjitc.jit(python_float_accumulator)
+    for x in (np.array([-1.0, 2.0]), np.array([1.0, 2.0, -3.0])):
+        got, want = f(x), python_float_accumulator(x)
+        assert type(got) is np.float64 and got == want
+
+
+def rows_and_pairs(A, w):
+    out = np.zeros(A.shape[1])
+    for i, row in enumerate(A):
+        out += row * i
+    acc = 0.0
+    for a, b in zip(A[0], w):
+        acc += a * b
+    squares = [k * k for k in range(4)]
+    return out, acc, squares
+
+
+def test_loops_over_array_rows_enumerate_zip_and_comprehensions():
+    A, w = rng.standard_normal((9, 4)), rng.standard_normal(4)
+    assert_same_call(pyjitc.jit(rows_and_pairs), rows_and_pairs, A, w, accumulate=True)
+
+
+def newton_sqrt(a, tol):
+    x = a
+    it = 0
+    while np.max(np.abs(x * x - a)) > tol:
+        x = 0.5 * (x + a / x)
+        it += 1
+    return x, it
+
+
+def test_while_loop_on_array_condition_with_loop_carried_python_int():
+    a = np.array([2.0, 9.0, 0.5])
+    got = assert_same_call(pyjitc.jit(newton_sqrt), newton_sqrt, a, 1e-12)
+    assert type(got[1]) is int
+
+
+def sum_to(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def test_run_time_scalar_loop_bound_does_not_recompile():
+    f = pyjitc.jit(sum_to)
+    for n in (0, 1, 10, 11, 1000):
+        assert_same(f(n), sum_to(n))
+    assert f.cache_info().misses == 1
+
+
+def loop_changes_type(x):
+    acc = x[:1]
+    for i in range(x.shape[0]):
+        acc = (acc + x[i]).astype(np.float32)
+    return acc
+
+
+def test_loop_carried_value_that_changes_dtype_is_unrolled_or_refused_never_wrong():
+    # acc is f64 before the loop and f32 after one pass: NumPy's answer has dtype f32
+    assert_same_call(pyjitc.jit(loop_changes_type), loop_changes_type, np.arange(6.0))
+
+
+# ---------------------------------------------------------------- helpers, recursion, containers
+
+def _scale(v, k=3):
+    return v * k
+
+
+@pyjitc.jit
+def _jitted_helper(v):
+    return v - 1
+
+
+def uses_helpers(x):
+    def inner(y):
+        return _scale(y, k=2) + 1
+    return inner(x) + _jitted_helper(x)
+
+
+def test_helpers_nested_functions_and_other_jit_functions_are_inlined():
+    x = np.arange(5.0)
+    assert_same_call(pyjitc.jit(uses_helpers), uses_helpers, x)
+
+
+def countdown(x, n):
+    if n == 0:
+        return x
+    return countdown(x, n - 1)
+
+
+def test_recursion_is_a_located_error():
+    with pytest.raises(pyjitc.NotSupportedError, match="calls itself") as e:
+        pyjitc.jit(countdown)(np.ones(2), 3)
+    assert "return countdown(x, n - 1)" in str(e.value)
+
+
+def simulate(state, params):
+    pos, vel = state
+    for _ in range(params["steps"]):
+        vel = vel - params["k"] * pos
+        pos = pos + 0.1 * vel
+    return {"pos": pos, "energy": (pos ** 2 + vel ** 2).sum(), "pair": (pos[0], [vel[-1]])}
+
+
+def test_tuple_and_dict_arguments_and_a_nested_dict_result():
+    state = (rng.standard_normal(5), np.zeros(5))
+    f = pyjitc.jit(simulate)
+    got = assert_same_call(f, simulate, state, {"steps": 20, "k": 0.5}, accumulate=True)
+    assert set(got) == {"pos", "energy", "pair"}
+
+
+SCALE = 2.5
+TABLE = np.array([1.0, -1.0, 0.5])
+
+
+def reads_globals(x):
+    offset = 1
+    add = lambda v: v + offset
+    return add(x * SCALE) + TABLE
+
+
+def test_globals_and_closures_are_read_as_constants():
+    assert_same_call(pyjitc.jit(reads_globals), reads_globals, np.arange(3.0))
+
+
+def weak_scale(x, s):
+    return x * s, x + s
+
+
+def test_python_float_argument_is_weak_against_float32():
+    x = np.arange(4, dtype=np.float32)
+    got = assert_same_call(pyjitc.jit(weak_scale), weak_scale, x, 0.1)
+    assert got[0].dtype == np.float32
