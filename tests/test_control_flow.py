@@ -176,7 +176,7 @@ def first_negative(x):
 
 
 def skip_negative(x):
-    total = 0.0
+    total = np.float64(0.0)
     for v in x:
         if v < 0:
             continue
