@@ -171,7 +171,7 @@ def first_negative(x):
             break
         total += x[i]
     else:
-        total = -1.0
+        total = np.float64(-1.0)
     return total, i
 
 
