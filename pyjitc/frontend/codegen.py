@@ -259,6 +259,15 @@ class FunctionCompiler(ast.NodeVisitor):
                 raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                         hint="write it as x[i] = x[i] + v")
             # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back
+            if indexing.is_mask(index):   # x[mask] op= v: every element computed, the masked ones kept
+                value = self.visit(node.value)
+                if np.size(value) != 1 if not isinstance(value, Traced) else value.type.size != 1:
+                    raise NotSupportedError(f"{shown}: the number of values must match the number of True "
+                                            "entries, known only at run time", hint="use a scalar, or np.where")
+                holder = Traced(base.value, None, base.params)
+                self.update_in_place(holder, apply_operator(self.em, op, holder, value), shown)
+                base.value = indexing.masked_update(self.em, base, index, holder).value
+                return
             old = indexing.getitem(self.em, base, index)
             new = apply_operator(self.em, op, old, self.visit(node.value))
             holder = Traced(old.value, old.weak, old.params)

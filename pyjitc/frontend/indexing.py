@@ -323,10 +323,15 @@ def _values_for(em, value, dtype, shape, what) -> Traced:
     return em.broadcast(v, shape)
 
 
+def is_mask(index) -> bool:
+    mask = index[0] if isinstance(index, tuple) and len(index) == 1 else index
+    return isinstance(mask, Traced) and is_bool(mask.dtype) and mask.ndim > 0
+
+
 def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     """The new value of the whole array x after `x[index] = value`."""
-    mask = index[0] if isinstance(index, tuple) and len(index) == 1 else index
-    if isinstance(mask, Traced) and is_bool(mask.dtype) and mask.ndim > 0:
+    if is_mask(index):
+        mask = index[0] if isinstance(index, tuple) else index
         return _set_mask(em, x, mask, value, what)
     items = parse(em, x, index)
     if any(it.kind == "array" for it in items):
@@ -375,6 +380,15 @@ def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
         return Traced(x.value, x.weak, x.params)
     placed = em.emit("take", flat, em.constant(np.maximum(pos, 0)))
     return em.emit("select", em.constant(pos >= 0), placed, x, sources=(x,), weak=x.weak)
+
+
+def masked_update(em, x: Traced, index, new: Traced) -> Traced:
+    """x[mask] op= v, with x op v already computed for every element: keep it where mask is set."""
+    mask = index[0] if isinstance(index, tuple) else index
+    if mask.shape != x.shape[:mask.ndim]:
+        raise ShapeError(f"IndexError: boolean index of shape {mask.shape} does not match the array's shape {x.shape}")
+    m = mask if mask.ndim == x.ndim else em.emit("broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(mask.ndim)))
+    return em.emit("select", m, new, x, sources=(x,), weak=x.weak)
 
 
 def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:

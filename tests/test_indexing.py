@@ -1,0 +1,169 @@
+"""Indexing against NumPy: reading with ints, slices, None, ..., integer arrays and masks (static
+and run-time), writing (x[idx] = v, x[idx] += v, x[mask] = v) into locals and into the caller's
+arrays, views that alias as NumPy's do, and run-time index errors."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import pyjitc
+from tests.reference import assert_same, assert_same_call
+
+rng = np.random.default_rng(2)
+A = rng.standard_normal((4, 5, 3))
+
+
+def static_reads(a):
+    return (a[1], a[-1, ::-2], a[None, 1:3, ..., 0], a[..., 1], a[:, [0, 2, 4]],
+            a[[0, 3], :, [1, 2]], a[[[0], [1]], [1, 2]], a[a.shape[0] - 1, 2:, np.newaxis])
+
+
+def test_static_basic_and_advanced_reads_match_numpy():
+    assert_same_call(pyjitc.jit(static_reads), static_reads, A)
+
+
+def run_time_reads(a, i, j, idx):
+    return a[i], a[i, :, j], a[-i], a[i:i + 2], a[idx], a[:, idx], a[idx, j]
+
+
+jit_run_time_reads = pyjitc.jit(run_time_reads)
+
+
+@given(i=st.integers(0, 2), j=st.integers(-3, 2), idx=st.lists(st.integers(-4, 3), min_size=1, max_size=3))
+def test_run_time_scalar_and_array_indices_match_numpy(i, j, idx):
+    idx = np.array(idx + [0] * (3 - len(idx)))   # one shape: one compile
+    assert_same_call(jit_run_time_reads, run_time_reads, A, i, j, idx)
+    assert jit_run_time_reads.cache_info().currsize == 1
+
+
+def test_run_time_index_out_of_bounds_raises_where_numpy_would():
+    with pytest.raises(IndexError, match=r"test_indexing.py:\d+:\d+: IndexError: .*out of bounds for axis 0 with size 4"):
+        jit_run_time_reads(A, 7, 0, np.zeros(3, np.int64))
+    with pytest.raises(IndexError, match="index array entry is out of bounds"):
+        jit_run_time_reads(A, 0, 0, np.array([0, 9, 1]))
+
+
+def writes(x, v, mask_value):
+    y = np.zeros((4, 5))
+    y[1] = v
+    y[2, 1:4] = 7.5
+    y[::2, -1] += 1
+    y[[0, 0, 3], [1, 1, 2]] = [1.0, 2.0, 3.0]   # repeated index: the last write wins, as in NumPy
+    y[y > 1] = mask_value
+    x[:] = x * 2
+    x[0] = -1
+    x[x > 5] -= 3
+    return y
+
+
+def test_index_assignment_into_locals_and_into_the_callers_array_matches_numpy():
+    x = np.arange(8.0)
+    f = pyjitc.jit(writes)
+    assert_same_call(f, writes, x, np.arange(5.0), 42.0)
+    assert_same_call(f, writes, x, 3.0, -1.0)
+
+
+def loop_writes(x, n):
+    out = np.zeros_like(x)
+    for i in range(n):
+        out[i] = x[i] * i
+        x[i:i + 2] += 1
+    return out
+
+
+@given(n=st.integers(0, 6))
+def test_index_assignment_at_loop_variable_positions(n):
+    assert_same_call(pyjitc.jit(loop_writes), loop_writes, np.arange(8.0), n)
+
+
+def write_casts(a):
+    a[0] = 2.7        # float into an int array: truncated, as NumPy's setitem does
+    a[1:3] = [True, False]
+    return a
+
+
+def test_assignment_casts_like_numpys_setitem():
+    assert_same_call(pyjitc.jit(write_casts), write_casts, np.zeros(4, np.int32))
+
+
+def test_assignment_numpy_refuses_is_refused():
+    def overflow(a):
+        a[0] = 300
+        return a
+    with pytest.raises(pyjitc.JitError, match="OverflowError"):
+        pyjitc.jit(overflow)(np.zeros(2, np.uint8))
+
+
+def views(a):
+    v = a[1:]
+    v[0] = 100.0          # writes into a
+    t = a.T
+    a[2, 0] = -5.0        # t sees it
+    r = a.reshape(-1)
+    r[-1] = 9.0           # writes into a
+    return v + 0, t.copy(), a
+
+
+def test_views_alias_their_base_as_in_numpy():
+    assert_same_call(pyjitc.jit(views), views, np.arange(12.0).reshape(4, 3))
+
+
+def scalar_is_a_copy(a):
+    s = a[0]
+    t = s
+    s += 1             # a NumPy scalar: rebinding, neither a nor t change
+    return s, t, a
+
+
+def test_integer_indexing_gives_a_scalar_copy_not_a_view():
+    assert_same_call(pyjitc.jit(scalar_is_a_copy), scalar_is_a_copy, np.arange(3.0))
+
+
+def opaque_view(a):
+    r = a.T.reshape(-1)   # NumPy copies here (a.T is not contiguous); whether it aliases is layout-dependent
+    r[0] = 1.0
+    return a
+
+
+def test_write_through_a_layout_dependent_view_is_a_located_error():
+    with pytest.raises(pyjitc.NotSupportedError, match="may or may not write through") as e:
+        pyjitc.jit(opaque_view)(np.zeros((2, 3)))
+    assert "r[0] = 1.0" in str(e.value)
+
+
+def mask_read(x):
+    return x[x > 0].sum()
+
+
+def test_run_time_mask_read_is_a_located_error_with_a_hint():
+    with pytest.raises(pyjitc.NotSupportedError, match="shape that depends on the data; use np.where") as e:
+        pyjitc.jit(mask_read)(np.ones(3))
+    assert "x[x > 0]" in str(e.value)
+
+
+def varying_slice(x, n):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[:i].sum()
+    return total + x[:n].sum()
+
+
+def test_loop_variable_slice_lengths_unroll_and_scalar_bounds_become_static():
+    f = pyjitc.jit(varying_slice)
+    x = np.arange(6.0)
+    assert_same_call(f, varying_slice, x, 2)
+    assert_same_call(f, varying_slice, x, 4)
+    assert f.cache_info().misses == 2   # n decides a shape: one compile per value
+
+
+def data_dependent_slice(x):
+    k = int(x.shape[0] // 2)
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            k = i
+    return x[:k]
+
+
+def test_slice_length_from_array_data_is_a_located_error():
+    with pytest.raises(pyjitc.JitError) as e:
+        pyjitc.jit(data_dependent_slice)(np.ones(4))
+    assert "return x[:k]" in str(e.value) and "depend" in str(e.value)
