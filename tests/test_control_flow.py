@@ -351,3 +351,15 @@ def test_python_float_argument_is_weak_against_float32():
     x = np.arange(4, dtype=np.float32)
     got = assert_same_call(pyjitc.jit(weak_scale), weak_scale, x, 0.1)
     assert got[0].dtype == np.float32
+
+
+def test_the_heat_stencil_example_matches_numpy_on_a_small_grid():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "examples" / "heat_stencil.py"
+    spec = importlib.util.spec_from_file_location("heat_stencil", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    u = np.zeros((12, 12))
+    u[4:8, 4:8] = 1.0
+    assert_same_call(example.heat_jit, example.heat, u, 30, 0.2, accumulate=True)
