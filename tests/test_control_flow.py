@@ -81,7 +81,7 @@ def branch_changes_shape(x):
 
 
 def test_variable_with_different_shapes_on_two_paths_is_a_located_error():
-    with pytest.raises(pyjitc.JitError, match=r"'y' changes type: f64\[2\] on one path, f64\[4\] on the other") as e:
+    with pytest.raises(pyjitc.JitError, match=r"'y' changes type: f64\[2\] on one path, f64\[4\] on the other \(the true path: \S+test_control_flow.py:\d+:9; the false path: \S+:\d+:9\)") as e:
         pyjitc.jit(branch_changes_shape)(np.ones(4))
     assert "test_control_flow.py:" in str(e.value) and "if x.sum() > 0:" in str(e.value)
 

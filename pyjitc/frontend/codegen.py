@@ -297,7 +297,22 @@ class FunctionCompiler(ast.NodeVisitor):
         if not isinstance(test, Traced):
             self.exec_body(node.body if test else node.orelse)
             return
-        self.run_time_if(test, [lambda: self.exec_body(node.body), lambda: self.exec_body(node.orelse)])
+        try:
+            self.run_time_if(test, [lambda: self.exec_body(node.body), lambda: self.exec_body(node.orelse)])
+        except MergeError as e:
+            if e.name:   # name the places: where each path last assigns the variable
+                places = [self.last_assignment(e.name, part) for part in (node.body, node.orelse)]
+                shown = [str(p) if p else "not assigned (its value from before)" for p in places]
+                e.message += f" (the true path: {shown[0]}; the false path: {shown[1]})"
+            raise
+
+    def last_assignment(self, name, stmts):
+        found = None
+        for stmt in stmts:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                    found = n
+        return self.src.span(found) if found is not None else None
 
     def run_time_if(self, test: Traced, branches):
         cond = condition(self.em, test)

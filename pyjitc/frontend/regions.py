@@ -36,7 +36,11 @@ class Undefined:
 
 
 class MergeError(JitError):
-    """A value that would have different types on two paths."""
+    """A value that would have different types on two paths (`name`: the variable, if one)."""
+
+    def __init__(self, message, span=None, hint=None, name=None):
+        super().__init__(message, span, hint)
+        self.name = name
 
 
 def loop_marker(node) -> str:
@@ -137,14 +141,15 @@ def unify(a, b, name: str):
                          hint="make the condition or loop bound a compile-time value")
     if ta[0] != tb[0] or (ta[1] != tb[1] and not (ta[2] or tb[2])):
         raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
-                         hint="give it the same shape and dtype on every path (e.g. with .astype)")
+                         hint="give it the same shape and dtype on every path (e.g. with .astype)", name=name)
     if ta[1] == tb[1]:
         return ta[0], ta[1], ta[2] if ta[2] == tb[2] else None
     if ta[2] and tb[2]:
         return max(ta, tb, key=lambda t: _KIND_ORDER[t[2]])
     weak, strong = (ta, tb) if ta[2] else (tb, ta)
     if np.result_type(strong[1], weak[2](0)) != strong[1]:
-        raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other")
+        raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
+                         name=name)
     return strong[0], strong[1], None
 
 
