@@ -3,7 +3,10 @@ the executable for its argument template, compiling (trace -> lower -> IREE) on 
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import pickle
+import sys
 import os
 import threading
 from collections import namedtuple
@@ -140,8 +143,30 @@ class JitFunction:
     def __repr__(self) -> str:
         return f"<pyjitc.jit {self.__qualname__}>"
 
+    def __reduce__(self):
+        """Pickled by reference to the module-level function, with the executables compiled so far
+        (their .vmfb bytes), so a worker process calls them without compiling."""
+        module, qualname = self._fn.__module__, self._fn.__qualname__
+        if "<locals>" in qualname or module == "__main__" and not hasattr(sys.modules.get("__main__"), qualname):
+            raise pickle.PicklingError(f"can't pickle the @jit function {qualname}: only functions defined "
+                                       "at module level can be found again in another process")
+        options = {"static_argnames": tuple(self._static), "target": self._target.backend,
+                   "cpu": self._target.cpu, "device": self._driver}
+        return _restore_jit, (module, qualname, options, list(self._cache.items()))
+
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+def _restore_jit(module, qualname, options, entries):
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    if not isinstance(obj, JitFunction):
+        obj = JitFunction(obj, **options)
+    for key, compiled in entries:
+        obj._cache.setdefault(key, compiled)
+    return obj
 
 
 @_user_facing

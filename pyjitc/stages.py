@@ -1,9 +1,12 @@
 """stages: the compile pipeline as objects. Lowered holds a specialisation's typed IR and its
-StableHLO module; Compiled holds the .vmfb and the signature needed to call it."""
+StableHLO module; Compiled holds the .vmfb (which carries its own Signature) and calls it;
+Library is a .vmfb with several functions, as saved and loaded."""
 from __future__ import annotations
 
+import os
+import re
 import time
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,31 +14,12 @@ import numpy as np
 from .backend import iree as backend
 from .errors import ArgumentError, JitError, RunError
 from .frontend.codegen import Program, unflatten
-from .lowering.stablehlo import lower_function
+from .lowering.stablehlo import lower_functions
+from .signature import REFLECTION_KEY, Signature
 from .template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, leaves, path_name
 
-STAGES = ("typed", "stablehlo")
-
-
-@dataclass(frozen=True)
-class Signature:
-    """Everything needed to call a compiled function without its source."""
-    name: str
-    params: tuple[tuple[str, Any], ...]          # (name, Template | ScalarSpec | StaticSpec), in order
-    results: tuple[tuple[tuple[int, ...], np.dtype], ...]
-    out_tree: Any
-    writebacks: tuple[tuple[str, int], ...]
-    checks: tuple[str, ...] = ()                 # run-time error messages, by error code - 1
-    error_index: int | None = None               # the result holding the error code
-
-    @property
-    def dynamic(self) -> list[tuple[tuple, Any]]:
-        """(path, spec) of each run-time input, in the compiled function's parameter order."""
-        return [leaf for n, s in self.params for leaf in leaves((n,), s)]
-
-    def describe(self) -> str:
-        args = ", ".join(f"{n}: {s}" for n, s in self.params)
-        return f"{self.name}({args})"
+STAGES = ("typed", "stablehlo", "iree-input")
+_SIGNATURE_ATTR = re.compile(r' attributes \{iree\.reflection = \{pyjitc\.signature = "(?:[^"\\]|\\.)*"\}\}')
 
 
 class Lowered:
@@ -46,45 +30,105 @@ class Lowered:
         self.program = program
         self.target = target
         self.driver = driver or backend.TARGET_DRIVERS.get(target.backend, "local-task")
-        self._module = lower_function(program.function)
         fn = program.function
         self.signature = Signature(fn.name, tuple(params),
                                    tuple((v.type.shape, v.type.dtype) for v in fn.results),
                                    program.out_tree, tuple(program.writebacks),
-                                   tuple(program.checks), program.error_index)
+                                   tuple(program.checks), program.error_index, target.backend)
+        self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})])
 
-    def as_text(self, stage: str = "stablehlo", debug_info: bool = False) -> str:
-        """`stage`: "typed" (pyjitc's typed IR) or "stablehlo" (the MLIR module given to IREE).
-        `debug_info=True` prints the Python source location of every MLIR op."""
+    def as_text(self, stage: str = "stablehlo", debug_info: bool = False, signature: bool = False) -> str:
+        """`stage`: "typed" (pyjitc's typed IR), "stablehlo" (the MLIR module given to IREE) or
+        "iree-input" (that module after IREE's input conversion, for this target).
+        `debug_info=True` prints the Python source location of every MLIR op; `signature=True`
+        keeps the JSON signature attribute that the .vmfb carries (hidden by default)."""
         if stage == "typed":
             return str(self.program.function)
         if stage == "stablehlo":
-            return self._module.text(debug_info=debug_info)
+            text = self._module.text(debug_info=debug_info)
+            return text if signature else _SIGNATURE_ATTR.sub("", text)
+        if stage == "iree-input":
+            return backend.compile_to_stage(self._module.text(debug_info=debug_info), self.target, "input")
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
 
     def compiler_flags(self) -> list[str]:
+        """The IREE flags this module is compiled with (besides the target backend)."""
         return self.target.flags()
 
     def compile(self) -> "Compiled":
         start = time.perf_counter()
-        vmfb = backend.compile_stablehlo(self.as_text(), self.target)
+        text = self.as_text(signature=True)
+        vmfb = backend.compile_stablehlo(text, self.target)
         compiled = Compiled(vmfb, self.signature, self.driver)
         compiled.compile_seconds = time.perf_counter() - start
+        dump_dir = os.environ.get("PYJITC_DUMP_DIR")
+        if dump_dir:
+            dump_stages(self, compiled, Path(dump_dir))
         return compiled
 
 
+def dump_stages(lowered: Lowered, compiled: "Compiled", directory: Path) -> list[Path]:
+    """Every stage of one compile, in files named after the function and its template."""
+    directory.mkdir(parents=True, exist_ok=True)
+    sig = lowered.signature
+    template = "_".join(f"{n}-{s}" for n, s in sig.params)
+    stem = re.sub(r"[^A-Za-z0-9_.,\[\]-]+", "_", f"{sig.name}__{template}")[:150]
+    files = {
+        "typed.txt": lowered.as_text("typed"),
+        "stablehlo.mlir": lowered.as_text("stablehlo", debug_info=True),
+        "iree-input.mlir": lowered.as_text("iree-input"),
+        "flags.txt": " ".join([f"--iree-hal-target-backends={lowered.target.backend}", *lowered.compiler_flags()]) + "\n",
+    }
+    written = []
+    for suffix, text in files.items():
+        path = directory / f"{stem}.{suffix}"
+        path.write_text(text)
+        written.append(path)
+    path = directory / f"{stem}.vmfb"
+    path.write_bytes(compiled.vmfb)
+    return written + [path]
+
+
 class Compiled:
-    """A compiled specialisation: call it with arrays matching its signature."""
+    """A compiled specialisation: call it with arrays matching its signature; `save` it; pickle
+    it (the .vmfb bytes and the signature travel, the loaded module does not)."""
 
     compile_seconds = 0.0
 
-    def __init__(self, vmfb: bytes, signature: Signature, driver: str = "local-task"):
+    def __init__(self, vmfb: bytes, signature: Signature, driver: str | None = None, executable=None):
         self.vmfb = vmfb
         self.signature = signature
-        self.driver = driver
-        self._exe = backend.Executable(vmfb, driver)
+        self.driver = driver or backend.TARGET_DRIVERS.get(signature.target, "local-task")
+        self._exe = executable     # loaded on the first call: a cross-compiled module is never loaded
+        self._shared: dict = {}    # shared by the functions of one library: one loaded module
         self._result_types = signature.results
-        self._dynamic = [(n, s) for n, s in signature.dynamic]
+        self._dynamic = list(signature.dynamic)
+
+    def __getstate__(self):
+        return {"vmfb": self.vmfb, "signature": self.signature, "driver": self.driver,
+                "compile_seconds": self.compile_seconds}
+
+    def __setstate__(self, state):
+        self.__init__(state["vmfb"], state["signature"], state["driver"])
+        self.compile_seconds = state["compile_seconds"]
+
+    @property
+    def executable(self) -> "backend.Executable":
+        if self._exe is None:
+            exe = self._shared.get(self.driver)
+            if exe is None:
+                exe = self._shared[self.driver] = backend.Executable(self.vmfb, self.driver)
+            self._exe = exe
+        return self._exe
+
+    def save(self, path) -> Path:
+        """Write the .vmfb; its signature is inside it (see pyjitc.load)."""
+        path = Path(path)
+        path.write_bytes(self.vmfb)
+        return path
+
+    def __repr__(self) -> str:
+        return f"<pyjitc.Compiled {self.signature.describe()} for {self.signature.target}>"
 
     def __call__(self, *args, **kwargs):
         names = [n for n, _ in self.signature.params]
@@ -108,7 +152,7 @@ class Compiled:
         for path, _ in self.signature.writebacks:
             if not at_path(values, path).flags.writeable:
                 raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
-        results = self._exe.invoke(self.signature.name, arrays, self._result_types)
+        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types)
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
@@ -150,3 +194,72 @@ def check_argument(name: str, value, spec) -> None:
             raise ArgumentError(f"argument {name!r}: expected a Python {spec.pytype.__name__}, got {type(value).__name__}")
     elif isinstance(spec, StaticSpec) and value != spec.value:
         raise ArgumentError(f"argument {name!r} was compiled as the static value {spec.value!r}, got {value!r}")
+
+
+class Library:
+    """Compiled functions in one .vmfb, callable by name (`lib.softmax(x)`, `lib["softmax"]`);
+    a library of one function is itself callable."""
+
+    def __init__(self, vmfb: bytes, functions: dict[str, Compiled]):
+        self.vmfb = vmfb
+        self.functions = functions
+
+    def __getitem__(self, name: str) -> Compiled:
+        return self.functions[name]
+
+    def __getattr__(self, name: str) -> Compiled:
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(name)
+
+    def __call__(self, *args, **kwargs):
+        if len(self.functions) != 1:
+            raise ArgumentError(f"this library has {len(self.functions)} functions; call one by name: "
+                                + ", ".join(self.functions))
+        return next(iter(self.functions.values()))(*args, **kwargs)
+
+    @property
+    def signature(self) -> Signature:
+        return next(iter(self.functions.values())).signature
+
+    def save(self, path) -> Path:
+        path = Path(path)
+        path.write_bytes(self.vmfb)
+        return path
+
+    def __repr__(self) -> str:
+        return f"<pyjitc.Library {', '.join(f.signature.describe() for f in self.functions.values())}>"
+
+
+def compile_library(lowered: list[Lowered], target: backend.Target | None = None) -> Library:
+    """Compile several specialisations into one .vmfb, each exported under its function name."""
+    if not lowered:
+        raise ArgumentError("compile_library needs at least one lowered function")
+    names = [lw.signature.name for lw in lowered]
+    if len(set(names)) != len(names):
+        raise ArgumentError(f"two functions in one library have the same name: {names}")
+    target = target or lowered[0].target
+    module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered])
+    vmfb = backend.compile_stablehlo(module.text(), target)
+    return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver)
+
+
+def _library(vmfb: bytes, signatures: list[Signature], driver: str | None) -> Library:
+    driver = driver or backend.TARGET_DRIVERS.get(signatures[0].target, "local-task")
+    functions = {s.name: Compiled(vmfb, s, driver) for s in signatures}
+    shared: dict = {}
+    for c in functions.values():   # one loaded module for all of them, loaded on the first call
+        c._shared = shared
+    return Library(vmfb, functions)
+
+
+def load(path, device: str | None = None) -> Library:
+    """A .vmfb saved by pyjitc: each function checks its inputs against the signature stored in
+    the file and returns what the jitted function returned. `device`: an IREE driver name."""
+    vmfb = Path(path).read_bytes()
+    signatures = backend.reflected(vmfb, REFLECTION_KEY)
+    if not signatures:
+        raise ArgumentError(f"{path} has no pyjitc signature: it was not written by pyjitc "
+                            "(run it with iree-run-module instead)")
+    return _library(vmfb, [Signature.from_json(s) for s in signatures], device)

@@ -11,7 +11,7 @@ import iree.compiler as ireec
 import iree.runtime as ireert
 from iree.runtime.dtypes import map_dtype_to_hal_element_type
 
-from ..errors import CompileError
+from ..errors import ArgumentError, CompileError
 
 # Flags chosen on purpose:
 #  - f64/i64 stay 64-bit: IREE would otherwise be free to demote them, and NumPy doesn't.
@@ -39,13 +39,48 @@ class Target:
     backend: str = "llvm-cpu"
     cpu: str = "host"
 
+    def __post_init__(self):
+        if self.backend not in TARGET_DRIVERS:
+            raise ArgumentError(f"unknown target {self.backend!r}; choose one of {', '.join(TARGET_DRIVERS)}")
+
     def flags(self) -> list[str]:
+        """`cpu`: the llvm-cpu CPU (`host`, `generic`, `znver4`, ...) or the GPU chip (`sm_90`,
+        `gfx942`, a Vulkan/Metal target name); `host` means IREE's default for GPUs."""
         flags = list(SEMANTIC_FLAGS)
         if self.backend == "llvm-cpu":
             flags.append(f"--iree-llvmcpu-target-cpu={self.cpu}")
-        elif self.backend == "cuda" and self.cpu != "host":
-            flags.append(f"--iree-cuda-target={self.cpu}")
+        elif self.backend == "rocm":
+            flags.append(f"--iree-rocm-target={'gfx942' if self.cpu == 'host' else self.cpu}")
+        elif self.cpu != "host" and self.backend in GPU_TARGET_FLAGS:
+            flags.append(f"{GPU_TARGET_FLAGS[self.backend]}={self.cpu}")
         return flags
+
+
+GPU_TARGET_FLAGS = {"cuda": "--iree-cuda-target", "vulkan-spirv": "--iree-vulkan-target",
+                    "metal-spirv": "--iree-metal-target"}
+
+
+def compile_to_stage(text: str, target: Target, stage: str) -> str:
+    """The module after one of IREE's phases (`input`, `abi`, `flow`, `stream`, `hal`...)."""
+    try:
+        out = ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
+                                extra_args=target.flags() + [f"--compile-to={stage}"])
+    except ireec.CompilerToolError as e:
+        raise CompileError(f"IREE could not take the module to its {stage!r} stage:\n{e}") from None
+    return out.decode() if isinstance(out, bytes) else out
+
+
+def reflected(vmfb: bytes, key: str) -> list[str]:
+    """The `key` entry of each exported function's reflection metadata, in export order."""
+    instance = ireert.VmInstance()
+    module = ireert.VmModule.copy_buffer(instance, vmfb)
+    out = []
+    for name in module.function_names:
+        fn = module.lookup_function(name)
+        value = (fn.reflection or {}).get(key) if fn is not None else None
+        if value is not None:
+            out.append(value)
+    return out
 
 
 def compiler_version() -> str:

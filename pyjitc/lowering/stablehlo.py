@@ -132,20 +132,29 @@ class LoweredModule:
         return self.module.operation.get_asm(enable_debug_info=debug_info)
 
 
-def lower_function(fn: Function) -> LoweredModule:
+def lower_function(fn: Function, reflection: dict[str, str] | None = None) -> LoweredModule:
+    return lower_functions([(fn, reflection)])
+
+
+def lower_functions(fns: list[tuple[Function, dict[str, str] | None]]) -> LoweredModule:
+    """One verified module exporting each function under its own name. `reflection`: strings
+    IREE stores with the exported function in the .vmfb (readable back at run time)."""
     context = ir.Context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
-        ftype = ir.FunctionType.get([mlir_type(v.type) for v in fn.params],
-                                    [mlir_type(v.type) for v in fn.results])
-        with ir.InsertionPoint(module.body):
-            func = ir.Operation.create("func.func", regions=1, attributes={
-                "sym_name": ir.StringAttr.get(fn.name), "function_type": ir.TypeAttr.get(ftype)})
-        entry = func.regions[0].blocks.append(*[mlir_type(v.type) for v in fn.params])
-        env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
-        with ir.InsertionPoint(entry):
-            lower_block(fn.body, env)
-            ir.Operation.create("func.return", operands=[env[v.id] for v in fn.results])
+        for fn, reflection in fns:
+            ftype = ir.FunctionType.get([mlir_type(v.type) for v in fn.params],
+                                        [mlir_type(v.type) for v in fn.results])
+            attrs = {"sym_name": ir.StringAttr.get(fn.name), "function_type": ir.TypeAttr.get(ftype)}
+            if reflection:
+                attrs["iree.reflection"] = ir.DictAttr.get({k: ir.StringAttr.get(v) for k, v in reflection.items()})
+            with ir.InsertionPoint(module.body):
+                func = ir.Operation.create("func.func", regions=1, attributes=attrs)
+            entry = func.regions[0].blocks.append(*[mlir_type(v.type) for v in fn.params])
+            env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
+            with ir.InsertionPoint(entry):
+                lower_block(fn.body, env)
+                ir.Operation.create("func.return", operands=[env[v.id] for v in fn.results])
         try:
             ok = module.operation.verify()
         except ir.MLIRError as e:  # the verifier found a lowering bug: show it with the module

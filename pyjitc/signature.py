@@ -1,0 +1,149 @@
+"""signature: what calling a compiled function needs besides its .vmfb: the arguments' specs
+(the input template), the results' types, the Python structure to rebuild (the output
+container), in-place write-backs and run-time error messages. Serialized as JSON and stored in
+the .vmfb itself (IREE's function reflection), so a saved file is self-describing."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import ArgumentError
+from .ir.types import dtype_from_short, short_name
+from .template import ScalarSpec, StaticSpec, Template, TreeSpec, leaves
+
+FORMAT = 1
+REFLECTION_KEY = "pyjitc.signature"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Everything needed to call a compiled function without its source."""
+    name: str
+    params: tuple[tuple[str, Any], ...]          # (name, Template | ScalarSpec | StaticSpec | TreeSpec)
+    results: tuple[tuple[tuple[int, ...], np.dtype], ...]
+    out_tree: Any
+    writebacks: tuple[tuple[tuple, int], ...]    # (argument path, result index)
+    checks: tuple[str, ...] = ()                 # run-time error messages, by error code - 1
+    error_index: int | None = None               # the result holding the error code
+    target: str = "llvm-cpu"
+
+    @property
+    def dynamic(self) -> list[tuple[tuple, Any]]:
+        """(path, spec) of each run-time input, in the compiled function's parameter order."""
+        return [leaf for n, s in self.params for leaf in leaves((n,), s)]
+
+    def describe(self) -> str:
+        args = ", ".join(f"{n}: {s}" for n, s in self.params)
+        return f"{self.name}({args})"
+
+    # -- JSON
+    def to_json(self) -> str:
+        return json.dumps({
+            "format": FORMAT, "name": self.name, "target": self.target,
+            "params": [[n, _spec_out(s)] for n, s in self.params],
+            "results": [_type_out(shape, dtype) for shape, dtype in self.results],
+            "out_tree": _tree_out(self.out_tree),
+            "writebacks": [[list(p), i] for p, i in self.writebacks],
+            "checks": list(self.checks), "error_index": self.error_index,
+        }, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Signature":
+        d = json.loads(text)
+        if d.get("format") != FORMAT:
+            raise ArgumentError(f"this .vmfb was written by another pyjitc format ({d.get('format')})")
+        results = []
+        for t in d["results"]:
+            tpl = Template.parse(t)
+            results.append((tpl.shape, tpl.dtype))
+        return cls(d["name"], tuple((n, _spec_in(s)) for n, s in d["params"]), tuple(results),
+                   _tree_in(d["out_tree"]), tuple((tuple(p), i) for p, i in d["writebacks"]),
+                   tuple(d["checks"]), d["error_index"], d.get("target", "llvm-cpu"))
+
+
+def _type_out(shape, dtype) -> str:
+    return f"{short_name(np.dtype(dtype))}[{','.join(map(str, shape))}]"
+
+
+def _value_out(v):
+    """Static values and constant results: JSON with tags for what JSON lacks."""
+    if v is None or isinstance(v, (bool, str)) or type(v) in (int, float):
+        return v if not (isinstance(v, float) and not np.isfinite(v)) else {"float": repr(v)}
+    if isinstance(v, (tuple, list)):
+        return {type(v).__name__: [_value_out(x) for x in v]}
+    if isinstance(v, dict):
+        return {"dict": [[_value_out(k), _value_out(x)] for k, x in v.items()]}
+    if isinstance(v, np.dtype):
+        return {"dtype": v.str}
+    if isinstance(v, type) and v in (bool, int, float):
+        return {"pytype": v.__name__}
+    if isinstance(v, (np.ndarray, np.generic)):
+        arr = np.asarray(v)
+        return {"ndarray" if isinstance(v, np.ndarray) else "scalar": arr.tolist(), "dtype": arr.dtype.str,
+                "shape": list(arr.shape)}
+    raise ArgumentError(f"the static value {v!r} can't be saved with a compiled function")
+
+
+def _value_in(v):
+    if not isinstance(v, dict):
+        return v
+    if "float" in v:
+        return float(v["float"])
+    if "tuple" in v:
+        return tuple(_value_in(x) for x in v["tuple"])
+    if "list" in v:
+        return [_value_in(x) for x in v["list"]]
+    if "dict" in v:
+        return {_value_in(k): _value_in(x) for k, x in v["dict"]}
+    if "dtype" in v and len(v) == 1:
+        return np.dtype(v["dtype"])
+    if "pytype" in v:
+        return {"bool": bool, "int": int, "float": float}[v["pytype"]]
+    arr = np.array(v.get("ndarray", v.get("scalar")), dtype=np.dtype(v["dtype"])).reshape(v["shape"])
+    return arr if "ndarray" in v else arr[()]
+
+
+def _spec_out(s):
+    if isinstance(s, Template):
+        return {"array": str(s)}
+    if isinstance(s, ScalarSpec):
+        return {"scalar": s.pytype.__name__}
+    if isinstance(s, StaticSpec):
+        return {"static": _value_out(s.value)}
+    return {"tree": s.kind.__name__, "keys": list(s.keys), "children": [_spec_out(c) for c in s.children]}
+
+
+def _spec_in(d):
+    if "array" in d:
+        return Template.parse(d["array"])
+    if "scalar" in d:
+        return ScalarSpec({"bool": bool, "int": int, "float": float}[d["scalar"]])
+    if "static" in d:
+        return StaticSpec(_value_in(d["static"]))
+    kind = {"tuple": tuple, "list": list, "dict": dict}[d["tree"]]
+    return TreeSpec(kind, tuple(d["keys"]), tuple(_spec_in(c) for c in d["children"]))
+
+
+def _tree_out(t):
+    kind = t[0]
+    if kind == "out":
+        return {"out": t[1], "weak": t[2].__name__ if t[2] else None}
+    if kind in ("tuple", "list"):
+        return {kind: [_tree_out(x) for x in t[1]]}
+    if kind == "dict":
+        return {"dict": [[_value_out(k), _tree_out(x)] for k, x in t[1]]}
+    return {"const": _value_out(t[1])}
+
+
+def _tree_in(d):
+    if "out" in d:
+        return ("out", d["out"], {"bool": bool, "int": int, "float": float}.get(d["weak"]))
+    if "tuple" in d or "list" in d:
+        kind = "tuple" if "tuple" in d else "list"
+        return (kind, [_tree_in(x) for x in d[kind]])
+    if "dict" in d:
+        return ("dict", [(_value_in(k), _tree_in(x)) for k, x in d["dict"]])
+    return ("const", _value_in(d["const"]))
