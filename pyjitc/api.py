@@ -2,14 +2,17 @@
 the executable for its argument template, compiling (trace -> lower -> IREE) on a miss."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import importlib
+import logging
 import inspect
 import pickle
 import sys
 import os
 import threading
-from collections import namedtuple
+from collections import OrderedDict, namedtuple
 
 import numpy as np
 
@@ -20,7 +23,64 @@ from .frontend.numpy_api import NeedStatic
 from .stages import Compiled, Lowered
 from .template import ScalarSpec, StaticSpec, Template, spec_of
 
-CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize"])
+CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits"])
+log = logging.getLogger("pyjitc")
+_EXPLAIN = os.environ.get("PYJITC_EXPLAIN_CACHE_MISSES", "") not in ("", "0")
+MAXSIZE = 256      # compiled specialisations kept per function (least recently used dropped)
+_no_recompile = threading.local()
+
+
+class RecompileError(JitError):
+    """A call needed a new compile inside pyjitc.no_recompile()."""
+
+
+@contextlib.contextmanager
+def no_recompile():
+    """Inside this block, a call of any @jit function that is not already compiled for its
+    arguments raises RecompileError (saying why it would compile) instead of compiling."""
+    depth = getattr(_no_recompile, "depth", 0)
+    _no_recompile.depth = depth + 1
+    try:
+        yield
+    finally:
+        _no_recompile.depth = depth
+
+
+class Guard:
+    """A global (or module attribute) the compiled code read as a constant: a cache hit is valid
+    only while it still holds the same value. Arrays and containers are compared by content."""
+    __slots__ = ("kind", "holder", "name", "value", "digest")
+
+    def __init__(self, kind, holder, name, value):
+        self.kind, self.holder, self.name, self.value = kind, holder, name, value
+        self.digest = _digest(value)
+
+    def current(self):
+        from .frontend import policy
+        if self.kind == "name":
+            return policy.lookup_global(self.holder, self.name)
+        return getattr(self.holder, self.name, policy.UNRESOLVED)
+
+    def holds(self) -> bool:
+        now = self.current()
+        if now is not self.value:
+            same_number = type(now) is type(self.value) and isinstance(now, (bool, int, float, str)) and now == self.value
+            if not same_number:
+                return False
+        return self.digest is None or _digest(now) == self.digest
+
+    def describe(self) -> str:
+        where = self.holder.__name__ if self.kind == "attr" else "global"
+        return f"{where} {self.name!r}"
+
+
+def _digest(value):
+    if isinstance(value, np.ndarray):
+        return hashlib.blake2b(np.ascontiguousarray(value).view(np.uint8).data, digest_size=16).digest() + \
+            str((value.shape, value.dtype.str)).encode()
+    if isinstance(value, (list, dict, set, bytearray)):
+        return hashlib.blake2b(repr(value).encode(), digest_size=16).digest()
+    return None
 _SHOW_INTERNALS = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
 
 
@@ -54,13 +114,15 @@ class JitFunction:
         self._static = set(static_argnames)
         self._target = backend.Target(target, cpu)
         self._driver = device
-        self._cache: dict[tuple, Compiled] = {}
+        self._cache: OrderedDict[tuple, tuple[Compiled, list]] = OrderedDict()   # key -> (compiled, guards)
         self._lock = threading.Lock()
-        self._hits = self._misses = 0
+        self._hits = self._misses = self._disk_hits = 0
         self.compile_seconds = 0.0
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
+        if not kwargs and len(args) == len(self._param_names):   # the common case, without inspect
+            return dict(zip(self._param_names, args))
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -87,28 +149,52 @@ class JitFunction:
         values = self._bind(args, kwargs)
         try:
             key = self._key(values)
-            compiled = self._cache.get(key)
+            entry = self._cache.get(key)
         except TypeError:  # an unhashable static value
-            key, compiled = None, None
-        if compiled is None:
+            key, entry = None, None
+        if entry is None or (entry[1] and not all(g.holds() for g in entry[1])):
             compiled = self._compile_for(values)
         else:
+            compiled = entry[0]
             self._hits += 1
         return compiled.call_dynamic(values)
 
     def _compile_for(self, values) -> Compiled:
         with self._lock:
             key = self._key(values)
-            compiled = self._cache.get(key)
-            if compiled is not None:
+            entry = self._cache.get(key)
+            if entry is not None and all(g.holds() for g in entry[1]):
                 self._hits += 1
-                return compiled
+                return entry[0]
+            why = self._why_miss(key, entry)
+            if getattr(_no_recompile, "depth", 0):
+                raise RecompileError(f"{self.__qualname__} would compile inside no_recompile(): {why}")
+            if _EXPLAIN:
+                print(f"pyjitc: compiling {self.__qualname__}: {why}", file=sys.stderr)
+            log.debug("compiling %s: %s", self.__qualname__, why)
             lowered = self._lower_values(values)
             compiled = lowered.compile()
             self.compile_seconds += compiled.compile_seconds
             self._misses += 1
-            self._cache[self._key(values)] = compiled   # static set may have grown while tracing
+            self._disk_hits += compiled.from_disk_cache
+            key = self._key(values)                        # the static set may have grown while tracing
+            self._cache[key] = (compiled, [Guard(*g) for g in lowered.program.guards])
+            self._cache.move_to_end(key)
+            while len(self._cache) > MAXSIZE:
+                self._cache.popitem(last=False)
             return compiled
+
+    def _why_miss(self, key, entry) -> str:
+        if entry is not None:
+            changed = [g.describe() for g in entry[1] if not g.holds()]
+            return f"{', '.join(changed)} changed since it was compiled (read as a constant)"
+        if not self._cache:
+            return "first call"
+        # the closest compiled key: say which arguments differ
+        best = min(self._cache, key=lambda k: sum(a != b for a, b in zip(k, key)))
+        diffs = [f"argument {n!r}: {_show(a)} -> {_show(b)}"
+                 for n, a, b in zip(self._param_names, best, key) if a != b]
+        return "; ".join(diffs) or "a new static value"
 
     # -- staged API
     def _specs(self, values) -> list:
@@ -123,7 +209,7 @@ class JitFunction:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.
                 new = need.params - self._static
                 if not new:
-                    raise
+                    raise need.reason or JitError("internal error: a value asked to be static twice") from None
                 self._static |= new
                 continue
             return Lowered(program, specs, self._target, self._driver)
@@ -134,11 +220,14 @@ class JitFunction:
         return self._lower_values(self._bind(args, kwargs))
 
     def cache_info(self) -> CacheInfo:
-        return CacheInfo(self._hits, self._misses, None, len(self._cache))
+        """hits, misses (compiles or disk-cache loads), maxsize, currsize (entries), seconds spent
+        compiling (including disk-cache loads), disk_hits (misses served from the disk cache)."""
+        return CacheInfo(self._hits, self._misses, MAXSIZE, len(self._cache), self.compile_seconds, self._disk_hits)
 
     def cache_clear(self) -> None:
         self._cache.clear()
-        self._hits = self._misses = 0
+        self._hits = self._misses = self._disk_hits = 0
+        self.compile_seconds = 0.0
 
     def __repr__(self) -> str:
         return f"<pyjitc.jit {self.__qualname__}>"
@@ -152,10 +241,20 @@ class JitFunction:
                                        "at module level can be found again in another process")
         options = {"static_argnames": tuple(self._static), "target": self._target.backend,
                    "cpu": self._target.cpu, "device": self._driver}
-        return _restore_jit, (module, qualname, options, list(self._cache.items()))
+        return _restore_jit, (module, qualname, options, [(k, c) for k, (c, _) in self._cache.items()])
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+def _show(key_part) -> str:
+    if isinstance(key_part, tuple) and len(key_part) == 2 and isinstance(key_part[1], np.dtype):
+        return str(Template(key_part[0], key_part[1]))
+    if isinstance(key_part, type):
+        return f"Python {key_part.__name__}"
+    if isinstance(key_part, tuple) and key_part and key_part[0] == "static":
+        return f"static {key_part[1]!r}"
+    return str(key_part)
 
 
 def _restore_jit(module, qualname, options, entries):
@@ -164,8 +263,8 @@ def _restore_jit(module, qualname, options, entries):
         obj = getattr(obj, part)
     if not isinstance(obj, JitFunction):
         obj = JitFunction(obj, **options)
-    for key, compiled in entries:
-        obj._cache.setdefault(key, compiled)
+    for key, compiled in entries:   # guards are re-checked by the first call that misses
+        obj._cache.setdefault(key, (compiled, []))
     return obj
 
 

@@ -29,6 +29,7 @@ class Signature:
     checks: tuple[str, ...] = ()                 # run-time error messages, by error code - 1
     error_index: int | None = None               # the result holding the error code
     target: str = "llvm-cpu"
+    has_loops: bool = False                      # run-time loops: worth the multi-threaded driver
 
     @property
     def dynamic(self) -> list[tuple[tuple, Any]]:
@@ -47,7 +48,7 @@ class Signature:
             "results": [_type_out(shape, dtype) for shape, dtype in self.results],
             "out_tree": _tree_out(self.out_tree),
             "writebacks": [[list(p), i] for p, i in self.writebacks],
-            "checks": list(self.checks), "error_index": self.error_index,
+            "checks": list(self.checks), "error_index": self.error_index, "has_loops": self.has_loops,
         }, separators=(",", ":"))
 
     @classmethod
@@ -61,7 +62,7 @@ class Signature:
             results.append((tpl.shape, tpl.dtype))
         return cls(d["name"], tuple((n, _spec_in(s)) for n, s in d["params"]), tuple(results),
                    _tree_in(d["out_tree"]), tuple((tuple(p), i) for p, i in d["writebacks"]),
-                   tuple(d["checks"]), d["error_index"], d.get("target", "llvm-cpu"))
+                   tuple(d["checks"]), d["error_index"], d.get("target", "llvm-cpu"), d.get("has_loops", False))
 
 
 def _type_out(shape, dtype) -> str:

@@ -1,4 +1,5 @@
 import os
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -7,3 +8,7 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("pyjitc", deadline=None, max_examples=int(os.environ.get("PYJITC_EXAMPLES", "20")),
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile("pyjitc")
+
+# One compile cache for the whole test session, in a fresh directory: tests share executables
+# (identical programs compile once) without touching the user's cache.
+os.environ["PYJITC_CACHE_DIR"] = tempfile.mkdtemp(prefix="pyjitc-test-cache-")

@@ -42,6 +42,7 @@ class Program:
     out_tree: Any           # nested ('tuple'|'list'|'dict'|'out'|'const', ...) description
     writebacks: list[tuple[tuple, int]] = field(default_factory=list)  # (argument path, result index)
     checks: list[str] = field(default_factory=list)   # run-time error messages (code k -> checks[k-1])
+    guards: list = field(default_factory=list)         # globals read as constants (see api.Guard)
     error_index: int | None = None                     # which result holds the error code
 
 
@@ -579,6 +580,7 @@ class FunctionCompiler(ast.NodeVisitor):
         value = policy.lookup_global(self.src.fn, node.id)
         if value is policy.UNRESOLVED:
             raise JitError(f"name {node.id!r} is not defined")
+        self.em.guards.add(("name", self.src.fn, node.id, value))
         if isinstance(value, types.ModuleType):
             policy.check_module(value, node.id)
         return value
@@ -602,6 +604,8 @@ class FunctionCompiler(ast.NodeVisitor):
             value = getattr(base, attr)
         except AttributeError:
             raise JitError(f"{ast.unparse(node.value)} has no attribute {attr!r}") from None
+        if isinstance(base, types.ModuleType) and base.__name__.split(".")[0] not in policy.ALLOWED_MODULES:
+            self.em.guards.add(("attr", base, attr, value))
         reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
         if reason:
             raise ForbiddenError(f"{ast.unparse(node)} is not allowed inside @jit: {reason}")
@@ -835,7 +839,8 @@ def _trace(src, specs, force_unroll) -> Program:
     builder.close_block(outputs)
     fn_name = src.name if src.name.isidentifier() else "lambda"
     function = Function(fn_name, block, [path_name(p) for p, _ in dynamic])
-    return Program(function, out_tree, writebacks, list(em.checks), error_index)
+    return Program(function, out_tree, writebacks, checks=list(em.checks), error_index=error_index,
+                   guards=em.guard_list())
 
 
 def _argument(values, path, spec):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import operator
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -126,6 +127,19 @@ def _join_params(sources):
     return out
 
 
+class _Guards:
+    """(kind, holder, name, value) of each global read, once; modules themselves are not guarded."""
+
+    def __init__(self):
+        self.items: dict = {}
+
+    def add(self, guard) -> None:
+        kind, holder, name, value = guard
+        if isinstance(value, types.ModuleType):
+            return
+        self.items.setdefault((kind, id(holder), name), guard)
+
+
 class Emitter:
     """What a library function receives: the IR builder and NumPy-aware helpers."""
 
@@ -136,7 +150,11 @@ class Emitter:
         self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
+        self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
+
+    def guard_list(self) -> list:
+        return list(self.guards.items.values())
 
     def check(self, bad: "Traced", message: str) -> None:
         """A condition under which NumPy would raise: the compiled function reports the first one

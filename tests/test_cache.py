@@ -1,0 +1,185 @@
+"""The compile caches: in memory (guards on globals read as constants, explained misses,
+no_recompile, threads) and on disk (shared between processes, atomic, checksummed, private,
+bounded)."""
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyjitc
+from pyjitc import cache
+from tests.reference import assert_same
+
+ROOT = Path(__file__).parent.parent
+
+SCALE = 2.0
+TABLE = np.array([1.0, 2.0, 3.0])
+
+
+def scaled(x):
+    return x * SCALE + TABLE
+
+
+def test_changing_a_global_read_as_a_constant_recompiles_instead_of_reusing():
+    global SCALE
+    f = pyjitc.jit(scaled)
+    x = np.ones(3)
+    assert_same(f(x), scaled(x))
+    SCALE = 3.0
+    try:
+        assert_same(f(x), scaled(x))
+        TABLE[0] = 10.0                                   # changed in place: compared by content
+        assert_same(f(x), scaled(x))
+    finally:
+        SCALE = 2.0
+        TABLE[0] = 1.0
+    assert f.cache_info().misses == 3 and f.cache_info().currsize == 1
+
+
+def test_no_recompile_raises_and_says_why():
+    f = pyjitc.jit(scaled)
+    f(np.ones(3))
+    with pyjitc.no_recompile():
+        f(np.ones(3))                                     # a hit is fine
+        with pytest.raises(pyjitc.RecompileError, match=r"argument 'x': f64\[3\] -> f32\[3\]"):
+            f(np.ones(3, np.float32))
+
+
+def run_script(code, cache_dir, extra_env=None, check=True):
+    env = dict(os.environ, PYJITC_CACHE_DIR=str(cache_dir), **(extra_env or {}))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=env, cwd=ROOT, check=check)
+
+
+PROGRAM = """
+    import numpy as np, pyjitc
+    from tests.test_cache import scaled
+    f = pyjitc.jit(scaled)
+    y = f(np.arange(3.0))
+    info = f.cache_info()
+    print(y.tolist(), info.misses, info.disk_hits)
+"""
+
+
+def test_a_second_process_compiles_nothing(tmp_path):
+    first = run_script(PROGRAM, tmp_path).stdout.split()
+    second = run_script(PROGRAM, tmp_path).stdout.split()
+    want = scaled(np.arange(3.0)).tolist()
+    assert first[:-2] == second[:-2] == str(want).split()
+    assert first[-1] == "0" and second[-1] == "1", "the second process should load from disk"
+
+
+def test_corrupted_truncated_or_foreign_entries_are_recompiled(tmp_path):
+    run_script(PROGRAM, tmp_path)
+    (entry,) = tmp_path.glob("*.vmfb")
+    for damage in (lambda b: b[: len(b) // 2], lambda b: b[:-10] + b"0123456789", lambda b: b"not a vmfb at all"):
+        entry.write_bytes(damage(entry.read_bytes()) if entry.exists() else b"x")
+        out = run_script(PROGRAM, tmp_path).stdout.split()
+        assert out[-1] == "0", "a damaged entry must not be loaded"
+        assert out[:-2] == str(scaled(np.arange(3.0)).tolist()).split()
+
+
+def test_two_processes_compiling_the_same_function_at_once_both_succeed(tmp_path):
+    env = dict(os.environ, PYJITC_CACHE_DIR=str(tmp_path))
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(PROGRAM)], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate()[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert all(o[:-2] == str(scaled(np.arange(3.0)).tolist()).split() for o in outs)
+    assert len(list(tmp_path.glob("*.vmfb"))) == 1 and not list(tmp_path.glob(".tmp-*"))
+
+
+def test_editing_a_helper_module_recompiles_in_this_process_and_the_next(tmp_path):
+    pkg = tmp_path / "src"
+    pkg.mkdir()
+    helper = pkg / "helper_mod.py"
+    main = pkg / "main_mod.py"
+    main.write_text("import numpy as np\nfrom helper_mod import g\n\ndef f(x):\n    return g(x) + 1\n")
+    code = f"""
+        import sys, importlib, numpy as np, pyjitc
+        sys.path.insert(0, {str(pkg)!r})
+        import helper_mod, main_mod
+        f = pyjitc.jit(main_mod.f)
+        a = f(np.ones(2))
+        open({str(helper)!r}, "w").write("def g(x):\\n    return x * 10\\n")
+        importlib.reload(helper_mod)
+        importlib.reload(main_mod)       # rebinds g in the module f reads its globals from
+        b = f(np.ones(2))
+        print(a.tolist(), b.tolist(), f.cache_info().misses)
+    """
+    helper.write_text("def g(x):\n    return x * 2\n")
+    out = run_script(code, tmp_path / "cache").stdout
+    assert out.split() == ["[3.0,", "3.0]", "[11.0,", "11.0]", "2"]
+    # a new process whose helper now multiplies by 10 must not reuse the x * 2 executable
+    helper.write_text("def g(x):\n    return x * 2\n")
+    out = run_script(code, tmp_path / "cache").stdout
+    assert out.split()[:4] == ["[3.0,", "3.0]", "[11.0,", "11.0]"]
+
+
+def test_explain_cache_misses_names_the_argument_that_changed(tmp_path):
+    code = """
+        import numpy as np, pyjitc
+        from tests.test_cache import scaled
+        f = pyjitc.jit(scaled)
+        f(np.ones(3)); f(np.ones(3, np.float32))
+    """
+    err = run_script(code, tmp_path, {"PYJITC_EXPLAIN_CACHE_MISSES": "1"}).stderr
+    assert "compiling scaled: first call" in err
+    assert "compiling scaled: argument 'x': f64[3] -> f32[3]" in err
+
+
+def test_cache_directory_is_private_and_an_unsafe_one_is_not_used(tmp_path):
+    private = tmp_path / "private"
+    run_script(PROGRAM, private)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    r = run_script(PROGRAM, shared)
+    assert "writable by other users" in r.stderr and not list(shared.glob("*.vmfb"))
+    assert r.stdout.split()[:-2] == str(scaled(np.arange(3.0)).tolist()).split()
+
+
+def test_disk_cache_is_bounded_least_recently_used_first(tmp_path):
+    for i in range(3):
+        (tmp_path / f"{i}.vmfb").write_bytes(b"x" * 1000)
+        os.utime(tmp_path / f"{i}.vmfb", (i, i))
+    cache.evict(tmp_path, limit=2500)
+    assert sorted(p.name for p in tmp_path.glob("*.vmfb")) == ["1.vmfb", "2.vmfb"]
+
+
+def test_cache_off_compiles_without_writing(tmp_path):
+    out = run_script(PROGRAM, "off").stdout.split()
+    assert out[-1] == "0"
+
+
+def shapes_fn(x):
+    return (x * 2).sum(axis=0)
+
+
+def test_many_threads_calling_with_many_shapes_compile_each_template_once():
+    f = pyjitc.jit(shapes_fn)
+    shapes = [(2, 3), (4, 3), (5, 1)]
+    errors = []
+
+    def worker(k):
+        try:
+            for i in range(6):
+                x = np.full(shapes[(k + i) % 3], float(k))
+                assert_same(f(x), shapes_fn(x))
+        except Exception as e:   # reported below
+            errors.append(e)
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    info = f.cache_info()
+    assert info.misses == 3 and info.currsize == 3 and info.hits == 8 * 6 - 3
