@@ -194,6 +194,7 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(base, np.ndarray) and isinstance(target.value, ast.Name) and target.value.id in self.env:
             lifted = self.em.asarray(base)
             lifted = Traced(lifted.value, None, None)
+            self.em.zero_d_arrays.add(id(lifted))
             for k, v in self.env.items():
                 if v is base:
                     self.env[k] = lifted
@@ -204,8 +205,10 @@ class FunctionCompiler(ast.NodeVisitor):
         """`base[index] = value`: arrays are updated in place (the caller's array too, for an
         argument); Python lists and dicts only while the program is being built."""
         if isinstance(base, Traced):
-            if base.weak is not None and base.ndim == 0:
-                raise JitError(f"{shown}: a Python scalar does not support item assignment")
+            if base.ndim == 0 and base.view is None and id(base) not in self.em.arguments | self.em.zero_d_arrays:
+                kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
+                raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
+                               hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
             base.value = indexing.setitem(self.em, base, index, value, shown).value
         elif isinstance(base, (list, dict)):
             if self.em.loop_depth:
@@ -325,7 +328,12 @@ class FunctionCompiler(ast.NodeVisitor):
             raise
 
     def select(self, test: Traced, then, orelse):
-        """`then() if test else orelse()` for expressions, as a run-time if."""
+        """`then() if test else orelse()` for expressions. Both sides are computed and chosen
+        between when that can't be told apart from Python's lazy evaluation (no side could raise
+        at run time); otherwise a run-time if (`i < n and x[i] > 0` must not index x[n])."""
+        eager = self.eager_select(test, then, orelse)
+        if eager is not None:
+            return eager
         key = f"value?{id(then)}"
         self.run_time_if(test, [lambda: self.env.__setitem__(key, then()),
                                 lambda: self.env.__setitem__(key, orelse())])
@@ -333,6 +341,23 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(value, Undefined):
             raise value.error()
         return value
+
+    def eager_select(self, test: Traced, then, orelse):
+        em, b = self.em, self.em.b
+        checkpoint, n_checks, err = b.checkpoint(), len(em.checks), em.err.value
+        try:
+            a, c = then(), orelse()
+            if len(em.checks) == n_checks and isinstance(a, (Traced, bool, int, float)) and \
+                    isinstance(c, (Traced, bool, int, float)):
+                out = numpy_api.select_values(em, condition(em, test), a, c)
+                if out is not None:
+                    return out
+        except (JitError, NeedStatic):
+            pass
+        b.rollback(checkpoint)
+        del em.checks[n_checks:]
+        em.err.value = err
+        return None
 
     def visit_For(self, node):
         iterable = self.visit(node.iter)

@@ -19,6 +19,11 @@ from ..ir.types import TensorType, as_dtype, is_bool, is_float, is_int, SUPPORTE
 PY_SCALARS = (bool, int, float)
 
 
+def is_py_scalar(x) -> bool:
+    """A Python bool/int/float (weak, NEP 50). np.float64 subclasses float but is strong."""
+    return type(x) in PY_SCALARS
+
+
 class Traced:
     """An array inside the function being compiled: an IR value plus what NumPy needs to know.
     `weak` is the Python type (int/float/bool) of a weakly typed value (a Python scalar argument),
@@ -150,6 +155,7 @@ class Emitter:
         self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
+        self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
         self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
 
@@ -201,7 +207,7 @@ class Emitter:
         (Python bools are simply bool: it is the lowest kind, so it never upcasts)."""
         if isinstance(x, Traced):
             return x.weak if x.weak in (int, float) else x.dtype
-        if isinstance(x, PY_SCALARS):
+        if is_py_scalar(x):
             return type(x) if type(x) in (int, float) else np.dtype(np.bool_)
         return np.asarray(x).dtype
 
@@ -212,7 +218,7 @@ class Emitter:
         """Lift a static value to an IR constant (Python scalars take `dtype`, checked for range)."""
         if isinstance(x, Traced):
             return x if dtype is None or x.dtype == dtype else self.cast(x, dtype)
-        if isinstance(x, PY_SCALARS) and dtype is not None:
+        if is_py_scalar(x) and dtype is not None:
             dt = np.dtype(dtype)
             if is_int(dt) and not isinstance(x, bool) and isinstance(x, int):
                 info = np.iinfo(dt)
@@ -314,7 +320,7 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     if out.dtype != loop[-1]:
         out = em.cast(out, loop[-1])
     weak = None
-    if all(isinstance(a, PY_SCALARS) or (isinstance(a, Traced) and a.weak) for a in args):
+    if all(is_py_scalar(a) or (isinstance(a, Traced) and a.weak) for a in args):
         weak = {"b": bool, "i": int, "u": int, "f": float}[loop[-1].kind]
     return Traced(out.value, weak, _join_params(args))
 
@@ -512,9 +518,11 @@ def _via_float64(prim):
 
 for _u, _p in ((np.sin, "sin"), (np.cos, "cos"), (np.tan, "tan")):
     ufunc(_u, _via_float64(_p))
-for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt"), (np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p"),
-               (np.floor, "floor"), (np.ceil, "ceil")):
+for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt"), (np.tanh, "tanh"), (np.expm1, "expm1"),
+               (np.log1p, "log1p")):
     ufunc(_u, _prim(_p))
+for _u, _p in ((np.floor, "floor"), (np.ceil, "ceil")):   # integer loops (NumPy 2.1+): the value itself
+    ufunc(_u, _by_kind(f=_prim(_p), any=lambda em, x, out_dtype: x))
 
 
 def _cbrt(em, x, out_dtype):
@@ -995,6 +1003,21 @@ def _len(em, x):
             raise ShapeError("len() of unsized object")
         return x.shape[0]
     return len(x)
+
+
+def select_values(em, cond: Traced, a, b):
+    """Python's `a if cond else b` for two scalar-like values of one type (as a run-time if would
+    merge them); None if their types differ (the caller then builds a real if)."""
+    from .regions import MergeError, unify
+    try:
+        shape, dtype, weak = unify(a, b, "value")
+    except MergeError:
+        return None
+    x, y = em.broadcast(em.asarray(a, dtype), shape), em.broadcast(em.asarray(b, dtype), shape)
+    pred = em.broadcast(Traced(cond.value), shape) if shape else cond
+    out = em.emit("select", pred, em.cast(x, dtype), em.cast(y, dtype))
+    params = _join_params([cond, a, b])
+    return Traced(out.value, weak, params)
 
 
 # ---------------------------------------------------------------- what loops run over

@@ -112,11 +112,11 @@ def _leaf_type(x):
         return x.shape, x.dtype, x.weak
     if isinstance(x, Traced):
         return x.shape, x.dtype, x.weak
-    if isinstance(x, bool):
+    if type(x) is bool:
         return (), np.dtype(np.bool_), bool
-    if isinstance(x, int):
+    if type(x) is int:
         return ((), np.dtype(np.int64), int) if -2**63 <= x < 2**63 else None
-    if isinstance(x, float):
+    if type(x) is float:
         return (), np.dtype(np.float64), float
     if isinstance(x, (np.generic, np.ndarray)) and x.dtype in SUPPORTED_DTYPES:
         return x.shape, x.dtype, None
@@ -131,9 +131,11 @@ def _describe(t) -> str:
 _KIND_ORDER = {bool: 0, int: 1, float: 2}
 
 
-def unify(a, b, name: str):
+def unify(a, b, name: str, cross_kind: bool = False):
     """The one type a value has on both paths, or a MergeError. A Python scalar (weak, NEP 50)
-    meeting an array scalar of a dtype NumPy would keep for it takes that dtype."""
+    meeting an array scalar of the same kind (int and int32, float and float32) takes that dtype;
+    of another kind (int and float64) only where `cross_kind` (loops: the Python scalar survives
+    only if the loop runs zero times; a branch would give NumPy's two types at random)."""
     ta, tb = _leaf_type(a), _leaf_type(b)
     if ta is None or tb is None:
         bad = a if ta is None else b
@@ -147,9 +149,13 @@ def unify(a, b, name: str):
     if ta[2] and tb[2]:
         return max(ta, tb, key=lambda t: _KIND_ORDER[t[2]])
     weak, strong = (ta, tb) if ta[2] else (tb, ta)
-    if np.result_type(strong[1], weak[2](0)) != strong[1]:
+    same_kind = np.dtype(weak[1]).kind == strong[1].kind or (weak[2] is int and strong[1].kind in "iu")
+    # in a loop, `a` is the value on entry and `b` after the body: a Python scalar on entry that the
+    # body makes a NumPy scalar differs from NumPy only when the loop runs zero times
+    cross_ok = cross_kind and weak is ta
+    if np.result_type(strong[1], weak[2](0)) != strong[1] or not (same_kind or cross_ok):
         raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
-                         name=name)
+                         hint="give it the same type on every path (e.g. np.float64(0) instead of 0)", name=name)
     return strong[0], strong[1], None
 
 
@@ -508,10 +514,10 @@ def _widen(t, now, name, marker):
     if kind == "static":
         if not isinstance(now, Traced) and _same_static(t[1], now):
             return t
-        shape, dtype, weak = unify(t[1], now, name)
+        shape, dtype, weak = unify(t[1], now, name, cross_kind=True)
         return ("leaf", shape, dtype, weak, _param_with(_join([_params_of(t[1]), _params_of(now)]), marker))
     _, shape, dtype, weak, params = t
-    s2, d2, w2 = unify(TypeOnly((shape, dtype, weak)), now, name)
+    s2, d2, w2 = unify(TypeOnly((shape, dtype, weak)), now, name, cross_kind=True)
     p2 = _param_with(_join([params, _params_of(now)]), marker)
     return ("leaf", s2, d2, w2, p2)
 

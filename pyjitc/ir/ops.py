@@ -154,9 +154,10 @@ def _lower_convert(ctx, operands, dtype):
         zero = ctx.splat(0, ctx.in_types[0])
         return ctx.hlo("stablehlo.compare", x, zero, type=ctx.out_types[0],
                        comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
-    if is_bool(src) and is_float(np.dtype(dtype)):
+    if is_bool(src) and not is_bool(np.dtype(dtype)):
         # select(b, 1, 0) rather than convert: IREE rewrites convert(i1) * y into select(b, y, 0),
-        # which loses IEEE's 0 * nan = nan and 0 * inf = nan.
+        # which loses IEEE's 0 * nan = nan and 0 * inf = nan; and IREE 3.13 sums
+        # convert(x == x) over all axes as 1 (found by tests/fuzz.py).
         t = ctx.out[0]
         return ctx.hlo("stablehlo.select", x, ctx.splat(1, t), ctx.splat(0, t))
     return ctx.hlo("stablehlo.convert", x)
