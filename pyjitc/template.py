@@ -147,7 +147,7 @@ def spec_of(name: str, value, static: bool):
         return Template(value.shape, value.dtype.newbyteorder("="))
     if value is None or isinstance(value, (str, bytes, np.dtype, type, tuple)) and _hashable(value):
         return StaticSpec(value)
-    raise ArgumentError(f"argument {name!r} is a {type(value).__name__}; pass a NumPy array, a Python scalar, "
+    raise ArgumentError(f"argument {name!r} has type {type(value).__name__}; pass a NumPy array, a Python scalar, "
                         f"or mark it static with @jit(static_argnames=...)")
 
 

@@ -114,13 +114,13 @@ def _array(rng, shape, dtype):
     return np.asarray(v, dtype=dtype) if shape else np.dtype(dtype).type(v)
 
 
-def load_source(text: str, directory: Path, name: str):
+def load_source(text: str, directory: Path, name: str, function: str = "fuzzed"):
     path = directory / f"{name}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.fuzzed
+    return getattr(module, function)
 
 
 REFUSALS: list[str] = []
