@@ -151,7 +151,8 @@ def check_program(text: str, args, directory: Path, name: str) -> str | None:
         return f"pyjitc raised a non-JitError: {type(e).__name__}: {e}\n{traceback.format_exc()}"
     if numpy_error is not None:
         return f"NumPy raised {type(numpy_error).__name__}: {numpy_error}, pyjitc returned {got!r}"
-    want, got = _documented(want, got, zero_trip=args[2] == 0 and "for i in range(n)" in text)
+    loops = "for i in range(n)" in text or "while k < n" in text
+    want, got = _documented(want, got, zero_trip=args[2] == 0 and loops)
     if _float32_involved(text, args):
         want, got = _as_f32(want), _as_f32(got)
     try:

@@ -201,3 +201,15 @@ def test_in_memory_cache_is_bounded_least_recently_used():
         assert f.cache_info().currsize == 3
     finally:
         api.MAXSIZE = old
+
+
+def test_lambdas_with_a_recoverable_source_line_compile():
+    double = pyjitc.jit(lambda x: x * 2)
+    assert_same(double(np.arange(3.0)), np.arange(3.0) * 2)
+
+
+def test_functions_without_readable_source_get_a_clear_error():
+    namespace = {}
+    exec("import numpy as np\ndef made(x):\n    return x + 1\n", namespace)
+    with pytest.raises(pyjitc.JitError, match="can't read the source of 'made'.*define the function in a .py file"):
+        pyjitc.jit(namespace["made"])

@@ -156,6 +156,19 @@ def _hal_type(dtype: np.dtype):
     return t
 
 
+ZERO_COPY_BYTES = 1 << 16
+
+
+class _Owner:
+    """Keeps IREE's result buffer (and its host mapping) alive for as long as the NumPy array that
+    views it: large results are handed over without a copy (host-visible CPU memory only)."""
+    __slots__ = ("__array_interface__", "_view", "_mapping", "_array")
+
+    def __init__(self, array, view, mapping):
+        self.__array_interface__ = array.__array_interface__
+        self._array, self._view, self._mapping = array, view, mapping
+
+
 class Executable:
     """A loaded .vmfb: call its exported functions with host arrays, get host arrays back."""
 
@@ -164,6 +177,7 @@ class Executable:
         self.rt = runtime(driver)
         self.module = ireert.VmModule.copy_buffer(self.rt.instance, vmfb)
         self.context = ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
+        self.zero_copy = driver in ("local-sync", "local-task")   # results live in host memory
         self._functions: dict[str, object] = {}
 
     def function(self, name: str):
@@ -193,6 +207,10 @@ class Executable:
         for i, (shape, dtype) in enumerate(result_types):
             view = rets.get_as_object(i, ireert.HalBufferView)
             raw = np.int8 if dtype == np.bool_ else dtype
-            host = np.array(view.map().asarray(shape, np.dtype(raw)), copy=True)
+            mapping = view.map()
+            if self.zero_copy and int(np.prod(shape, dtype=np.int64)) * np.dtype(raw).itemsize >= ZERO_COPY_BYTES:
+                host = np.asarray(_Owner(mapping.asarray(shape, np.dtype(raw)), view, mapping))
+            else:
+                host = np.array(mapping.asarray(shape, np.dtype(raw)), copy=True)
             out.append(host.view(np.bool_) if dtype == np.bool_ else host)
         return out

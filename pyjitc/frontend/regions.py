@@ -146,8 +146,11 @@ def unify(a, b, name: str, cross_kind: bool = False):
                          hint="give it the same shape and dtype on every path (e.g. with .astype)", name=name)
     if ta[1] == tb[1]:
         return ta[0], ta[1], ta[2] if ta[2] == tb[2] else None
-    if ta[2] and tb[2]:
-        return max(ta, tb, key=lambda t: _KIND_ORDER[t[2]])
+    if ta[2] and tb[2]:   # two Python scalar types: only a loop may raise the entry's kind
+        if _KIND_ORDER[tb[2]] < _KIND_ORDER[ta[2]] or not cross_kind:
+            raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
+                             hint="give it the same type on every path (e.g. 0.0 instead of 0)", name=name)
+        return tb
     weak, strong = (ta, tb) if ta[2] else (tb, ta)
     same_kind = np.dtype(weak[1]).kind == strong[1].kind or (weak[2] is int and strong[1].kind in "iu")
     # in a loop, `a` is the value on entry and `b` after the body: a Python scalar on entry that the
