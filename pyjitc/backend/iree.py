@@ -2,6 +2,7 @@
 StableHLO text -> .vmfb bytes (compile), and .vmfb bytes -> a callable executable (load/invoke)."""
 from __future__ import annotations
 
+import math
 import shutil
 import threading
 from dataclasses import dataclass
@@ -208,7 +209,7 @@ class Executable:
             view = rets.get_as_object(i, ireert.HalBufferView)
             raw = np.int8 if dtype == np.bool_ else dtype
             mapping = view.map()
-            if self.zero_copy and int(np.prod(shape, dtype=np.int64)) * np.dtype(raw).itemsize >= ZERO_COPY_BYTES:
+            if self.zero_copy and math.prod(shape) * np.dtype(raw).itemsize >= ZERO_COPY_BYTES:
                 host = np.asarray(_Owner(mapping.asarray(shape, np.dtype(raw)), view, mapping))
             else:
                 host = np.array(mapping.asarray(shape, np.dtype(raw)), copy=True)
