@@ -186,6 +186,10 @@ class Emitter:
         out = self.b.emit(name, *[o.value for o in operands], **attrs)
         return self.wrap(out, *(operands if sources is None else sources), weak=weak)
 
+    def emit_multi(self, name, *operands: Traced, **attrs) -> tuple[Traced, ...]:
+        outs = self.b.emit(name, *[o.value for o in operands], **attrs)
+        return tuple(self.wrap(v, *operands) for v in outs)
+
     def constant(self, value) -> Traced:
         arr = np.asarray(value)
         as_dtype(arr.dtype)
@@ -472,7 +476,7 @@ def _fast_power(em, base, exponent):
     """NumPy's exact fast paths for array ** scalar (2 -> square, 0.5 -> sqrt, -1 -> 1/x, 1 -> +x)."""
     if not isinstance(base, Traced) or not isinstance(exponent, (int, float)) or isinstance(exponent, bool):
         return None
-    loop = np.power.resolve_dtypes((em.dtype_of(base), type(exponent), None))
+    loop = np.power.resolve_dtypes((em.dtype_of(base), em.dtype_of(exponent), None))
     x = em.asarray(base, loop[0])
     if exponent == 2:
         return Traced(em.emit("mul", x, x).value, None, x.params)

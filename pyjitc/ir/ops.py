@@ -431,3 +431,55 @@ def _lower_take(ctx, operands):
 
 
 register_op("take", _take_type, _lower_take)
+
+
+# ---------------------------------------------------------------- sorting
+
+def _sort_type(ts, axis, with_index, **_):
+    (t,) = ts
+    if not 0 <= axis < t.ndim:
+        raise OpTypeError(f"sort: axis {axis} for {t}")
+    return (t, t.with_dtype(np.int64)) if with_index else t
+
+
+def _lower_sort(ctx, operands, axis, with_index):
+    """Stable, ascending, NaN last (NumPy's order): a < b is `a < b or (b is NaN and a is not)`."""
+    t = ctx.in_types[0]
+    ops, types = list(operands), [ctx.mlir_type(t)]
+    if with_index:
+        it = t.with_dtype(np.int64)
+        ops.append(ctx.hlo("stablehlo.iota", type=ctx.mlir_type(it), iota_dimension=ctx.i64(axis)))
+        types.append(ctx.mlir_type(it))
+    from iree.compiler import ir
+    op = ctx.op("stablehlo.sort", ops, types, {"dimension": ctx.i64(axis), "is_stable": ir.BoolAttr.get(True)},
+                regions=1)
+    scalar, index = TensorType((), t.dtype), TensorType((), np.dtype(np.int64))
+    bool_t = ctx.mlir_type(TensorType((), np.dtype(np.bool_)))
+    kind = "FLOAT" if is_float(t.dtype) else "SIGNED" if t.dtype.kind == "i" else "UNSIGNED"
+
+    def cmp(a, b, d):
+        return ctx.hlo("stablehlo.compare", a, b, type=bool_t,
+                       comparison_direction=ctx.attr(f"#stablehlo<comparison_direction {d}>"),
+                       compare_type=ctx.attr(f"#stablehlo<comparison_type {kind}>"))
+    def lt(a, b):   # NumPy's order: numbers ascending, then NaN
+        less = cmp(a, b, "LT")
+        if is_float(t.dtype):
+            b_nan, a_num = cmp(b, b, "NE"), cmp(a, a, "EQ")
+            less = ctx.hlo("stablehlo.or", less, ctx.hlo("stablehlo.and", b_nan, a_num, type=bool_t), type=bool_t)
+        return less
+
+    with ctx.block(op.regions[0], [scalar, scalar] + ([index, index] if with_index else [])) as args:
+        a, b = args[0], args[1]
+        less = lt(a, b)
+        if with_index:   # ties by position: stable whatever IREE's sort does (its float sort is not)
+            tie = ctx.hlo("stablehlo.and", ctx.hlo("stablehlo.not", less, type=bool_t),
+                          ctx.hlo("stablehlo.not", lt(b, a), type=bool_t), type=bool_t)
+            earlier = ctx.hlo("stablehlo.compare", args[2], args[3], type=bool_t,
+                              comparison_direction=ctx.attr("#stablehlo<comparison_direction LT>"),
+                              compare_type=ctx.attr("#stablehlo<comparison_type SIGNED>"))
+            less = ctx.hlo("stablehlo.or", less, ctx.hlo("stablehlo.and", tie, earlier, type=bool_t), type=bool_t)
+        ctx.op("stablehlo.return", [less], [])
+    return list(op.results) if with_index else op.result
+
+
+register_op("sort", _sort_type, _lower_sort)

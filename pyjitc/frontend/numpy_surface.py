@@ -1,0 +1,742 @@
+"""numpy_surface: more of NumPy, each function one registry entry built from the IR primitives.
+dtypes come from NumPy's own resolution (ufunc.resolve_dtypes, or NumPy run on a tiny array);
+transcendental float32 functions are computed in float64 and rounded, as numpy_api does for sin.
+README's table is generated from these registries (python -m pyjitc.doc)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import NotSupportedError, ShapeError
+from ..ir.types import is_bool, is_float, is_int
+from .numpy_api import (FUNCTIONS, Emitter, Traced, _by_kind, _keep, _reduce_dtype, apply_ufunc, cast_impl,
+                        fold, is_static, make_view, normalize_axes, normalize_axis, register, reshape,
+                        static_dtype, stack, transpose, ufunc)
+
+NOTES: dict[str, str] = {}   # "numpy.x" -> what to know (shown in the generated table)
+
+
+def note(name, text):
+    NOTES[name] = text
+
+
+# ---------------------------------------------------------------- small helpers
+
+def _c(em, value, like: Traced) -> Traced:
+    return em.full(value, like.dtype, like.shape)
+
+
+def _cmp(em, a, b, d):
+    return em.emit("compare", a, b, direction=d)
+
+
+def _sel(em, p, a, b):
+    return em.emit("select", p, a, b)
+
+
+def _isnan(em, x):
+    return _cmp(em, x, x, "NE")
+
+
+def _in_f64(fn):
+    """Compute a float16/32 function in float64 and round (IREE's low-precision versions of these
+    compositions lose more than NumPy's correctly rounded-ish results)."""
+    def lower(em, x, *rest, out_dtype):
+        if x.dtype == np.float64:
+            return fn(em, x, *rest)
+        up = [em.cast(v, np.float64) for v in (x, *rest)]
+        return em.cast(fn(em, *up), x.dtype)
+    return lower
+
+
+def _identity(em, x, out_dtype):
+    return x
+
+
+# ---------------------------------------------------------------- elementwise
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+
+def _exp2(em, x):
+    return em.emit("exp", em.emit("mul", x, _c(em, LN2, x)))
+
+
+def _log_base(base_log):
+    return lambda em, x: em.emit("div", em.emit("log", x), _c(em, base_log, x))
+
+
+def _sinh(em, x):   # via expm1: no cancellation near 0
+    return em.emit("mul", em.emit("sub", em.emit("expm1", x), em.emit("expm1", em.emit("neg", x))), _c(em, 0.5, x))
+
+
+def _cosh(em, x):
+    return em.emit("mul", em.emit("add", em.emit("exp", x), em.emit("exp", em.emit("neg", x))), _c(em, 0.5, x))
+
+
+def _one_minus_sq(em, x):   # (1 - x)(1 + x): exact near |x| = 1
+    one = _c(em, 1.0, x)
+    return em.emit("mul", em.emit("sub", one, x), em.emit("add", one, x))
+
+
+def _arcsin(em, x):
+    return em.emit("atan2", x, em.emit("sqrt", _one_minus_sq(em, x)))
+
+
+def _arccos(em, x):
+    return em.emit("atan2", em.emit("sqrt", _one_minus_sq(em, x)), x)
+
+
+def _arctan(em, x):
+    return em.emit("atan2", x, _c(em, 1.0, x))
+
+
+def _arcsinh(em, x):
+    a = em.emit("abs", x)
+    sq = em.emit("mul", a, a)
+    one = _c(em, 1.0, x)
+    inner = em.emit("add", a, em.emit("div", sq, em.emit("add", one, em.emit("sqrt", em.emit("add", one, sq)))))
+    big = _cmp(em, a, _c(em, 1e150, x), "GT")   # x*x would overflow: asinh(x) ~ log(2|x|)
+    r = _sel(em, big, em.emit("add", em.emit("log", a), _c(em, LN2, x)), em.emit("log1p", inner))
+    return em.emit("mul", em.emit("sign", x), r)
+
+
+def _arccosh(em, x):
+    one = _c(em, 1.0, x)
+    t = em.emit("sqrt", em.emit("mul", em.emit("sub", x, one), em.emit("add", x, one)))
+    big = _cmp(em, x, _c(em, 1e150, x), "GT")
+    return _sel(em, big, em.emit("add", em.emit("log", x), _c(em, LN2, x)), em.emit("log", em.emit("add", x, t)))
+
+
+def _arctanh(em, x):
+    one = _c(em, 1.0, x)
+    return em.emit("mul", _c(em, 0.5, x), em.emit("log1p", em.emit("div", em.emit("mul", _c(em, 2.0, x), x),
+                                                                      em.emit("sub", one, x))))
+
+
+def _trunc(em, x, out_dtype):
+    return _sel(em, _cmp(em, x, _c(em, 0, x), "LT"), em.emit("ceil", x), em.emit("floor", x))
+
+
+def _hypot(em, x, y):
+    return em.emit("sqrt", em.emit("add", em.emit("mul", x, x), em.emit("mul", y, y)))
+
+
+def _hypot_lower(em, x, y, out_dtype):
+    if x.dtype != np.float64:   # no overflow in float64 for float16/32 inputs
+        return em.cast(_hypot(em, em.cast(x, np.float64), em.cast(y, np.float64)), x.dtype)
+    ax, ay = em.emit("abs", x), em.emit("abs", y)
+    hi, lo = em.emit("max", ax, ay), em.emit("min", ax, ay)
+    zero = _c(em, 0.0, x)
+    ratio = _sel(em, _cmp(em, hi, zero, "EQ"), zero, em.emit("div", lo, hi))
+    r = em.emit("mul", hi, em.emit("sqrt", em.emit("add", _c(em, 1.0, x), em.emit("mul", ratio, ratio))))
+    inf = _c(em, np.inf, x)
+    either_inf = em.emit("or", _cmp(em, ax, inf, "EQ"), _cmp(em, ay, inf, "EQ"))
+    return _sel(em, either_inf, inf, r)
+
+
+def _signbit(em, x):   # also -0.0: 1/-0.0 = -inf
+    zero = _c(em, 0.0, x)
+    neg_zero = em.emit("and", _cmp(em, x, zero, "EQ"),
+                       _cmp(em, em.emit("div", _c(em, 1.0, x), x), zero, "LT"))
+    return em.emit("or", _cmp(em, x, zero, "LT"), neg_zero)
+
+
+def _copysign(em, x, y, out_dtype):
+    ax = em.emit("abs", x)
+    return _sel(em, _signbit(em, y), em.emit("neg", ax), ax)
+
+
+def _fmax_fmin(kind):
+    def lower(em, x, y, out_dtype):
+        if not is_float(x.dtype):
+            return em.emit(kind, x, y) if not is_bool(x.dtype) else em.emit("or" if kind == "max" else "and", x, y)
+        m = em.emit(kind, x, y)
+        return _sel(em, _isnan(em, x), y, _sel(em, _isnan(em, y), x, m))
+    return lower
+
+
+def _heaviside(em, x, h, out_dtype):
+    zero = _c(em, 0.0, x)
+    out = _sel(em, _cmp(em, x, zero, "LT"), zero, _sel(em, _cmp(em, x, zero, "GT"), _c(em, 1.0, x), h))
+    return _sel(em, _isnan(em, x), x, out)
+
+
+def _scale(factor):
+    return lambda em, x, out_dtype: em.emit("mul", x, _c(em, factor, x))
+
+
+def _to_bool_ufunc(float_fn, other=False):
+    def lower(em, x, out_dtype):
+        if is_float(x.dtype):
+            return float_fn(em, x)
+        return em.full(other, np.bool_, x.shape)
+    return lower
+
+
+def _logical(prim):
+    return lambda em, a, b, out_dtype: em.emit(prim, em.cast(a, np.bool_), em.cast(b, np.bool_))
+
+
+def _reciprocal(em, x, out_dtype):
+    if not is_float(x.dtype):
+        raise NotSupportedError("reciprocal of integers (NumPy's 1 // x) is not supported",
+                                hint="use 1.0 / x")
+    return em.emit("div", _c(em, 1.0, x), x)
+
+
+def _rint(em, x, out_dtype):
+    return em.emit("round_even", x) if is_float(x.dtype) else x
+
+
+for _u, _fn in ((np.exp2, _exp2), (np.log2, _log_base(LN2)), (np.log10, _log_base(LN10)), (np.sinh, _sinh),
+                (np.cosh, _cosh), (np.arcsin, _arcsin), (np.arccos, _arccos), (np.arctan, _arctan),
+                (np.arcsinh, _arcsinh), (np.arccosh, _arccosh), (np.arctanh, _arctanh)):
+    ufunc(_u, _in_f64(_fn), f"numpy.{_u.__name__}",
+          *{np.arcsin: ["numpy.asin"], np.arccos: ["numpy.acos"], np.arctan: ["numpy.atan"],
+            np.arcsinh: ["numpy.asinh"], np.arccosh: ["numpy.acosh"], np.arctanh: ["numpy.atanh"]}.get(_u, []))
+ufunc(np.trunc, _by_kind(f=_trunc, any=_identity), "numpy.trunc", "numpy.fix")
+ufunc(np.rint, _rint, "numpy.rint")
+ufunc(np.hypot, _hypot_lower)
+ufunc(np.copysign, _copysign)
+ufunc(np.fmax, _fmax_fmin("max"))
+ufunc(np.fmin, _fmax_fmin("min"))
+ufunc(np.heaviside, _heaviside)
+ufunc(np.deg2rad, _scale(math.pi / 180), "numpy.deg2rad", "numpy.radians")
+ufunc(np.rad2deg, _scale(180 / math.pi), "numpy.rad2deg", "numpy.degrees")
+ufunc(np.isnan, _to_bool_ufunc(lambda em, x: _isnan(em, x)))
+ufunc(np.isinf, _to_bool_ufunc(lambda em, x: _cmp(em, em.emit("abs", x), _c(em, np.inf, x), "EQ")))
+ufunc(np.isfinite, _to_bool_ufunc(lambda em, x: em.emit("is_finite", x), other=True))
+ufunc(np.logical_and, _logical("and"))
+ufunc(np.logical_or, _logical("or"))
+ufunc(np.logical_xor, _logical("xor"))
+ufunc(np.reciprocal, _reciprocal)
+ufunc(np.sign, _by_kind(b=_identity, u=lambda em, x, out_dtype: em.cast(_cmp(em, x, _c(em, 0, x), "NE"), x.dtype),
+                        any=lambda em, x, out_dtype: em.emit("sign", x)))
+ufunc(np.left_shift, lambda em, a, b, out_dtype: em.emit("shift_left", a, b), "numpy.left_shift",
+      "numpy.bitwise_left_shift")
+ufunc(np.right_shift, lambda em, a, b, out_dtype: em.emit(
+    "shift_right_arithmetic" if a.dtype.kind == "i" else "shift_right_logical", a, b),
+    "numpy.right_shift", "numpy.bitwise_right_shift")
+note("numpy.reciprocal", "floats only (integer reciprocal is refused)")
+for _n in ("sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "exp2", "log2", "log10"):
+    note(f"numpy.{_n}", "composed from exp/log/atan2; float16/32 computed in float64")
+
+
+def _float_power(em, a, b):
+    return FUNCTIONS["numpy.power"](em, cast_impl(em, a, np.float64) if not is_static(a) else np.float64(a),
+                                    cast_impl(em, b, np.float64) if not is_static(b) else np.float64(b))
+
+
+FUNCTIONS["numpy.float_power"] = _float_power
+
+_clip_ufunc = np._core.umath.clip
+
+
+@register("numpy.clip", method="clip")
+def clip(em, a, a_min=None, a_max=None, out=None, **kwargs):
+    if "min" in kwargs or "max" in kwargs:
+        a_min, a_max = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
+    if out is not None or kwargs:
+        raise NotSupportedError("clip: out= and other keywords are not supported")
+    if a_min is None and a_max is None:
+        raise ShapeError("clip: One of max or min must be given")
+    if a_min is None:
+        return FUNCTIONS["numpy.minimum"](em, a, a_max)
+    if a_max is None:
+        return FUNCTIONS["numpy.maximum"](em, a, a_min)
+
+    def lower(em, x, lo, hi, out_dtype):
+        if is_bool(x.dtype):
+            return em.emit("and", em.emit("or", x, lo), hi)
+        return em.emit("min", em.emit("max", x, lo), hi)
+    return apply_ufunc(em, _clip_ufunc, (a, a_min, a_max), lower)
+
+
+@register("numpy.round", "numpy.around", method="round")
+def round_(em, a, decimals=0, out=None):
+    decimals = em.static(decimals, "round: decimals")
+    if out is not None:
+        raise NotSupportedError("round: out= is not supported")
+    if is_static(a):
+        return fold(np.round, a, decimals)
+    a = em.asarray(a)
+    if not is_float(a.dtype):
+        if decimals >= 0:
+            return a
+        raise NotSupportedError("round of integers to negative decimals is not supported")
+    if decimals == 0:
+        return em.emit("round_even", a)
+    f = _c(em, 10.0 ** abs(decimals), a)     # NumPy: x * 10**d, round half to even, / 10**d
+    if decimals > 0:
+        return em.emit("div", em.emit("round_even", em.emit("mul", a, f)), f)
+    return em.emit("mul", em.emit("round_even", em.emit("div", a, f)), f)
+
+
+# ---------------------------------------------------------------- reductions
+
+def _axes_and_count(em, a, axis, name):
+    axes = normalize_axes(em, axis, a.ndim, name)
+    return axes, int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+
+
+def _moments(name):
+    np_fn = getattr(np, name)
+
+    def impl(em, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
+             correction=None):
+        if out is not None or where is not None or mean is not None:
+            raise NotSupportedError(f"{name}: out=, where= and mean= are not supported")
+        if correction is not None:
+            ddof = correction
+        ddof, keepdims = em.static(ddof, f"{name}: ddof"), em.static(keepdims, f"{name}: keepdims")
+        dtype = None if dtype is None else static_dtype(em, dtype)
+        if is_static(a):
+            return fold(np_fn, a, axis=em.static(axis, "axis"), dtype=dtype, ddof=ddof, keepdims=keepdims)
+        a = em.asarray(a)
+        axes, n = _axes_and_count(em, a, axis, name)
+        res = _reduce_dtype(np_fn, a.dtype, dtype)
+        acc = np.dtype(np.float64) if a.dtype.kind in "biu" else np.dtype(np.float32) if a.dtype == np.float16 else a.dtype
+        if dtype is not None and dtype.kind == "f":
+            acc = np.dtype(np.float32) if dtype == np.float16 else dtype
+        x = em.cast(a, acc)
+        s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
+        mean_ = em.emit("div", s, em.full(n, acc, s.shape))
+        mean_b = reshape(em, mean_, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
+        d = em.emit("sub", x, em.broadcast(mean_b, a.shape))
+        sq = em.emit("reduce", em.emit("mul", d, d), kind="add", axes=axes) if axes else em.emit("mul", d, d)
+        out_ = em.emit("div", sq, em.full(max(n - ddof, 0), acc, sq.shape))
+        if name == "std":
+            out_ = em.emit("sqrt", out_)
+        return _keep(em, em.cast(out_, res), a.shape, axes, keepdims)
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.var", method="var")(_moments("var"))
+register("numpy.std", method="std")(_moments("std"))
+
+
+def _arg_reduce(name, kind):
+    def impl(em, a, axis=None, out=None, keepdims=False):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported")
+        keepdims = em.static(keepdims, f"{name}: keepdims")
+        axis = em.static(axis, f"{name}: axis")
+        if is_static(a):
+            return fold(getattr(np, name), a, axis=axis, keepdims=keepdims)
+        a = em.asarray(a)
+        x = a
+        if axis is None:
+            x = reshape(em, a, -1)
+            ax = 0
+        else:
+            ax = normalize_axis(axis, a.ndim, name)
+        n = x.shape[ax]
+        if n == 0:
+            raise ShapeError(f"attempt to get {name} of an empty sequence")
+        if is_bool(x.dtype):
+            x = em.cast(x, np.int8)
+        m = em.emit("reduce", x, kind=kind, axes=(ax,))
+        mb = em.emit("broadcast_in_dim", m, shape=x.shape, dims=tuple(i for i in range(x.ndim) if i != ax))
+        hit = _cmp(em, x, mb, "EQ")
+        if is_float(x.dtype):   # the first NaN wins, as in NumPy
+            hit = em.emit("or", hit, em.emit("and", _isnan(em, x), _isnan(em, mb)))
+        idx = em.emit("iota", shape=x.shape, dim=ax, dtype=np.dtype(np.int64))
+        big = em.full(n, np.int64, x.shape)
+        first = em.emit("reduce", _sel(em, hit, idx, big), kind="min", axes=(ax,))
+        if axis is None:
+            return reshape(em, first, (1,) * a.ndim) if keepdims else first
+        return _keep(em, first, x.shape, (ax,), keepdims)
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.argmax", method="argmax")(_arg_reduce("argmax", "max"))
+register("numpy.argmin", method="argmin")(_arg_reduce("argmin", "min"))
+
+
+@register("numpy.count_nonzero")
+def count_nonzero(em, a, axis=None, keepdims=False):
+    if is_static(a):
+        return fold(np.count_nonzero, a, axis=em.static(axis, "axis"), keepdims=em.static(keepdims, "keepdims"))
+    a = em.asarray(a)
+    nz = em.cast(a, np.bool_)
+    total = FUNCTIONS["numpy.sum"](em, nz, axis=axis, keepdims=keepdims, dtype=np.int64)
+    return total
+
+
+def _nan_reduction(name, base, fill):
+    def impl(em, a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        if is_static(a):
+            return fold(getattr(np, name), a, axis=em.static(axis, "axis"), keepdims=em.static(keepdims, "keepdims"))
+        a = em.asarray(a)
+        if not is_float(a.dtype):
+            return FUNCTIONS[base](em, a, axis=axis, keepdims=keepdims, **({"dtype": dtype} if dtype else {}))
+        nan = _isnan(em, a)
+        if name == "nanmean":
+            s = FUNCTIONS["numpy.sum"](em, _sel(em, nan, _c(em, 0, a), a), axis=axis, keepdims=keepdims)
+            cnt = FUNCTIONS["numpy.sum"](em, em.emit("not", nan), axis=axis, keepdims=keepdims, dtype=s.dtype)
+            return em.emit("div", s, cnt)
+        filled = _sel(em, nan, _c(em, fill(a.dtype), a), a)
+        out_ = FUNCTIONS[base](em, filled, axis=axis, keepdims=keepdims, **({"dtype": dtype} if dtype else {}))
+        if name in ("nanmax", "nanmin"):   # all-NaN slices give NaN, as NumPy (which also warns)
+            all_nan = FUNCTIONS["numpy.all"](em, nan, axis=axis, keepdims=keepdims)
+            out_ = _sel(em, all_nan, em.full(np.nan, out_.dtype, out_.shape), out_)
+        return out_
+    impl.__name__ = name
+    return impl
+
+
+for _name, _base, _fill in (("nansum", "numpy.sum", lambda dt: 0), ("nanprod", "numpy.prod", lambda dt: 1),
+                            ("nanmax", "numpy.max", lambda dt: -np.inf), ("nanmin", "numpy.min", lambda dt: np.inf),
+                            ("nanmean", "numpy.mean", None)):
+    register(f"numpy.{_name}")(_nan_reduction(_name, _base, _fill))
+
+
+def _scan(name, prim, identity, np_fn):
+    """cumsum/cumprod: log2(n) steps of shift-and-combine (Hillis-Steele)."""
+    def impl(em, a, axis=None, dtype=None, out=None):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported")
+        axis = em.static(axis, f"{name}: axis")
+        dtype = None if dtype is None else static_dtype(em, dtype)
+        if is_static(a):
+            return fold(np_fn, a, axis=axis, dtype=dtype)
+        a = em.asarray(a)
+        res = np.asarray(np_fn(np.ones(1, dtype=a.dtype), dtype=dtype)).dtype
+        x = em.cast(reshape(em, a, -1) if axis is None else a, res)
+        ax = 0 if axis is None else normalize_axis(axis, a.ndim, name)
+        n = x.shape[ax]
+        kind = prim if not is_bool(res) else {"add": "or", "mul": "and"}[prim]
+        step = 1
+        while step < n:
+            shifted = _take_slice(em, x, ax, 0, n - step)
+            pad_shape = list(x.shape)
+            pad_shape[ax] = step
+            pad = em.full(identity, res, tuple(pad_shape))
+            moved = em.emit("concatenate", pad, shifted, axis=ax)
+            x = em.emit(kind, x, moved)
+            step *= 2
+        return x
+    impl.__name__ = name
+    return impl
+
+
+def _take_slice(em, x, ax, start, stop):
+    s = [0] * x.ndim
+    lim = list(x.shape)
+    s[ax], lim[ax] = start, stop
+    return em.emit("slice", x, start=tuple(s), limit=tuple(lim), strides=(1,) * x.ndim)
+
+
+register("numpy.cumsum", method="cumsum")(_scan("cumsum", "add", 0, np.cumsum))
+register("numpy.cumprod", method="cumprod")(_scan("cumprod", "mul", 1, np.cumprod))
+note("numpy.cumsum", "float sums in a different order than NumPy's sequential one (reduction tolerance)")
+
+
+# ---------------------------------------------------------------- shapes
+
+@register("numpy.squeeze", method="squeeze")
+def squeeze(em, a, axis=None):
+    if is_static(a):
+        return fold(np.squeeze, a, axis=em.static(axis, "axis"))
+    a = em.asarray(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = normalize_axes(em, axis, a.ndim, "squeeze")
+        if any(a.shape[i] != 1 for i in axes):
+            raise ShapeError("cannot select an axis to squeeze out which has size not equal to one")
+    return reshape(em, a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+
+
+@register("numpy.expand_dims")
+def expand_dims(em, a, axis):
+    if is_static(a):
+        return fold(np.expand_dims, a, em.static(axis, "axis"))
+    a = em.asarray(a)
+    new = np.expand_dims(np.empty(a.shape, np.bool_), em.static(axis, "expand_dims: axis")).shape
+    return reshape(em, a, new)
+
+
+@register("numpy.swapaxes", method="swapaxes")
+def swapaxes(em, a, axis1, axis2):
+    a = em.asarray(a)
+    i, j = (normalize_axis(em.static(v, "swapaxes: axis"), a.ndim, "swapaxes") for v in (axis1, axis2))
+    perm = list(range(a.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(em, a, tuple(perm))
+
+
+@register("numpy.moveaxis")
+def moveaxis(em, a, source, destination):
+    a = em.asarray(a)
+    src = [normalize_axis(int(v), a.ndim, "moveaxis") for v in np.atleast_1d(em.static(source, "moveaxis: source"))]
+    dst = [normalize_axis(int(v), a.ndim, "moveaxis") for v in np.atleast_1d(em.static(destination, "moveaxis: destination"))]
+    if len(src) != len(dst):
+        raise ShapeError("`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s_ in sorted(zip(dst, src)):   # NumPy's own algorithm
+        order.insert(d, s_)
+    return transpose(em, a, tuple(order))
+
+
+@register("numpy.concatenate", "numpy.concat")
+def concatenate(em, arrays, axis=0, dtype=None, out=None, casting="same_kind"):
+    if out is not None:
+        raise NotSupportedError("concatenate: out= is not supported")
+    arrays = list(em.static(arrays, "concatenate: the list of arrays") if not isinstance(arrays, (list, tuple)) else arrays)
+    if not arrays:
+        raise ShapeError("need at least one array to concatenate")
+    axis = em.static(axis, "concatenate: axis")
+    if all(is_static(x) for x in arrays):
+        return fold(np.concatenate, arrays, axis=axis)
+    xs = [em.asarray(x) for x in arrays]
+    dt = static_dtype(em, dtype) if dtype is not None else np.result_type(*[em.dtype_of(x) for x in arrays])
+    if axis is None:
+        xs = [reshape(em, x, -1) for x in xs]
+        axis = 0
+    nd = xs[0].ndim
+    if nd == 0 or any(x.ndim != nd for x in xs):
+        raise ShapeError("all the input arrays must have same number of dimensions" if nd else
+                         "zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(axis, nd, "concatenate")
+    for x in xs[1:]:
+        if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != ax):
+            raise ShapeError(f"all the input array dimensions except for the concatenation axis must match exactly")
+    xs = [em.cast(x, dt) for x in xs if x.shape[ax] > 0] or [em.cast(xs[0], dt)]
+    return em.emit("concatenate", *xs, axis=ax) if len(xs) > 1 else xs[0]
+
+
+def _atleast(em, x, n):
+    x = em.asarray(x)
+    if n == 1:
+        return reshape(em, x, (1,)) if x.ndim == 0 else x
+    if x.ndim == 0:
+        return reshape(em, x, (1, 1))
+    return reshape(em, x, (1,) + x.shape) if x.ndim == 1 else x
+
+
+FUNCTIONS["numpy.hstack"] = lambda em, tup, dtype=None: concatenate(
+    em, [_atleast(em, x, 1) for x in tup], axis=0 if all(_atleast(em, x, 1).ndim == 1 for x in tup) else 1, dtype=dtype)
+FUNCTIONS["numpy.vstack"] = lambda em, tup, dtype=None: concatenate(em, [_atleast(em, x, 2) for x in tup], 0, dtype)
+FUNCTIONS["numpy.row_stack"] = FUNCTIONS["numpy.vstack"]
+FUNCTIONS["numpy.column_stack"] = lambda em, tup: concatenate(
+    em, [reshape(em, em.asarray(x), (-1, 1)) if em.asarray(x).ndim < 2 else em.asarray(x) for x in tup], 1)
+
+
+@register("numpy.broadcast_to")
+def broadcast_to(em, array, shape):
+    shape = tuple(em.static(shape, "broadcast_to: shape")) if not isinstance(shape, int) else (shape,)
+    x = em.asarray(array)
+    try:
+        np.broadcast_to(np.empty(x.shape, np.bool_), shape)
+    except ValueError as e:
+        raise ShapeError(f"broadcast_to: {e}") from None
+    if len(shape) > x.ndim:
+        x = reshape(em, x, (1,) * (len(shape) - x.ndim) + x.shape)
+    out = em.emit("broadcast_in_dim", x, shape=shape, dims=tuple(range(len(shape))))
+    return make_view(x, out, None, None)    # read-only in NumPy: writes are refused
+
+
+@register("numpy.flip")
+def flip(em, m, axis=None):
+    x = em.asarray(m)
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(em, axis, x.ndim, "flip")
+    out = em.emit("reverse", x, dims=axes, weak=x.weak) if axes else x
+    return make_view(x, out, lambda base: em.b.emit("reverse", base, dims=axes),
+                     lambda base, v: em.b.emit("reverse", v, dims=axes)) if axes else out
+
+
+FUNCTIONS["numpy.fliplr"] = lambda em, m: flip(em, m, 1)
+FUNCTIONS["numpy.flipud"] = lambda em, m: flip(em, m, 0)
+
+
+@register("numpy.roll")
+def roll(em, a, shift, axis=None):
+    shift = em.static(shift, "roll: shift")
+    x = em.asarray(a)
+    if axis is None:
+        flat = reshape(em, x, -1)
+        return reshape(em, roll(em, flat, shift, 0), x.shape)
+    axes = normalize_axes(em, axis, x.ndim, "roll")
+    shifts = np.broadcast_to(np.asarray(shift), (len(axes),)) if np.ndim(shift) <= 1 else shift
+    out = x
+    for ax, k in zip(axes, shifts):
+        n = out.shape[ax]
+        if n == 0:
+            continue
+        k = int(k) % n
+        if k:
+            out = em.emit("concatenate", _take_slice(em, out, ax, n - k, n), _take_slice(em, out, ax, 0, n - k), axis=ax)
+    return out if out is not x else Traced(x.value, x.weak, x.params)
+
+
+def _tri_mask(em, shape, k, lower):
+    r = em.emit("iota", shape=shape, dim=len(shape) - 2, dtype=np.dtype(np.int64))
+    c = em.emit("iota", shape=shape, dim=len(shape) - 1, dtype=np.dtype(np.int64))
+    diff = em.emit("sub", c, r)
+    return _cmp(em, diff, em.full(k, np.int64, shape), "LE" if lower else "GE")
+
+
+def _tri(lower):
+    def impl(em, m, k=0):
+        k = em.static(k, "tril/triu: k")
+        if is_static(m):
+            return fold(np.tril if lower else np.triu, m, k)
+        x = em.asarray(m)
+        if x.ndim < 2:
+            x = em.broadcast(x, (x.shape[-1] if x.ndim else 1,) * 2)
+        mask = _tri_mask(em, x.shape, k, lower)
+        return _sel(em, mask, x, em.full(0, x.dtype, x.shape))
+    return impl
+
+
+register("numpy.tril")(_tri(True))
+register("numpy.triu")(_tri(False))
+
+
+@register("numpy.diagonal", method="diagonal")
+def diagonal(em, a, offset=0, axis1=0, axis2=1):
+    from .indexing import getitem
+    offset = em.static(offset, "diagonal: offset")
+    x = em.asarray(a)
+    if x.ndim < 2:
+        raise ShapeError("diag requires an array of at least two dimensions")
+    x = moveaxis(em, x, (axis1, axis2), (-2, -1))
+    n, m = x.shape[-2:]
+    rows = np.arange(max(0, -offset), n)
+    cols = rows + offset
+    keep = (cols >= 0) & (cols < m)
+    rows, cols = rows[keep], cols[keep]
+    return getitem(em, x, (Ellipsis, rows, cols)) if rows.size else em.full(0, x.dtype, x.shape[:-2] + (0,))
+
+
+@register("numpy.trace", method="trace")
+def trace(em, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d = diagonal(em, a, offset, axis1, axis2)
+    return FUNCTIONS["numpy.sum"](em, d, axis=-1, **({"dtype": dtype} if dtype is not None else {}))
+
+
+@register("numpy.diag")
+def diag(em, v, k=0):
+    k = em.static(k, "diag: k")
+    if is_static(v):
+        return fold(np.diag, v, k)
+    x = em.asarray(v)
+    if x.ndim == 2:
+        return diagonal(em, x, k)
+    if x.ndim != 1:
+        raise ShapeError("Input must be 1- or 2-d.")
+    n = x.shape[0] + abs(k)
+    r = em.emit("iota", shape=(n, n), dim=0, dtype=np.dtype(np.int64))
+    c = em.emit("iota", shape=(n, n), dim=1, dtype=np.dtype(np.int64))
+    on = _cmp(em, em.emit("sub", c, r), em.full(k, np.int64, (n, n)), "EQ")
+    padded = em.emit("concatenate", x, em.full(0, x.dtype, (abs(k),)), axis=0) if k else x
+    # k >= 0: row i holds v[i] at column i + k; k < 0: column j holds v[j] at row j - k
+    vals = em.emit("broadcast_in_dim", padded, shape=(n, n), dims=(0,) if k >= 0 else (1,))
+    return _sel(em, on, vals, em.full(0, x.dtype, (n, n)))
+
+
+# ---------------------------------------------------------------- linear algebra
+
+@register("numpy.outer")
+def outer(em, a, b, out=None):
+    a, b = reshape(em, em.asarray(a), (-1, 1)), reshape(em, em.asarray(b), (1, -1))
+    return FUNCTIONS["numpy.multiply"](em, a, b)
+
+
+@register("numpy.vdot")
+def vdot(em, a, b):
+    a, b = reshape(em, em.asarray(a), -1), reshape(em, em.asarray(b), -1)
+    return FUNCTIONS["numpy.dot"](em, a, b)
+
+
+@register("numpy.inner")
+def inner(em, a, b):
+    a, b = em.asarray(a), em.asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return FUNCTIONS["numpy.multiply"](em, a, b)
+    if b.ndim == 1:
+        return FUNCTIONS["numpy.dot"](em, a, b)
+    return FUNCTIONS["numpy.dot"](em, a, swapaxes(em, b, -1, -2) if b.ndim == 2 else transpose(em, b, None))
+
+
+@register("numpy.linalg.norm")
+def norm(em, x, ord=None, axis=None, keepdims=False):
+    ord, keepdims = em.static(ord, "norm: ord"), em.static(keepdims, "norm: keepdims")
+    axis = em.static(axis, "norm: axis")
+    x = em.asarray(x)
+    if not is_float(x.dtype):
+        x = em.cast(x, np.float64)
+    if axis is None and ord is None or ord in ("fro",) or (ord == 2 and (x.ndim == 1 if axis is None else np.ndim(axis) == 0)):
+        sq = em.emit("mul", x, x)
+        return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
+    vector = (x.ndim == 1 and axis is None) or np.ndim(axis) == 0
+    if vector and ord in (1, np.inf, -np.inf, float("inf"), float("-inf")):
+        a = em.emit("abs", x)
+        fn = {1: "numpy.sum", np.inf: "numpy.max", -np.inf: "numpy.min"}[ord]
+        return FUNCTIONS[fn](em, a, axis=axis, keepdims=keepdims)
+    if vector and ord is None:
+        sq = em.emit("mul", x, x)
+        return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
+    raise NotSupportedError(f"linalg.norm: ord={ord!r} for these axes is not supported",
+                            hint="ord None/'fro'/2 (vectors), 1, inf, -inf (vectors) are")
+
+
+note("numpy.linalg.norm", "ord None, 'fro', 2 (vectors), 1, inf, -inf (vectors)")
+
+
+# ---------------------------------------------------------------- sorting and searching
+
+@register("numpy.sort", method="sort")
+def sort(em, a, axis=-1, kind=None, order=None, stable=None):
+    if order is not None:
+        raise NotSupportedError("sort: order= is not supported")
+    axis = em.static(axis, "sort: axis")
+    if is_static(a):
+        return fold(np.sort, a, axis=axis)
+    x = em.asarray(a)
+    if axis is None:
+        x, axis = reshape(em, x, -1), 0
+    ax = normalize_axis(axis, x.ndim, "sort")
+    return em.emit("sort", x, axis=ax, with_index=False)
+
+
+@register("numpy.argsort", method="argsort")
+def argsort(em, a, axis=-1, kind=None, order=None, stable=None):
+    if order is not None:
+        raise NotSupportedError("argsort: order= is not supported")
+    axis = em.static(axis, "argsort: axis")
+    x = em.asarray(a)
+    if axis is None:
+        x, axis = reshape(em, x, -1), 0
+    ax = normalize_axis(axis, x.ndim, "argsort")
+    values, idx = em.emit_multi("sort", x, axis=ax, with_index=True)
+    return idx
+
+
+note("numpy.sort", "NaN sorts last, as in NumPy")
+note("numpy.argsort", "stable: equal keys keep their order (NumPy's default quicksort leaves their order unspecified; "
+                      "kind='stable' matches exactly)")
+
+
+@register("numpy.take")
+def take(em, a, indices, axis=None, out=None, mode=None):
+    from .indexing import getitem
+    if mode not in (None, "raise"):
+        raise NotSupportedError("take: only mode='raise' is supported")
+    x = em.asarray(a)
+    if axis is None:
+        return getitem(em, reshape(em, x, -1), indices if not isinstance(indices, list) else np.asarray(indices))
+    ax = normalize_axis(em.static(axis, "take: axis"), x.ndim, "take")
+    idx = np.asarray(indices) if isinstance(indices, list) else indices
+    return getitem(em, x, (slice(None),) * ax + (idx,))
+
+
+@register("numpy.nonzero", "numpy.argwhere", "numpy.unique", "numpy.flatnonzero")
+def _dynamic_shape(em, *args, **kwargs):
+    raise NotSupportedError("this function's result has a shape that depends on the data",
+                            hint="use a mask with np.where(mask, x, 0) or a fixed-size computation")

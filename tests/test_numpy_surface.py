@@ -1,0 +1,111 @@
+"""The NumPy surface, registry-driven: every function in CASES is run by NumPy and by pyjitc on
+several inputs (dtypes, shapes, NaN/inf, negative values, empty and 0-d arrays where they make
+sense) and compared on value, shape and dtype. A new function plugs in with one line here; the
+completeness test says which registered functions still lack one."""
+import numpy as np
+import pytest
+
+import pyjitc
+from pyjitc.frontend import numpy_api
+from tests.fuzz import load_source
+from tests.reference import assert_same
+
+F = np.array([[0.5, -1.25, np.nan, 3.0], [2.0, 0.0, -0.0, -7.5], [np.inf, 1e-3, -np.inf, 4.25]])
+F32 = F.astype(np.float32)
+P = np.abs(np.nan_to_num(F, posinf=5.0, neginf=6.0)) + 0.25        # positive, finite
+U = np.array([[0.3, -0.9, 0.0, 0.99], [-0.5, 0.25, 1.0, -1.0]])     # in [-1, 1]
+I = np.array([[3, -1, 0, 7], [2, 2, -5, 1], [-128, 127, 64, -3]], dtype=np.int32)
+B = I > 0
+E = np.zeros((0, 3))
+Z = np.float64(2.5)
+
+# name: (expression in x, inputs)
+CASES = {
+    "exp2": ("np.exp2(x)", [F, F32, I]), "log2": ("np.log2(x)", [P, P.astype(np.float32)]),
+    "log10": ("np.log10(x)", [P]), "sinh": ("np.sinh(x)", [F, F32]), "cosh": ("np.cosh(x)", [F, F32]),
+    "arcsin": ("np.arcsin(x)", [U, U.astype(np.float32)]), "arccos": ("np.arccos(x)", [U]),
+    "arctan": ("np.arctan(x)", [F, F32]), "arcsinh": ("np.arcsinh(x)", [F, F32]),
+    "arccosh": ("np.arccosh(x + 1)", [P]), "arctanh": ("np.arctanh(x)", [U[:, :2], U.astype(np.float32)[:, :2]]),
+    "trunc": ("np.trunc(x)", [F, I, F32]), "rint": ("np.rint(x)", [F, I]), "round": ("np.round(x, 1), np.round(x)", [F, I]),
+    "hypot": ("np.hypot(x, 2.0)", [F, F32]), "copysign": ("np.copysign(3.0, x)", [F]),
+    "fmax": ("np.fmax(x, 0.5), np.fmin(x, np.float64(0.5))", [F, I]), "heaviside": ("np.heaviside(x, 0.5)", [F]),
+    "deg2rad": ("np.deg2rad(x), np.rad2deg(x)", [F, F32]), "isnan": ("np.isnan(x), np.isinf(x), np.isfinite(x)", [F, I, B]),
+    "logical": ("np.logical_and(x > 0, x < 4), np.logical_or(x, x > 2), np.logical_xor(x > 0, x < 1)", [F, I]),
+    "clip": ("np.clip(x, -1, 2), x.clip(0), np.clip(x, None, 1)", [F, I, F32]), "sign": ("np.sign(x)", [F, I]),
+    "reciprocal": ("np.reciprocal(x)", [F, F32]), "shifts": ("np.left_shift(x, 2), np.right_shift(x, 1)", [I, I.astype(np.uint8)]),
+    "float_power": ("np.float_power(x, 2)", [F, I]),
+    "var_std": ("np.var(x), np.std(x, axis=0), x.var(axis=1, ddof=1), np.std(x, keepdims=True)", [F, I, F32, E]),
+    "argmax": ("np.argmax(x), np.argmin(x, axis=1), x.argmax(axis=0, keepdims=True)", [F, I, B]),
+    "count_nonzero": ("np.count_nonzero(x), np.count_nonzero(x, axis=0)", [F, I, B, E]),
+    "nan_reductions": ("np.nansum(x), np.nanmax(x, axis=1), np.nanmin(x), np.nanmean(x, axis=0), np.nanprod(x)", [F, I]),
+    "cumulative": ("np.cumsum(x), np.cumsum(x, axis=1), np.cumprod(x, axis=0), x.cumsum(axis=0)", [F, I, B, E]),
+    "squeeze_expand": ("np.squeeze(x[None, :, None]), np.expand_dims(x, 1), np.expand_dims(x, (0, -1))", [F, I]),
+    "swap_move": ("np.swapaxes(x, 0, 1), np.moveaxis(x[None], 0, -1), np.moveaxis(x[None], [0, 1], [-1, 0])", [F]),
+    "concatenate": ("np.concatenate([x, x * 2], axis=1), np.concatenate((x, x.astype(np.float32))), "
+                    "np.concatenate([x, x], axis=None)", [F, I]),
+    "stacks": ("np.hstack([x, x]), np.vstack([x[0], x[1]]), np.column_stack([x[0], x[1]]), np.hstack([x[0], x[1]])", [F, I]),
+    "broadcast_to": ("np.broadcast_to(x[0], (2, 4)) + 0", [F, I]),
+    "flip_roll": ("np.flip(x), np.fliplr(x), np.flipud(x), np.flip(x, 1), np.roll(x, 1, axis=1), np.roll(x, -3)", [F, I]),
+    "tri": ("np.tril(x), np.triu(x, 1), np.tril(x, -1)", [F, I]),
+    "diag": ("np.diagonal(x), np.diagonal(x, 1), np.trace(x), np.diag(x[0], 1), np.diag(x[1], -2), np.diag(x)", [F, I]),
+    "outer_inner": ("np.outer(x[0], x[1]), np.vdot(x[0], x[1]), np.inner(x, x), np.inner(x[0], x[1])", [F, I]),
+    "norm": ("np.linalg.norm(x), np.linalg.norm(x[0], 1), np.linalg.norm(x[1], np.inf), np.linalg.norm(x, axis=1)", [P, I]),
+    # argsort ties: pyjitc is stable; NumPy's default quicksort leaves tie order unspecified
+    "sort": ("np.sort(x), np.sort(x, axis=0), np.argsort(x[1], kind='stable'), np.argsort(x, axis=0, kind='stable'), "
+             "x.argsort(kind='stable')", [F, I, F32]),
+    "take": ("np.take(x, [0, 5]), np.take(x, [1, 0], axis=1)", [F, I]),
+}
+FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
+    "fmax": ["numpy.fmax", "numpy.fmin"], "deg2rad": ["numpy.deg2rad", "numpy.rad2deg"],
+    "isnan": ["numpy.isnan", "numpy.isinf", "numpy.isfinite"],
+    "logical": ["numpy.logical_and", "numpy.logical_or", "numpy.logical_xor"],
+    "shifts": ["numpy.left_shift", "numpy.right_shift"], "var_std": ["numpy.var", "numpy.std"],
+    "argmax": ["numpy.argmax", "numpy.argmin"], "nan_reductions": ["numpy.nansum", "numpy.nanmax", "numpy.nanmin",
+                                                                    "numpy.nanmean", "numpy.nanprod"],
+    "cumulative": ["numpy.cumsum", "numpy.cumprod"], "squeeze_expand": ["numpy.squeeze", "numpy.expand_dims"],
+    "swap_move": ["numpy.swapaxes", "numpy.moveaxis"], "stacks": ["numpy.hstack", "numpy.vstack", "numpy.column_stack"],
+    "flip_roll": ["numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.roll"], "tri": ["numpy.tril", "numpy.triu"],
+    "diag": ["numpy.diagonal", "numpy.trace", "numpy.diag"], "outer_inner": ["numpy.outer", "numpy.vdot", "numpy.inner"],
+    "norm": ["numpy.linalg.norm"], "sort": ["numpy.sort", "numpy.argsort"],
+}
+
+
+@pytest.fixture(scope="module")
+def functions(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("surface")
+    source = "import numpy as np\n\n" + "".join(f"\ndef case_{n}(x):\n    return {e}\n" for n, (e, _) in CASES.items())
+    return {n: pyjitc.jit(load_source(source, directory, "surface_cases", f"case_{n}")) for n in CASES}
+
+
+def _cases():
+    for name, (_, inputs) in CASES.items():
+        for k, x in enumerate(inputs):
+            yield pytest.param(name, x, id=f"{name}-{k}-{np.asarray(x).dtype}{list(np.shape(x))}")
+
+
+def _same(got, want, path="result"):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), f"{path}: {type(got)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _same(g, w, f"{path}[{i}]")
+        return
+    assert_same(got, want, accumulate=True, path=path)
+
+
+@pytest.mark.parametrize("name,x", list(_cases()))
+def test_function_matches_numpy(functions, name, x):
+    fn = functions[name]
+    with np.errstate(all="ignore"):
+        try:
+            want = fn.__wrapped__(x.copy() if isinstance(x, np.ndarray) else x)
+        except Exception as e:   # NumPy refuses: so must pyjitc, with a located error
+            with pytest.raises((pyjitc.JitError, type(e))):
+                fn(x)
+            return
+    _same(fn(x), want)
+
+
+def test_every_case_names_registered_functions():
+    for name in CASES:
+        for fn in FUNCTION_OF_CASE.get(name, [f"numpy.{name}"]):
+            assert fn in numpy_api.FUNCTIONS, f"{fn} is tested but not registered"
