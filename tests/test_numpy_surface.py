@@ -109,3 +109,11 @@ def test_every_case_names_registered_functions():
     for name in CASES:
         for fn in FUNCTION_OF_CASE.get(name, [f"numpy.{name}"]):
             assert fn in numpy_api.FUNCTIONS, f"{fn} is tested but not registered"
+
+
+def test_the_generated_function_table_is_current():
+    from pathlib import Path
+
+    from pyjitc import doc
+    committed = (Path(__file__).parent.parent / "docs" / "numpy_functions.md").read_text()
+    assert committed == doc.table(), "run `python -m pyjitc.doc` and commit docs/numpy_functions.md"

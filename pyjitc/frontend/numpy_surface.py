@@ -740,3 +740,16 @@ def take(em, a, indices, axis=None, out=None, mode=None):
 def _dynamic_shape(em, *args, **kwargs):
     raise NotSupportedError("this function's result has a shape that depends on the data",
                             hint="use a mask with np.where(mask, x, 0) or a fixed-size computation")
+
+
+# ---------------------------------------------------------------- notes on functions defined in numpy_api
+for _n in ("numpy.remainder", "numpy.mod", "numpy.floor_divide"):
+    note(_n, "float64 refused (IREE's CPU backend has no float64 fmod); float16/32 and integers exact")
+note("numpy.power", "float: C99 pow special cases, computed in float64; integer ** integer needs a "
+                    "compile-time non-negative exponent")
+for _n in ("numpy.sin", "numpy.cos", "numpy.tan"):
+    note(_n, "float16/32 computed in float64 (IREE's float32 versions are up to 5e5 ulp off)")
+note("numpy.cbrt", "float64 via |x| ** (1/3) with the sign put back")
+note("numpy.matmul", "1-D, 2-D and batched; bool as or-of-ands; empty contractions give zeros")
+note("numpy.where", "three-argument form; the one-argument form's shape depends on the data")
+note("numpy.empty", "zero-filled")
