@@ -54,6 +54,18 @@ CASES = {
     "sort": ("np.sort(x), np.sort(x, axis=0), np.argsort(x[1], kind='stable'), np.argsort(x, axis=0, kind='stable'), "
              "x.argsort(kind='stable')", [F, I, F32]),
     "take": ("np.take(x, [0, 5]), np.take(x, [1, 0], axis=1)", [F, I]),
+    "tensordot": ("np.tensordot(x, x, axes=([1], [1])), np.tensordot(x[0], x[1], 1), np.tensordot(x, x.T)", [F, I]),
+    "einsum": ("np.einsum('ij,kj->ik', x, x), np.einsum('ij->j', x), np.einsum('ij', x), np.einsum('ij,ij->i', x, x), "
+               "np.einsum('i,j->ij', x[0], x[1]), np.einsum('ij,jk', x, x.T)", [F, I]),
+    "split": ("np.split(x, 2, axis=1), np.array_split(x, 3, axis=1), np.split(x, [1, 3], axis=1)", [F, I]),
+    "tile_repeat": ("np.tile(x, 2), np.tile(x[0], (2, 1)), np.repeat(x, 2), np.repeat(x, [1, 0, 2], axis=0), "
+                    "x.repeat(2, axis=1)", [F, I]),
+    "pad": ("np.pad(x, 1), np.pad(x, ((0, 1), (2, 0)), constant_values=7), np.pad(x, 2, mode='edge'), "
+            "np.pad(x, (1, 2), mode='reflect'), np.pad(x, 1, mode='wrap')", [F, I]),
+    "meshgrid": ("np.meshgrid(x[0], x[1, :3]), np.meshgrid(x[0], x[1, :3], indexing='ij')", [F]),
+    "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
+                        "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),
+    "searchsorted": ("np.searchsorted(np.sort(x[0]), x[1]), np.searchsorted(np.sort(x[0]), x, side='right')", [F, I]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
     "fmax": ["numpy.fmax", "numpy.fmin"], "deg2rad": ["numpy.deg2rad", "numpy.rad2deg"],
@@ -67,6 +79,7 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "flip_roll": ["numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.roll"], "tri": ["numpy.tril", "numpy.triu"],
     "diag": ["numpy.diagonal", "numpy.trace", "numpy.diag"], "outer_inner": ["numpy.outer", "numpy.vdot", "numpy.inner"],
     "norm": ["numpy.linalg.norm"], "sort": ["numpy.sort", "numpy.argsort"],
+    "split": ["numpy.split", "numpy.array_split"], "tile_repeat": ["numpy.tile", "numpy.repeat"],
 }
 
 

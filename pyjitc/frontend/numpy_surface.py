@@ -753,3 +753,205 @@ note("numpy.cbrt", "float64 via |x| ** (1/3) with the sign put back")
 note("numpy.matmul", "1-D, 2-D and batched; bool as or-of-ands; empty contractions give zeros")
 note("numpy.where", "three-argument form; the one-argument form's shape depends on the data")
 note("numpy.empty", "zero-filled")
+
+
+# ---------------------------------------------------------------- more shapes and contractions
+
+def _contract(em, a, b, lc, rc, lb=(), rb=()):
+    from .numpy_api import _dot
+    out_dtype = np.matmul.resolve_dtypes((a.dtype, b.dtype, None))[-1]
+    if is_bool(out_dtype):
+        raise NotSupportedError("contracting boolean arrays here is not supported", hint="cast to an integer dtype")
+    return _dot(em, em.cast(a, out_dtype), em.cast(b, out_dtype), tuple(lc), tuple(rc), tuple(lb), tuple(rb), out_dtype)
+
+
+@register("numpy.tensordot")
+def tensordot(em, a, b, axes=2):
+    a, b = em.asarray(a), em.asarray(b)
+    axes = em.static(axes, "tensordot: axes")
+    if isinstance(axes, int):
+        lc, rc = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        lc, rc = ([x] if isinstance(x, int) else list(x) for x in axes)
+    lc = [normalize_axis(i, a.ndim, "tensordot") for i in lc]
+    rc = [normalize_axis(i, b.ndim, "tensordot") for i in rc]
+    if len(lc) != len(rc) or any(a.shape[i] != b.shape[j] for i, j in zip(lc, rc)):
+        raise ShapeError("shape-mismatch for sum")
+    return _contract(em, a, b, lc, rc)
+
+
+@register("numpy.einsum")
+def einsum(em, subscripts, *operands, optimize=False, dtype=None, casting="safe", out=None):
+    subscripts = em.static(subscripts, "einsum: subscripts").replace(" ", "")
+    if "..." in subscripts or out is not None or dtype is not None:
+        raise NotSupportedError("einsum: '...', out= and dtype= are not supported")
+    ins, _, out_spec = subscripts.partition("->")
+    specs = ins.split(",")
+    if len(specs) != len(operands) or len(operands) not in (1, 2):
+        raise NotSupportedError("einsum with more than two operands is not supported", hint="chain two-operand einsums")
+    if not _:
+        counts = {c: ins.count(c) for c in ins if c != ","}
+        out_spec = "".join(sorted(c for c, n in counts.items() if n == 1))
+    xs = [em.asarray(x) for x in operands]
+    for spec, x in zip(specs, xs):
+        if len(spec) != x.ndim or len(set(spec)) != len(spec):
+            raise NotSupportedError("einsum: each operand needs one distinct letter per axis (no diagonals)")
+
+    def sum_out(x, spec, keep):
+        axes = tuple(i for i, c in enumerate(spec) if c not in keep)
+        if axes:   # einsum sums in the operand's dtype (np.sum would widen small integers)
+            x = FUNCTIONS["numpy.sum"](em, x, axis=axes, dtype=x.dtype if not is_bool(x.dtype) else None)
+            spec = "".join(c for c in spec if c in keep)
+        return x, spec
+    if len(xs) == 1:
+        x, spec = sum_out(xs[0], specs[0], out_spec)
+        return transpose(em, x, tuple(spec.index(c) for c in out_spec)) if spec != out_spec else x
+    (a, sa), (b, sb) = sum_out(xs[0], specs[0], out_spec + specs[1]), sum_out(xs[1], specs[1], out_spec + specs[0])
+    batch = [c for c in sa if c in sb and c in out_spec]
+    contract = [c for c in sa if c in sb and c not in out_spec]
+    res = _contract(em, a, b, [sa.index(c) for c in contract], [sb.index(c) for c in contract],
+                    [sa.index(c) for c in batch], [sb.index(c) for c in batch])
+    got = batch + [c for c in sa if c not in batch and c not in contract] + \
+        [c for c in sb if c not in batch and c not in contract]
+    return transpose(em, res, tuple(got.index(c) for c in out_spec)) if got != list(out_spec) else res
+
+
+note("numpy.einsum", "one or two operands, compile-time subscripts, no '...' or repeated letters in one operand")
+
+
+def _split(name, even):
+    def impl(em, ary, indices_or_sections, axis=0):
+        x = em.asarray(ary)
+        ios = em.static(indices_or_sections, f"{name}: indices_or_sections")
+        axis = normalize_axis(em.static(axis, f"{name}: axis"), x.ndim, name)
+        try:
+            parts = getattr(np, name)(np.arange(x.shape[axis]), ios)   # NumPy decides the pieces
+        except ValueError as e:
+            raise ShapeError(f"{name}: {e}") from None
+        return [_take_slice(em, x, axis, int(p[0]) if p.size else 0, int(p[-1]) + 1 if p.size else 0) if p.size
+                else _take_slice(em, x, axis, 0, 0) for p in parts]
+    return impl
+
+
+register("numpy.split")(_split("split", True))
+register("numpy.array_split")(_split("array_split", False))
+
+
+@register("numpy.tile")
+def tile(em, A, reps):
+    x = em.asarray(A)
+    reps = tuple(np.atleast_1d(em.static(reps, "tile: reps")).tolist())
+    nd = max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    x = reshape(em, x, (1,) * (nd - x.ndim) + x.shape)
+    inter = tuple(v for r, d in zip(reps, x.shape) for v in (r, d))
+    y = em.emit("broadcast_in_dim", x, shape=inter, dims=tuple(range(1, 2 * nd, 2)))
+    return reshape(em, y, tuple(r * d for r, d in zip(reps, x.shape)))
+
+
+@register("numpy.repeat", method="repeat")
+def repeat(em, a, repeats, axis=None):
+    from .indexing import getitem
+    x = em.asarray(a)
+    repeats = em.static(repeats, "repeat: repeats")
+    if axis is None:
+        x, axis = reshape(em, x, -1), 0
+    ax = normalize_axis(em.static(axis, "repeat: axis"), x.ndim, "repeat")
+    index = np.repeat(np.arange(x.shape[ax]), repeats)
+    return getitem(em, x, (slice(None),) * ax + (index,))
+
+
+@register("numpy.pad")
+def pad(em, array, pad_width, mode="constant", constant_values=0):
+    from .indexing import getitem
+    x = em.asarray(array)
+    mode = em.static(mode, "pad: mode")
+    width = np.broadcast_to(np.asarray(em.static(pad_width, "pad: pad_width")), (x.ndim, 2))
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
+        raise NotSupportedError(f"pad: mode {mode!r} is not supported", hint="constant, edge, reflect, symmetric, wrap are")
+    for ax in range(x.ndim):
+        lo, hi = (int(v) for v in width[ax])
+        if not (lo or hi):
+            continue
+        n = x.shape[ax]
+        if mode == "constant":
+            cv = np.broadcast_to(np.asarray(em.static(constant_values, "pad: constant_values")), (x.ndim, 2))
+            blocks = []
+            for w, v in ((lo, cv[ax][0]), (None, None), (hi, cv[ax][1])):
+                if w is None:
+                    blocks.append(x)
+                elif w:
+                    shape = list(x.shape)
+                    shape[ax] = w
+                    blocks.append(em.full(np.asarray(v).astype(x.dtype), x.dtype, tuple(shape)))
+            x = em.emit("concatenate", *blocks, axis=ax)
+        else:
+            index = np.pad(np.arange(n), (lo, hi), mode=mode)   # NumPy's own index pattern
+            x = getitem(em, x, (slice(None),) * ax + (index,))
+    return x
+
+
+@register("numpy.meshgrid")
+def meshgrid(em, *xi, indexing="xy", sparse=False, copy=True):
+    indexing = em.static(indexing, "meshgrid: indexing")
+    xs = [reshape(em, em.asarray(x), -1) for x in xi]
+    shape = [x.shape[0] for x in xs]
+    if indexing == "xy" and len(xs) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        dim = (1 - i if i < 2 else i) if indexing == "xy" and len(xs) >= 2 else i
+        out.append(em.emit("broadcast_in_dim", x, shape=tuple(shape), dims=(dim,)))
+    return tuple(out)   # NumPy 2 returns a tuple
+
+
+@register("numpy.take_along_axis")
+def take_along_axis(em, arr, indices, axis):
+    from .indexing import getitem
+    x = em.asarray(arr)
+    axis = em.static(axis, "take_along_axis: axis")
+    if axis is None:
+        x, axis = reshape(em, x, -1), 0
+    ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    idx = indices if not isinstance(indices, list) else np.asarray(indices)
+    ishape = idx.shape if hasattr(idx, "shape") else np.shape(idx)
+    if len(ishape) != x.ndim:
+        raise ShapeError("`indices` and `arr` must have the same number of dimensions")
+    index = []
+    for d in range(x.ndim):
+        if d == ax:
+            index.append(idx)
+        else:
+            shape = [1] * x.ndim
+            shape[d] = x.shape[d]
+            index.append(np.arange(x.shape[d]).reshape(shape))
+    return getitem(em, x, tuple(index))
+
+
+@register("numpy.searchsorted")
+def searchsorted(em, a, v, side="left", sorter=None):
+    if sorter is not None:
+        raise NotSupportedError("searchsorted: sorter= is not supported")
+    side = em.static(side, "searchsorted: side")
+    a, v = em.asarray(a), em.asarray(v)
+    if a.ndim != 1:
+        raise ShapeError("object too deep for desired array")
+    dt = np.result_type(a.dtype, v.dtype)
+    a, v = em.cast(a, dt), em.cast(v, dt)
+    full = v.shape + a.shape
+    ab = em.emit("broadcast_in_dim", a, shape=full, dims=(len(full) - 1,))
+    vb = em.emit("broadcast_in_dim", v, shape=full, dims=tuple(range(v.ndim)))
+    # NumPy's order puts NaN last: count the elements that sort before v
+    before = _cmp(em, ab, vb, "LT" if side == "left" else "LE")
+    if is_float(dt):
+        nan_v, num_a = _isnan(em, vb), em.emit("not", _isnan(em, ab))
+        before = em.emit("or", before, em.emit("and", nan_v, num_a) if side == "left" else
+                         em.emit("or", em.emit("and", nan_v, num_a), em.emit("and", nan_v, _isnan(em, ab))))
+    return FUNCTIONS["numpy.sum"](em, before, axis=-1, dtype=np.int64)
+
+
+note("numpy.searchsorted", "compares every element (O(len(a) * len(v))); no sorter=")
+note("numpy.pad", "modes constant, edge, reflect, symmetric, wrap")
+note("numpy.repeat", "compile-time repeats")
+note("numpy.split", "compile-time sections or indices; returns a list")
+note("numpy.array_split", "compile-time sections or indices; returns a list")
