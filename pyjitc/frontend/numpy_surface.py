@@ -659,9 +659,10 @@ def inner(em, a, b):
     a, b = em.asarray(a), em.asarray(b)
     if a.ndim == 0 or b.ndim == 0:
         return FUNCTIONS["numpy.multiply"](em, a, b)
-    if b.ndim == 1:
-        return FUNCTIONS["numpy.dot"](em, a, b)
-    return FUNCTIONS["numpy.dot"](em, a, swapaxes(em, b, -1, -2) if b.ndim == 2 else transpose(em, b, None))
+    if a.shape[-1] != b.shape[-1]:
+        raise ShapeError(f"shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != "
+                         f"{b.shape[-1]} (dim {b.ndim - 1})")
+    return _contract(em, a, b, [a.ndim - 1], [b.ndim - 1])   # contracts the last axes of both
 
 
 @register("numpy.linalg.norm")
