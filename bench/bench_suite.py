@@ -152,6 +152,8 @@ FIRST_CALL = """
     f(x)
     t3 = time.perf_counter()
     print(t1 - t0, t3 - t2, f.cache_info().disk_hits)
+    import json, sys
+    print(json.dumps(f.last_compile_phases), file=sys.stderr)
 """
 
 
@@ -166,7 +168,8 @@ def first_call_latency():
             r = subprocess.run([sys.executable, str(script)], env=env,
                                capture_output=True, text=True, check=True)
             imp, first, disk = r.stdout.split()
-            out[label] = {"import_s": float(imp), "first_call_s": float(first), "disk_hit": disk == "1"}
+            out[label] = {"import_s": float(imp), "first_call_s": float(first), "disk_hit": disk == "1",
+                          "phases_s": json.loads(r.stderr.strip().splitlines()[-1])}
     return out
 
 
@@ -189,8 +192,9 @@ def main():
         print(f"{r['case']:42s} {fmt(m['numpy'])} {fmt(m.get('jax'))} {fmt(m['pyjitc'])} "
               f"{r['ratio_pyjitc_to_numpy']:12.2f}x {jr}")
     for label, v in latency.items():
+        phases = ", ".join(f"{k} {t * 1e3:.1f} ms" for k, t in v["phases_s"].items())
         print(f"first call, fresh process, {label}: {v['first_call_s'] * 1e3:.0f} ms beyond import "
-              f"(import {v['import_s'] * 1e3:.0f} ms, disk hit: {v['disk_hit']})")
+              f"(import {v['import_s'] * 1e3:.0f} ms, disk hit: {v['disk_hit']}; {phases})")
     payload = {"machine": machine, "jax": jax.__version__ if jax else None, "rounds": rounds,
                "results": results, "first_call": latency}
     (HERE / "results.json").write_text(json.dumps(payload, indent=2))

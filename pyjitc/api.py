@@ -12,6 +12,7 @@ import pickle
 import sys
 import os
 import threading
+import time
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -118,6 +119,7 @@ class JitFunction:
         self._lock = threading.Lock()
         self._hits = self._misses = self._disk_hits = 0
         self.compile_seconds = 0.0
+        self.last_compile_phases: dict[str, float] = {}   # seconds per phase of the latest compile
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
@@ -174,6 +176,10 @@ class JitFunction:
             log.debug("compiling %s: %s", self.__qualname__, why)
             lowered = self._lower_values(values)
             compiled = lowered.compile()
+            start = time.perf_counter()
+            compiled.executable                            # load it now: part of the first call's cost
+            compiled.phases["load"] = time.perf_counter() - start
+            self.last_compile_phases = dict(compiled.phases)
             self.compile_seconds += compiled.compile_seconds
             self._misses += 1
             self._disk_hits += compiled.from_disk_cache
@@ -201,6 +207,7 @@ class JitFunction:
         return [(n, spec_of(n, values[n], n in self._static)) for n in self._param_names]
 
     def _lower_values(self, values) -> Lowered:
+        start = time.perf_counter()
         while True:
             specs = self._specs(values)
             try:
@@ -212,7 +219,10 @@ class JitFunction:
                     raise need.reason or JitError("internal error: a value asked to be static twice") from None
                 self._static |= new
                 continue
-            return Lowered(program, specs, self._target, self._driver)
+            traced = time.perf_counter()
+            lowered = Lowered(program, specs, self._target, self._driver)
+            lowered.phases = {"trace": traced - start, "stablehlo": time.perf_counter() - traced}
+            return lowered
 
     @_user_facing
     def lower(self, *args, **kwargs) -> Lowered:

@@ -38,6 +38,7 @@ class Lowered:
                                    tuple(program.checks), program.error_index, target.backend,
                                    _has_loops(fn.body))
         self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})])
+        self.phases: dict[str, float] = {}
 
     def as_text(self, stage: str = "stablehlo", debug_info: bool = False, signature: bool = False) -> str:
         """`stage`: "typed" (pyjitc's typed IR), "stablehlo" (the MLIR module given to IREE) or
@@ -69,6 +70,7 @@ class Lowered:
         compiled = Compiled(vmfb, self.signature, self.driver)
         compiled.compile_seconds = time.perf_counter() - start
         compiled.from_disk_cache = from_disk
+        compiled.phases = {**self.phases, ("disk cache" if from_disk else "iree compile"): compiled.compile_seconds}
         dump_dir = os.environ.get("PYJITC_DUMP_DIR")
         if dump_dir:
             dump_stages(self, compiled, Path(dump_dir))
@@ -122,6 +124,7 @@ class Compiled:
 
     compile_seconds = 0.0
     from_disk_cache = False
+    phases: dict = {}
 
     def __init__(self, vmfb: bytes, signature: Signature, driver: str | None = None, executable=None):
         self.vmfb = vmfb

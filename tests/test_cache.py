@@ -183,3 +183,11 @@ def test_many_threads_calling_with_many_shapes_compile_each_template_once():
     assert not errors, errors[0]
     info = f.cache_info()
     assert info.misses == 3 and info.currsize == 3 and info.hits == 8 * 6 - 3
+
+
+def test_first_call_time_is_broken_down_by_phase():
+    f = pyjitc.jit(shapes_fn)
+    f(np.ones((7, 2)))
+    phases = f.last_compile_phases
+    assert {"trace", "stablehlo", "load"} <= set(phases) and ({"iree compile", "disk cache"} & set(phases))
+    assert all(t >= 0 for t in phases.values())
