@@ -66,6 +66,7 @@ CASES = {
     "meshgrid": ("np.meshgrid(x[0], x[1, :3]), np.meshgrid(x[0], x[1, :3], indexing='ij')", [F]),
     "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
                         "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),
+    "fmod": ("np.fmod(x, 3), np.fmod(x, -2), np.fmod(-x, x + 1)", [F32, I, I.astype(np.uint8)]),
     "searchsorted": ("np.searchsorted(np.sort(x[0]), x[1]), np.searchsorted(np.sort(x[0]), x, side='right')", [F, I]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)

@@ -956,3 +956,24 @@ note("numpy.pad", "modes constant, edge, reflect, symmetric, wrap")
 note("numpy.repeat", "compile-time repeats")
 note("numpy.split", "compile-time sections or indices; returns a list")
 note("numpy.array_split", "compile-time sections or indices; returns a list")
+
+
+def _fmod(em, a, b, out_dtype):
+    """C fmod: the remainder has the dividend's sign (stablehlo.remainder). Integers: NumPy gives
+    0 for a divisor of 0; float64 has no fmod in IREE's CPU backend."""
+    if is_float(a.dtype):
+        if a.dtype == np.float64:
+            raise NotSupportedError("float64 np.fmod is not available: IREE's CPU backend has no float64 fmod",
+                                    hint="compute in float32")
+        return em.emit("rem", a, b)
+    if is_bool(a.dtype):
+        raise NotSupportedError("np.fmod of booleans is not supported")
+    zero = _c(em, 0, b)
+    safe = _sel(em, _cmp(em, b, zero, "EQ"), _c(em, 1, b), b)
+    if a.dtype.kind == "i":   # INT_MIN fmod -1 overflows in C: the answer is 0
+        safe = _sel(em, _cmp(em, safe, _c(em, -1, b), "EQ"), _c(em, 1, b), safe)
+    return _sel(em, _cmp(em, b, zero, "EQ"), zero, em.emit("rem", a, safe))
+
+
+ufunc(np.fmod, _fmod)
+note("numpy.fmod", "integers and float16/32 (float64 refused: no fmod in IREE's CPU backend)")
