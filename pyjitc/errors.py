@@ -77,6 +77,7 @@ class CompileError(JitError):
     """IREE failed to compile the module pyjitc produced; carries the diagnostics."""
 
 
-class RunError(IndexError):
-    """Raised by a compiled function where NumPy would have raised (an index out of bounds at run
-    time). The message starts with the user's file:line:col."""
+class RunError(IndexError, ValueError, OverflowError):
+    """Raised by a compiled function where NumPy or Python would have raised at run time (an index
+    out of bounds, a math domain error, ...): it is each of those exception types, and the message
+    starts with the user's file:line:col and names the original error."""

@@ -2,6 +2,8 @@
 several inputs (dtypes, shapes, NaN/inf, negative values, empty and 0-d arrays where they make
 sense) and compared on value, shape and dtype. A new function plugs in with one line here; the
 completeness test says which registered functions still lack one."""
+import math
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,17 @@ def test_the_generated_function_table_is_current():
     from pyjitc import doc
     committed = (Path(__file__).parent.parent / "docs" / "numpy_functions.md").read_text()
     assert committed == doc.table(), "run `python -m pyjitc.doc` and commit docs/numpy_functions.md"
+
+
+def math_on_run_time_values(x, s):
+    return math.sqrt(x.sum()), math.floor(s * 2.5), math.exp(s), math.atan2(x[0], 1.0), math.fabs(-s)
+
+
+def test_math_functions_on_run_time_numbers_behave_as_in_python():
+    f = pyjitc.jit(math_on_run_time_values)
+    x = np.array([1.0, 2.0])
+    assert_same(f(x, 1.5), math_on_run_time_values(x, 1.5))    # Python floats and ints, as math returns
+    with pytest.raises(ValueError, match="math domain error"):
+        f(-x, 1.5)
+    with pytest.raises(OverflowError, match="math range error"):
+        f(x, 1000.0)

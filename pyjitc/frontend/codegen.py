@@ -661,7 +661,9 @@ class FunctionCompiler(ast.NodeVisitor):
         if kind == "math":
             if is_static(*args, *kwargs.values()):
                 return fold(target, *args, **kwargs)
-            raise NotSupportedError(f"{shown} works on Python numbers, not arrays",
+            if target.__name__ in numpy_surface.MATH and not kwargs:
+                return numpy_surface.MATH[target.__name__](self.em, *args)
+            raise NotSupportedError(f"{shown} is not supported on run-time values",
                                     hint=f"use np.{target.__name__} on arrays")
         return self.inline(target, shown, args, kwargs)
 

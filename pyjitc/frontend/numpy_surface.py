@@ -977,3 +977,49 @@ def _fmod(em, a, b, out_dtype):
 
 ufunc(np.fmod, _fmod)
 note("numpy.fmod", "integers and float16/32 (float64 refused: no fmod in IREE's CPU backend)")
+
+
+# ---------------------------------------------------------------- the math module on run-time values
+
+def _math(np_name, domain=None, overflow=False, to_int=False):
+    """math.f(x) where x is a run-time number (a 0-d array or Python scalar argument): Python
+    converts x to float, so this is NumPy's float64 function with a Python float (weak) result;
+    where math raises (a domain or range error) the compiled code raises RunError."""
+    def impl(em, *args):
+        from .numpy_api import numpy_api_fn
+        xs = []
+        for x in args:
+            if isinstance(x, Traced):
+                if x.type.size != 1:
+                    raise ShapeError("TypeError: only 0-dimensional arrays can be converted to Python scalars")
+                x = em.cast(reshape(em, x, ()) if x.ndim else x, np.float64)
+                x = Traced(x.value, None, x.params)
+            xs.append(x)
+        out = numpy_api_fn(np_name)(em, *[em.asarray(x, np.float64) for x in xs])
+        if domain is not None:
+            em.check(domain(em, *[em.asarray(x, np.float64) for x in xs]), "ValueError: math domain error")
+        if overflow:
+            finite_in = em.asarray(xs[0], np.float64)
+            em.check(em.emit("and", em.emit("is_finite", finite_in),
+                             em.emit("not", em.emit("is_finite", out))), "OverflowError: math range error")
+        if to_int:
+            return Traced(em.cast(out, np.int64).value, int, out.params)
+        return Traced(out.value, float, out.params)
+    return impl
+
+
+def _below(limit, inclusive=False):
+    return lambda em, x: _cmp(em, x, em.full(limit, np.float64, x.shape), "LE" if inclusive else "LT")
+
+
+MATH = {
+    "sqrt": _math("numpy.sqrt", _below(0.0)), "exp": _math("numpy.exp", overflow=True),
+    "log": _math("numpy.log", _below(0.0, True)), "log10": _math("numpy.log10", _below(0.0, True)),
+    "log2": _math("numpy.log2", _below(0.0, True)), "log1p": _math("numpy.log1p", _below(-1.0, True)),
+    "expm1": _math("numpy.expm1", overflow=True), "sin": _math("numpy.sin"), "cos": _math("numpy.cos"),
+    "tan": _math("numpy.tan"), "tanh": _math("numpy.tanh"), "atan": _math("numpy.arctan"),
+    "atan2": _math("numpy.arctan2"), "hypot": _math("numpy.hypot"), "fabs": _math("numpy.absolute"),
+    "floor": _math("numpy.floor", to_int=True), "ceil": _math("numpy.ceil", to_int=True),
+    "trunc": _math("numpy.trunc", to_int=True), "sinh": _math("numpy.sinh", overflow=True),
+    "cosh": _math("numpy.cosh", overflow=True),
+}
