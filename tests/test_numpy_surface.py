@@ -69,6 +69,20 @@ CASES = {
     "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
                         "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),
     "fmod": ("np.fmod(x, 3), np.fmod(x, -2), np.fmod(-x, x + 1)", [F32, I, I.astype(np.uint8)]),
+    "ufunc_names": ("np.add(x, 1), np.subtract(x, 1), np.multiply(x, 2), np.divide(x, 2), np.true_divide(x, 4), "
+                    "np.floor_divide(x, 3), np.remainder(x, 3), np.mod(x, -3), np.pow(x, 2), np.negative(x), "
+                    "np.positive(x), np.absolute(x)", [F32, I]),
+    "compare_names": ("np.equal(x, 0), np.not_equal(x, 0), np.less(x, 1), np.less_equal(x, 1), np.greater(x, 1), "
+                      "np.greater_equal(x, 1)", [F, I]),
+    "bitwise_names": ("np.bitwise_and(x, 3), np.bitwise_or(x, 3), np.bitwise_xor(x, 3), np.bitwise_not(x), "
+                      "np.invert(x), np.bitwise_left_shift(x, 1), np.bitwise_right_shift(x, 1)", [I, B]),
+    "trig_aliases": ("np.acos(x), np.asin(x), np.atan(x), np.asinh(x), np.atanh(x * 0.5), np.acosh(np.abs(x) + 1), "
+                     "np.arctan2(x, 0.5), np.degrees(x), np.radians(x), np.fix(x * 3), np.around(x, 2), np.cbrt(x), "
+                     "np.expm1(x), np.log1p(np.abs(x))", [U, U.astype(np.float32)]),
+    "array_names": ("np.amax(x), np.amin(x, axis=0), np.ravel(x), np.copy(x), np.concat([x, x]), "
+                    "np.stack([x, x], axis=1), np.stack([x[0], x[1]]), np.row_stack([x[0], x[1]])", [F, I]),
+    "creation_names": ("np.empty_like(x).shape, np.empty((2, 2)).dtype, np.full_like(x, 3), np.ones_like(x), "
+                       "np.identity(3) + x[0, :3]", [F, I]),
     "searchsorted": ("np.searchsorted(np.sort(x[0]), x[1]), np.searchsorted(np.sort(x[0]), x, side='right')", [F, I]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
@@ -84,6 +98,8 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "diag": ["numpy.diagonal", "numpy.trace", "numpy.diag"], "outer_inner": ["numpy.outer", "numpy.vdot", "numpy.inner"],
     "norm": ["numpy.linalg.norm"], "sort": ["numpy.sort", "numpy.argsort"],
     "split": ["numpy.split", "numpy.array_split"], "tile_repeat": ["numpy.tile", "numpy.repeat"],
+    "ufunc_names": [], "compare_names": [], "bitwise_names": [], "trig_aliases": [], "array_names": [],
+    "creation_names": [], "take_along_axis": ["numpy.take_along_axis"],
 }
 
 
@@ -148,3 +164,20 @@ def test_math_functions_on_run_time_numbers_behave_as_in_python():
         f(-x, 1.5)
     with pytest.raises(OverflowError, match="math range error"):
         f(x, 1000.0)
+
+
+@pytest.mark.parametrize("expression", ["np.nonzero(x)", "np.flatnonzero(x)", "np.unique(x)", "np.argwhere(x)"])
+def test_functions_whose_shape_depends_on_the_data_are_located_errors(expression, tmp_path):
+    fn = load_source(f"import numpy as np\n\n\ndef fuzzed(x):\n    return {expression}\n", tmp_path, "dyn_shape")
+    with pytest.raises(pyjitc.NotSupportedError, match="depends on the data") as e:
+        pyjitc.jit(fn)(np.arange(4.0))
+    assert expression in str(e.value)
+
+
+def test_every_registered_function_is_exercised_by_a_test():
+    import pathlib
+    import re
+    text = "\n".join(p.read_text() for p in pathlib.Path(__file__).parent.glob("*.py"))
+    untested = [n for n in numpy_api.FUNCTIONS if not re.search(r"np\." + re.escape(n[len("numpy."):]) + r"\b", text)
+                and not re.search("[\"']" + re.escape(n[len("numpy."):]) + "[\"']", text)]
+    assert not untested, f"no test calls: {untested}"
