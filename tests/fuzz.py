@@ -25,10 +25,13 @@ from tests.reference import assert_same
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 SHAPES = [(), (3,), (4,), (2, 3), (2, 1), (1, 3), (2, 3, 4)]
 UNARY = ["np.abs({})", "-({})", "np.square({})", "np.sqrt(np.abs({}) + 1.0)", "np.exp(np.minimum({}, 5))",
-         "np.floor({})", "({}).astype(np.float32)", "({}).astype(np.int64)", "np.logical_not({})"]
+         "np.floor({})", "({}).astype(np.float32)", "({}).astype(np.int64)", "np.logical_not({})",
+         "np.clip({}, -1, 2)", "np.cumsum({}, axis=-1)", "np.sort({}, axis=-1)", "np.tanh({})", "np.isnan({})",
+         "np.round({}, 1)", "np.flip({})", "np.sign({})"]
 BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / ({} + 0.5))", "np.maximum({}, {})",
           "np.minimum({}, {})", "({} > {})", "({} == {})", "np.where({} > 0, {}, {})"]
-REDUCE = ["np.sum({}, axis={ax})", "np.max({}, axis={ax})", "np.mean({})", "({}).min()", "np.any({} > 1)"]
+REDUCE = ["np.sum({}, axis={ax})", "np.max({}, axis={ax})", "np.mean({})", "({}).min()", "np.any({} > 1)",
+          "np.var({})", "np.argmax({}, axis={ax})", "np.std({}, axis={ax})", "np.count_nonzero({})"]
 
 
 class Gen:

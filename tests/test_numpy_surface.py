@@ -28,7 +28,7 @@ CASES = {
     "arcsin": ("np.arcsin(x)", [U, U.astype(np.float32)]), "arccos": ("np.arccos(x)", [U]),
     "arctan": ("np.arctan(x)", [F, F32]), "arcsinh": ("np.arcsinh(x)", [F, F32]),
     "arccosh": ("np.arccosh(x + 1)", [P]), "arctanh": ("np.arctanh(x)", [U[:, :2], U.astype(np.float32)[:, :2]]),
-    "trunc": ("np.trunc(x)", [F, I, F32]), "rint": ("np.rint(x)", [F, I]), "round": ("np.round(x, 1), np.round(x)", [F, I]),
+    "trunc": ("np.trunc(x)", [F, I, F32]), "rint": ("np.rint(x)", [F, I]), "round": ("np.round(x, 1), np.round(x), np.round(x, -1), np.round(x > 0)", [F, I, I.astype(np.uint8), I * 5]),
     "hypot": ("np.hypot(x, 2.0)", [F, F32]), "copysign": ("np.copysign(3.0, x)", [F]),
     "fmax": ("np.fmax(x, 0.5), np.fmin(x, np.float64(0.5))", [F, I]), "heaviside": ("np.heaviside(x, 0.5)", [F]),
     "deg2rad": ("np.deg2rad(x), np.rad2deg(x)", [F, F32]), "isnan": ("np.isnan(x), np.isinf(x), np.isfinite(x)", [F, I, B]),

@@ -262,10 +262,24 @@ def round_(em, a, decimals=0, out=None):
     if is_static(a):
         return fold(np.round, a, decimals)
     a = em.asarray(a)
+    if is_bool(a.dtype):   # NumPy: rint's float16 loop for decimals=0, a casting error otherwise
+        if decimals:
+            raise ShapeError("UFuncTypeError: Cannot cast ufunc 'multiply' output from dtype('float64') to "
+                             "dtype('bool') with casting rule 'same_kind'")
+        return em.cast(a, np.float16)
     if not is_float(a.dtype):
         if decimals >= 0:
             return a
-        raise NotSupportedError("round of integers to negative decimals is not supported")
+        # to a multiple of 10**-decimals, half to even, in the integer dtype (as NumPy)
+        from .numpy_api import apply_operator
+        f = 10 ** (-decimals)
+        q = apply_operator(em, "FloorDiv", a, f)
+        r = apply_operator(em, "Sub", a, apply_operator(em, "Mult", q, f))
+        twice = apply_operator(em, "Mult", r, 2)
+        up = FUNCTIONS["numpy.logical_or"](em, apply_operator(em, "Gt", twice, f), FUNCTIONS["numpy.logical_and"](
+            em, apply_operator(em, "Eq", twice, f), apply_operator(em, "Eq", apply_operator(em, "Mod", q, 2), 1)))
+        q = _sel(em, up, apply_operator(em, "Add", q, 1), q)
+        return em.cast(apply_operator(em, "Mult", q, f), a.dtype)
     if decimals == 0:
         return em.emit("round_even", a)
     f = _c(em, 10.0 ** abs(decimals), a)     # NumPy: x * 10**d, round half to even, / 10**d
