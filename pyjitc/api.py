@@ -18,7 +18,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from .backend import iree as backend
-from .errors import ArgumentError, JitError
+from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.numpy_api import NeedStatic
 from .stages import Compiled, Lowered
@@ -175,7 +175,10 @@ class JitFunction:
                 print(f"pyjitc: compiling {self.__qualname__}: {why}", file=sys.stderr)
             log.debug("compiling %s: %s", self.__qualname__, why)
             lowered = self._lower_values(values)
-            compiled = lowered.compile()
+            try:
+                compiled = lowered.compile()
+            except CompileError as e:   # IREE failed: point at the function it was compiling
+                raise e.located(self._src.span(self._src.node)) from None
             start = time.perf_counter()
             compiled.executable                            # load it now: part of the first call's cost
             compiled.phases["load"] = time.perf_counter() - start
