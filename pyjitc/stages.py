@@ -108,14 +108,18 @@ SMALL_CALL_ELEMENTS = 1 << 15
 
 def default_driver(signature: Signature) -> str:
     """The IREE driver when none is chosen: for CPU code, `local-sync` (single-threaded, about 8 us
-    per call here) when the inputs and results hold fewer than 32768 elements and the function has
-    no loops, else `local-task` (multi-threaded, about 17 us per call, faster on large arrays)."""
+    per call here) for functions with run-time loops (IREE 3.13's `local-task` fails some of them
+    at run time: "transient buffer has not been committed") and when the inputs and results hold
+    fewer than 32768 elements; else `local-task` (multi-threaded, about 17 us per call, faster on
+    large arrays)."""
     driver = backend.TARGET_DRIVERS.get(signature.target, "local-task")
     if driver != "local-task":
         return driver
+    if signature.has_loops:
+        return "local-sync"
     sizes = [int(np.prod(s.shape, dtype=np.int64)) for _, s in signature.dynamic if isinstance(s, Template)]
     sizes += [int(np.prod(shape, dtype=np.int64)) for shape, _ in signature.results]
-    return "local-sync" if sum(sizes) < SMALL_CALL_ELEMENTS and not signature.has_loops else "local-task"
+    return "local-sync" if sum(sizes) < SMALL_CALL_ELEMENTS else "local-task"
 
 
 class Compiled:

@@ -254,6 +254,21 @@ def test_while_loop_on_array_condition_with_loop_carried_python_int():
     assert type(got[1]) is int
 
 
+def nested_while_in_for(x):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        k = 0
+        while k < i:
+            acc += x[k]
+            k += 1
+    return acc
+
+
+def test_a_while_loop_nested_in_a_for_loop_runs():
+    # failed at run time on IREE's local-task driver ("transient buffer has not been committed")
+    assert_same_call(pyjitc.jit(nested_while_in_for), nested_while_in_for, np.arange(5.0), accumulate=True)
+
+
 def sum_to(n):
     s = 0
     for i in range(n):
