@@ -22,7 +22,7 @@ from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.numpy_api import NeedStatic
 from .stages import Compiled, Lowered
-from .template import ScalarSpec, StaticSpec, Template, spec_of
+from .template import Template, spec_of
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits"])
 log = logging.getLogger("pyjitc")

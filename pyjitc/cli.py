@@ -16,7 +16,6 @@ import ast
 import importlib.util
 import itertools
 import json
-import os
 import sys
 import threading
 import time

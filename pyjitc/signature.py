@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ArgumentError
-from .ir.types import dtype_from_short, short_name
+from .ir.types import short_name
 from .template import ScalarSpec, StaticSpec, Template, TreeSpec, leaves
 
 FORMAT = 1

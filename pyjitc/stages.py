@@ -13,11 +13,11 @@ import numpy as np
 
 from . import cache
 from .backend import iree as backend
-from .errors import ArgumentError, JitError, RunError
+from .errors import ArgumentError, RunError
 from .frontend.codegen import Program, unflatten
 from .lowering.stablehlo import lower_functions
 from .signature import REFLECTION_KEY, Signature
-from .template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, leaves, path_name
+from .template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, path_name
 
 STAGES = ("typed", "stablehlo", "iree-input")
 _SIGNATURE_ATTR = re.compile(r' attributes \{iree\.reflection = \{pyjitc\.signature = "(?:[^"\\]|\\.)*"\}\}')
@@ -166,17 +166,7 @@ class Compiled:
         return f"<pyjitc.Compiled {self.signature.describe()} for {self.signature.target}>"
 
     def __call__(self, *args, **kwargs):
-        names = [n for n, _ in self.signature.params]
-        if len(args) > len(names):
-            raise ArgumentError(f"{self.signature.name}() takes {len(names)} arguments but {len(args)} were given")
-        values = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k not in names or k in values:
-                raise ArgumentError(f"{self.signature.name}() got an unexpected or repeated argument {k!r}")
-            values[k] = v
-        missing = [n for n in names if n not in values]
-        if missing:
-            raise ArgumentError(f"{self.signature.name}() is missing arguments: {', '.join(missing)}")
+        values = bind_by_name(self.signature.name, [n for n, _ in self.signature.params], args, kwargs)
         for name, spec in self.signature.params:
             check_argument(name, values[name], spec)
         return self.call_dynamic(values)

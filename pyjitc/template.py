@@ -89,6 +89,23 @@ class TreeSpec:
         return dict(zip(self.keys, items)) if self.kind is dict else self.kind(items)
 
 
+def bind_by_name(fname: str, names: list[str], args, kwargs, defaults: dict | None = None) -> dict:
+    """Python's binding of positional and keyword arguments to parameter names (no *args/**kwargs)."""
+    if len(args) > len(names):
+        raise ArgumentError(f"{fname}() takes {len(names)} arguments but {len(args)} were given")
+    values = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in values:
+            raise ArgumentError(f"{fname}() got an unexpected or repeated argument {k!r}")
+        values[k] = v
+    for k, v in (defaults or {}).items():
+        values.setdefault(k, v)
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise ArgumentError(f"{fname}() is missing arguments: {', '.join(missing)}")
+    return values
+
+
 def leaves(path: tuple, spec) -> list[tuple[tuple, Any]]:
     """(path, spec) of each run-time leaf: path is (argument name, key, key, ...)."""
     if isinstance(spec, TreeSpec):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import pyjitc
-from tests.reference import assert_same, assert_same_call
+from tests.reference import assert_same_call
 
 rng = np.random.default_rng(2)
 A = rng.standard_normal((4, 5, 3))

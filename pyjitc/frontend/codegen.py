@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError)
 from ..ir.graph import Builder, Function
 from ..ir.ops import OpTypeError
-from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, leaves, path_name
+from ..template import ScalarSpec, StaticSpec, TreeSpec, bind_by_name, leaves, path_name
 from . import indexing, numpy_api, numpy_surface, policy  # noqa: F401 (numpy_surface registers functions)
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
 from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
@@ -572,18 +572,8 @@ class FunctionCompiler(ast.NodeVisitor):
             raise NotSupportedError(f"{shown} calls itself (recursion), which can't be compiled",
                                     hint="write the recursion as a loop")
         names = [p.arg for p in fn.node.args.args]
-        if len(args) > len(names):
-            raise JitError(f"{shown}() takes {len(names)} arguments but {len(args)} were given")
-        env = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k not in names or k in env:
-                raise JitError(f"{shown}() got an unexpected or repeated argument {k!r}")
-            env[k] = v
-        for name, d in zip(names[len(names) - len(fn.defaults):], fn.defaults):
-            env.setdefault(name, d)
-        missing = [n for n in names if n not in env]
-        if missing:
-            raise JitError(f"{shown}() is missing arguments: {', '.join(missing)}")
+        defaults = dict(zip(names[len(names) - len(fn.defaults):], fn.defaults))
+        env = bind_by_name(shown, names, args, kwargs, defaults)
         src = dataclasses.replace(fn.parent.src, node=fn.node)
         return FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent).run()
 

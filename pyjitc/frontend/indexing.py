@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import JitError, NotSupportedError, ShapeError
+from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
 from .numpy_api import Emitter, NeedStatic, Traced, make_view
 

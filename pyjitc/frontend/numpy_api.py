@@ -4,7 +4,6 @@ scalars, broadcasting, axis rules) onto the typed IR's primitives. The whitelist
 reads FUNCTIONS/METHODS/BUILTINS to know what is implemented: there is no second list."""
 from __future__ import annotations
 
-import math
 import operator
 import types
 from typing import Any, Callable
@@ -14,7 +13,7 @@ import numpy as np
 from ..errors import JitError, NotSupportedError, ShapeError, ForbiddenError
 from ..ir.graph import Builder, Value
 from ..ir.ops import OPS
-from ..ir.types import TensorType, as_dtype, is_bool, is_float, is_int, SUPPORTED_DTYPES
+from ..ir.types import TensorType, as_dtype, is_bool, is_int, SUPPORTED_DTYPES
 
 PY_SCALARS = (bool, int, float)
 
@@ -1155,5 +1154,3 @@ BUILTINS.update({"range": _range, "enumerate": _enumerate, "zip": _zip})
 
 
 # math functions fold on compile-time values; no math function is called on a traced array.
-def numpy_api_fn(name):
-    return FUNCTIONS[name]

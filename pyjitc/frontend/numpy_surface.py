@@ -9,10 +9,10 @@ import math
 import numpy as np
 
 from ..errors import NotSupportedError, ShapeError
-from ..ir.types import is_bool, is_float, is_int
-from .numpy_api import (FUNCTIONS, Emitter, Traced, _by_kind, _keep, _reduce_dtype, apply_ufunc, cast_impl,
+from ..ir.types import is_bool, is_float
+from .numpy_api import (FUNCTIONS, Traced, _by_kind, _keep, _reduce_dtype, apply_ufunc, cast_impl,
                         fold, is_static, make_view, normalize_axes, normalize_axis, register, reshape,
-                        static_dtype, stack, transpose, ufunc)
+                        static_dtype, transpose, ufunc)
 
 NOTES: dict[str, str] = {}   # "numpy.x" -> what to know (shown in the generated table)
 
@@ -519,7 +519,7 @@ def concatenate(em, arrays, axis=0, dtype=None, out=None, casting="same_kind"):
     ax = normalize_axis(axis, nd, "concatenate")
     for x in xs[1:]:
         if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != ax):
-            raise ShapeError(f"all the input array dimensions except for the concatenation axis must match exactly")
+            raise ShapeError("all the input array dimensions except for the concatenation axis must match exactly")
     xs = [em.cast(x, dt) for x in xs if x.shape[ax] > 0] or [em.cast(xs[0], dt)]
     return em.emit("concatenate", *xs, axis=ax) if len(xs) > 1 else xs[0]
 
@@ -1000,7 +1000,6 @@ def _math(np_name, domain=None, overflow=False, to_int=False):
     converts x to float, so this is NumPy's float64 function with a Python float (weak) result;
     where math raises (a domain or range error) the compiled code raises RunError."""
     def impl(em, *args):
-        from .numpy_api import numpy_api_fn
         xs = []
         for x in args:
             if isinstance(x, Traced):
@@ -1009,7 +1008,7 @@ def _math(np_name, domain=None, overflow=False, to_int=False):
                 x = em.cast(reshape(em, x, ()) if x.ndim else x, np.float64)
                 x = Traced(x.value, None, x.params)
             xs.append(x)
-        out = numpy_api_fn(np_name)(em, *[em.asarray(x, np.float64) for x in xs])
+        out = FUNCTIONS[np_name](em, *[em.asarray(x, np.float64) for x in xs])
         if domain is not None:
             em.check(domain(em, *[em.asarray(x, np.float64) for x in xs]), "ValueError: math domain error")
         if overflow:

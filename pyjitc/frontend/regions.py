@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import JitError, NotSupportedError
+from ..errors import JitError
 from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
 from .numpy_api import Emitter, NeedStatic, Traced, make_view
 

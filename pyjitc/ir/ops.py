@@ -450,8 +450,7 @@ def _lower_sort(ctx, operands, axis, with_index):
         it = t.with_dtype(np.int64)
         ops.append(ctx.hlo("stablehlo.iota", type=ctx.mlir_type(it), iota_dimension=ctx.i64(axis)))
         types.append(ctx.mlir_type(it))
-    from iree.compiler import ir
-    op = ctx.op("stablehlo.sort", ops, types, {"dimension": ctx.i64(axis), "is_stable": ir.BoolAttr.get(True)},
+    op = ctx.op("stablehlo.sort", ops, types, {"dimension": ctx.i64(axis), "is_stable": ctx.attr("true")},
                 regions=1)
     scalar, index = TensorType((), t.dtype), TensorType((), np.dtype(np.int64))
     bool_t = ctx.mlir_type(TensorType((), np.dtype(np.bool_)))
