@@ -267,12 +267,11 @@ def compile_library(lowered: list[Lowered], target: backend.Target | None = None
     target = target or lowered[0].target
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered])
     vmfb = backend.compile_stablehlo(module.text(), target)
-    return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver or
-                    backend.TARGET_DRIVERS.get(target.backend, "local-task"))
+    return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver)
 
 
 def _library(vmfb: bytes, signatures: list[Signature], driver: str | None) -> Library:
-    driver = driver or backend.TARGET_DRIVERS.get(signatures[0].target, "local-task")
+    """`driver` None: each function gets its default (see default_driver), as under @jit."""
     functions = {s.name: Compiled(vmfb, s, driver) for s in signatures}
     shared: dict = {}
     for c in functions.values():   # one loaded module for all of them, loaded on the first call
