@@ -376,10 +376,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     region arguments, until their types stop changing (a Python int that becomes an array scalar)."""
     b = em.b
     before = State(env, em)
-    carried: dict = {GO_KEY: ("leaf", (), np.dtype(np.bool_), None, frozenset({marker})),
-                     ("name", TRIP + marker): ("leaf", (), np.dtype(np.int64), None, None)}
-    trip = TRIP + marker
-    env[trip] = 0
+    carried: dict = {GO_KEY: ("leaf", (), np.dtype(np.bool_), None, frozenset({marker}))}
     for _ in range(MAX_PASSES):
         before.restore(env)
         checkpoint = b.checkpoint()
@@ -395,7 +392,6 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 body()
             finally:
                 em.loop_depth -= 1
-            env[trip] = em.emit("add", env[trip], em.constant(np.int64(1)))
             retype = False
             for key, now in start.changes(env, before.cells):
                 old = carried.get(key)
@@ -416,7 +412,6 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             outs = []
             for key, t in carried.items():
                 outs.extend(_flatten_as(em, t, _current(env, before, key)))
-            _use_every_argument(em, block, outs, env[trip])
             b.close_block(outs)
         except BaseException:
             b.rollback(checkpoint)
@@ -433,38 +428,11 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         for key, rebuild in _rebuilders(carried):
             rebind(env, key, rebuild(results), cells)
         env.pop(GO, None)
-        env.pop(trip, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")
 
 
 GO_KEY = ("name", GO)
-TRIP = "trip?"
-
-
-def _use_every_argument(em, block, outs, trip):
-    """IREE 3.13 miscompiles a while loop whose body ignores a carried tensor that is used after
-    the loop ('region branch point has N operands, but region successor needs M inputs'). Such a
-    value is replaced wholesale each iteration; yield select(trip < 0, old, new) (trip >= 0
-    always) so that the body reads it."""
-    used = set()
-
-    def walk(b):
-        for op in b.ops:
-            used.update(v.id for v in op.operands)
-            for r in op.regions:
-                walk(r)
-    walk(block)
-    never = None
-    for i, p in enumerate(block.params):
-        if p.id not in used and outs[i] is not p:
-            if never is None:
-                never = em.emit("compare", trip, em.constant(np.int64(0)), direction="LT")
-            old = Traced(p)
-            pred = never if not p.type.shape else em.broadcast(never, p.type.shape)
-            outs[i] = em.emit("select", pred, old, Traced(outs[i])).value
-
-
 def _entry_value(before: State, key):
     kind, k = key
     if kind == "name":

@@ -358,22 +358,64 @@ def _while_type(ts, regions, **_):
     return carried
 
 
+def _ignored_arguments(block) -> list[int]:
+    """Positions of the block arguments that no op reads and that are not yielded unchanged."""
+    used = set()
+
+    def walk(b):
+        for op in b.ops:
+            used.update(v.id for v in op.operands)
+            for r in op.regions:
+                walk(r)
+    walk(block)
+    return [i for i, p in enumerate(block.params) if p.id not in used and block.results[i] is not p]
+
+
 def _lower_while(ctx, operands, **_):
-    # Booleans are carried as ui8: IREE 3.13 mis-schedules loops that carry i1 tensors (run-time
-    # "indirect buffer reference ... out of range" errors and wrong buffer copies).
+    """Two IREE 3.13 workarounds, both invisible in the results:
+    - booleans are carried as ui8: loops carrying i1 tensors fail at run time ("indirect buffer
+      reference ... out of range") or copy the wrong buffers;
+    - a body that ignores a carried value (replaces it wholesale) fails to compile when the value
+      is used after the loop ("region branch point has N operands, but region successor needs M
+      inputs"): such values are yielded as select(trip < 0, old, new) with an extra trip counter,
+      which is never negative, so the body reads them."""
     carried = [t.with_dtype(np.uint8) if is_bool(t.dtype) else t for t in ctx.out]
     bools = [is_bool(t.dtype) for t in ctx.out]
     to_u8 = lambda v, t: ctx.hlo("stablehlo.convert", v, type=ctx.mlir_type(t))
     to_bool = lambda v, t: ctx.hlo("stablehlo.compare", v, ctx.splat(0, t), type=ctx.mlir_type(t.with_dtype(np.bool_)),
                                    comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
+    ignored = _ignored_arguments(ctx.regions[1])
+    trip_t = TensorType((), np.dtype(np.int64))
+    arg_types = carried + [trip_t] * bool(ignored)
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
-    op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in carried], regions=2)
-    for mlir_region, block in zip(op.regions, ctx.regions):
-        ctx.lower_region(mlir_region, block, arg_types=carried,
-                         enter=lambda args: [to_bool(a, t) if b else a for a, t, b in zip(args, carried, bools)],
-                         leave=None if block is ctx.regions[0] else
-                         lambda vals: [to_u8(v, t) if b else v for v, t, b in zip(vals, carried, bools)])
-    return [to_bool(r, t) if b else r for r, t, b in zip(op.results, carried, bools)]
+    if ignored:
+        inits.append(ctx.splat(0, trip_t))
+    op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in arg_types], regions=2)
+    raw: list = []   # the body's arguments as the IR sees them (booleans as i1), the trip counter last
+
+    def enter(args):
+        raw[:] = [to_bool(a, t) if b else a for a, t, b in zip(args, carried, bools)] + list(args[len(carried):])
+        return raw[:len(carried)]
+
+    def leave_body(vals):
+        vals = list(vals)
+        if ignored:
+            trip = ctx.hlo("stablehlo.add", raw[-1], ctx.splat(1, trip_t), type=ctx.mlir_type(trip_t))
+            never = ctx.hlo("stablehlo.compare", trip, ctx.splat(0, trip_t), type=ctx.mlir_type(trip_t.with_dtype(np.bool_)),
+                            comparison_direction=ctx.attr("#stablehlo<comparison_direction LT>"),
+                            compare_type=ctx.attr("#stablehlo<comparison_type SIGNED>"))
+            for i in ignored:
+                t = ctx.out[i]
+                pred = never if not t.shape else ctx.hlo(
+                    "stablehlo.broadcast_in_dim", never, type=ctx.mlir_type(t.with_dtype(np.bool_)),
+                    broadcast_dimensions=ctx.i64s(()))
+                vals[i] = ctx.hlo("stablehlo.select", pred, raw[i], vals[i], type=ctx.mlir_type(t))
+        vals = [to_u8(v, t) if b else v for v, t, b in zip(vals, carried, bools)]
+        return vals + [trip] if ignored else vals
+    cond, body = op.regions
+    ctx.lower_region(cond, ctx.regions[0], arg_types=arg_types, enter=enter)
+    ctx.lower_region(body, ctx.regions[1], arg_types=arg_types, enter=enter, leave=leave_body)
+    return [to_bool(r, t) if b else r for r, t, b in zip(list(op.results)[:len(carried)], carried, bools)]
 
 
 register_op("while", _while_type, _lower_while)
