@@ -485,9 +485,14 @@ def _sort_type(ts, axis, with_index, **_):
 
 
 def _lower_sort(ctx, operands, axis, with_index):
-    """Stable, ascending, NaN last (NumPy's order): a < b is `a < b or (b is NaN and a is not)`."""
+    """Stable, ascending, NaN last (NumPy's order): a < b is `a < b or (b is NaN and a is not)`.
+    IREE 3.13 sorts its operand's buffer in place, even a function argument that is also returned
+    (so `return np.sort(y), y * 1` gave y sorted twice). It sorts invert(x) instead (negation for
+    floats, bitwise not otherwise: exact, a fresh buffer), and inverts back."""
     t = ctx.in_types[0]
-    ops, types = list(operands), [ctx.mlir_type(t)]
+    invert_name = "stablehlo.negate" if is_float(t.dtype) else "stablehlo.not"
+    invert = lambda v, vt: ctx.hlo(invert_name, v, type=ctx.mlir_type(vt))
+    ops, types = [invert(operands[0], t)], [ctx.mlir_type(t)]
     if with_index:
         it = t.with_dtype(np.int64)
         ops.append(ctx.hlo("stablehlo.iota", type=ctx.mlir_type(it), iota_dimension=ctx.i64(axis)))
@@ -510,7 +515,7 @@ def _lower_sort(ctx, operands, axis, with_index):
         return less
 
     with ctx.block(op.regions[0], [scalar, scalar] + ([index, index] if with_index else [])) as args:
-        a, b = args[0], args[1]
+        a, b = invert(args[0], scalar), invert(args[1], scalar)
         less = lt(a, b)
         if with_index:   # ties by position: stable whatever IREE's sort does (its float sort is not)
             tie = ctx.hlo("stablehlo.and", ctx.hlo("stablehlo.not", less, type=bool_t),
@@ -520,7 +525,8 @@ def _lower_sort(ctx, operands, axis, with_index):
                               compare_type=ctx.attr("#stablehlo<comparison_type SIGNED>"))
             less = ctx.hlo("stablehlo.or", less, ctx.hlo("stablehlo.and", tie, earlier, type=bool_t), type=bool_t)
         ctx.op("stablehlo.return", [less], [])
-    return list(op.results) if with_index else op.result
+    values = invert(op.results[0], t)
+    return [values, op.results[1]] if with_index else values
 
 
 register_op("sort", _sort_type, _lower_sort)
