@@ -132,6 +132,8 @@ def _tree_out(t):
     kind = t[0]
     if kind == "out":
         return {"out": t[1], "weak": t[2].__name__ if t[2] else None}
+    if kind == "input":
+        return {"input": list(t[1]), "shape": list(t[2])}
     if kind in ("tuple", "list"):
         return {kind: [_tree_out(x) for x in t[1]]}
     if kind == "dict":
@@ -142,6 +144,8 @@ def _tree_out(t):
 def _tree_in(d):
     if "out" in d:
         return ("out", d["out"], {"bool": bool, "int": int, "float": float}.get(d["weak"]))
+    if "input" in d:
+        return ("input", tuple(d["input"]), tuple(d["shape"]))
     if "tuple" in d or "list" in d:
         kind = "tuple" if "tuple" in d else "list"
         return (kind, [_tree_in(x) for x in d[kind]])

@@ -184,7 +184,7 @@ class Compiled:
                 raise RunError(self.signature.checks[code - 1])
         for path, index in self.signature.writebacks:
             np.copyto(at_path(values, path), results[index])
-        return unflatten(self.signature.out_tree, results)
+        return unflatten(self.signature.out_tree, results, values)
 
 
 _SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64)}

@@ -181,3 +181,24 @@ def test_every_registered_function_is_exercised_by_a_test():
     untested = [n for n in numpy_api.FUNCTIONS if not re.search(r"np\." + re.escape(n[len("numpy."):]) + r"\b", text)
                 and not re.search("[\"']" + re.escape(n[len("numpy."):]) + "[\"']", text)]
     assert not untested, f"no test calls: {untested}"
+
+
+def sort_and_return_input(y):
+    return np.sort(y), y, y * 1, y.reshape(-1, 1)
+
+
+def update_copy_and_return_input(y):
+    z = y.copy()
+    z[0] = 5.0
+    return z, y, np.argsort(y)
+
+
+def test_returning_an_argument_beside_an_in_place_operation_gives_the_original():
+    # found by tests/fuzz.py: IREE sorted (and updated) the argument buffer in place, and the
+    # argument returned beside it came back sorted
+    y = np.array([-0.12, -7.01, -2.46, 3.5])
+    for fn in (sort_and_return_input, update_copy_and_return_input):
+        arg = y.copy()
+        got = pyjitc.jit(fn)(arg)
+        _same(got, fn(y.copy()))
+        assert got[1] is arg, "NumPy returns the argument object itself"

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError)
 from ..ir.graph import Builder, Function
 from ..ir.ops import OpTypeError
-from ..template import ScalarSpec, StaticSpec, TreeSpec, bind_by_name, leaves, path_name
+from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, leaves, path_name
 from . import indexing, numpy_api, numpy_surface, policy  # noqa: F401 (numpy_surface registers functions)
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
 from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
@@ -842,8 +842,20 @@ def _trace(src, specs, force_unroll) -> Program:
     originals = {name: t.value for name, t in params.items()}
     result = FunctionCompiler(src, em, env).run()
 
+    # Results that are array arguments, unchanged (or reshaped), come from the caller's own array
+    # (NumPy returns that very object, or a view of it). Besides: IREE 3.13 may sort or update an
+    # input buffer in place and then return that buffer as the "unchanged" argument.
+    producers = {r.id: op for op in block.ops for r in op.results}
+    arrays_in = {v.id: path for (path, spec), v in zip(dynamic, block.params) if isinstance(spec, Template)}
+
+    def argument_source(v):
+        if v.id in arrays_in:
+            return arrays_in[v.id]
+        op = producers.get(v.id)
+        return argument_source(op.operands[0]) if op is not None and op.name == "reshape" else None
+
     outputs = []
-    out_tree = _flatten(em, result, outputs)
+    out_tree = _flatten(em, result, outputs, argument_source)
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
@@ -868,33 +880,40 @@ def _argument(values, path, spec):
     return values[path]
 
 
-def _flatten(em, value, outputs):
+def _flatten(em, value, outputs, argument_source):
     if isinstance(value, Traced):
+        path = argument_source(value.value) if value.weak is None else None
+        if path is not None:
+            return ("input", path, value.shape)
         outputs.append(value.value)
         return ("out", len(outputs) - 1, value.weak)
     if isinstance(value, tuple):
-        return ("tuple", [_flatten(em, v, outputs) for v in value])
+        return ("tuple", [_flatten(em, v, outputs, argument_source) for v in value])
     if isinstance(value, list):
-        return ("list", [_flatten(em, v, outputs) for v in value])
+        return ("list", [_flatten(em, v, outputs, argument_source) for v in value])
     if isinstance(value, dict):
-        return ("dict", [(k, _flatten(em, v, outputs)) for k, v in value.items()])
+        return ("dict", [(k, _flatten(em, v, outputs, argument_source)) for k, v in value.items()])
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)):
         return ("const", value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",
                             hint="return arrays, numbers, or tuples/lists/dicts of them")
 
 
-def unflatten(tree, results):
+def unflatten(tree, results, arguments: dict):
+    """The Python result from the IR results; `arguments`: the call's argument values by name."""
     kind = tree[0]
+    if kind == "input":   # the caller's own array (a view of it if reshaped), as NumPy returns it
+        arr = at_path(arguments, tree[1])
+        return arr if np.shape(arr) == tuple(tree[2]) else np.reshape(arr, tree[2])
     if kind == "out":
         r = results[tree[1]]
         if tree[2] is not None:   # a weakly typed value is a Python scalar, as in NumPy
             return tree[2](r)
         return r[()] if r.ndim == 0 else r
     if kind == "tuple":
-        return tuple(unflatten(t, results) for t in tree[1])
+        return tuple(unflatten(t, results, arguments) for t in tree[1])
     if kind == "list":
-        return [unflatten(t, results) for t in tree[1]]
+        return [unflatten(t, results, arguments) for t in tree[1]]
     if kind == "dict":
-        return {k: unflatten(t, results) for k, t in tree[1]}
+        return {k: unflatten(t, results, arguments) for k, t in tree[1]}
     return tree[1]
