@@ -68,10 +68,11 @@ CASES = {
     "meshgrid": ("np.meshgrid(x[0], x[1, :3]), np.meshgrid(x[0], x[1, :3], indexing='ij')", [F]),
     "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
                         "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),
-    "fmod": ("np.fmod(x, 3), np.fmod(x, -2), np.fmod(-x, x + 1)", [F32, I, I.astype(np.uint8)]),
+    "fmod": ("np.fmod(x, 3), np.fmod(x, -2), np.fmod(-x, x + 1)", [F, F32, I, I.astype(np.uint8)]),
+    "divmod": ("np.divmod(x, 3), divmod(x, -2.5), np.divmod(-x, x + 1)", [F, F32, I]),
     "ufunc_names": ("np.add(x, 1), np.subtract(x, 1), np.multiply(x, 2), np.divide(x, 2), np.true_divide(x, 4), "
                     "np.floor_divide(x, 3), np.remainder(x, 3), np.mod(x, -3), np.pow(x, 2), np.negative(x), "
-                    "np.positive(x), np.absolute(x)", [F32, I]),
+                    "np.positive(x), np.absolute(x)", [F, F32, I]),
     "compare_names": ("np.equal(x, 0), np.not_equal(x, 0), np.less(x, 1), np.less_equal(x, 1), np.greater(x, 1), "
                       "np.greater_equal(x, 1)", [F, I]),
     "bitwise_names": ("np.bitwise_and(x, 3), np.bitwise_or(x, 3), np.bitwise_xor(x, 3), np.bitwise_not(x), "

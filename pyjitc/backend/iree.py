@@ -3,6 +3,7 @@ StableHLO text -> .vmfb bytes (compile), and .vmfb bytes -> a callable executabl
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import threading
 from dataclasses import dataclass
@@ -93,11 +94,17 @@ def compiler_version() -> str:
 # symbols. Linking with the system linker instead resolves them from the host's libm; the
 # .vmfb then holds a host shared library (fine for the JIT, less portable for AOT files).
 SYSTEM_LINK_FLAG = "--iree-llvmcpu-link-embedded=false"
+# Ops known to leave a libm symbol in float64 (fmod, sin, ...): such modules go to the system
+# linker at once instead of after a failed embedded link (which costs a whole compile).
+_NEEDS_LIBM = re.compile(r"stablehlo\.(remainder|sine|cosine|tan|tanh|atan2)\b[^\n]*f64")
 
 
 def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> bytes:
     """Compile a StableHLO module to .vmfb bytes. IREE diagnostics come back in a CompileError."""
     flags = target.flags() + list(extra_flags)
+    if (target.backend == "llvm-cpu" and SYSTEM_LINK_FLAG not in flags and shutil.which("ld")
+            and _NEEDS_LIBM.search(text)):
+        flags.append(SYSTEM_LINK_FLAG)
     try:
         return ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo", extra_args=flags)
     except ireec.CompilerToolError as e:

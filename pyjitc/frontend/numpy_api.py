@@ -398,13 +398,16 @@ def _remainder_int(em, a, b, out_dtype):
     return r
 
 
+def _signbit(em, x):   # also -0.0: 1/-0.0 = -inf
+    zero = _zero_like(em, x)
+    neg_zero = em.emit("and", _cmp(em, x, zero, "EQ"),
+                       _cmp(em, em.emit("div", em.full(1.0, x.dtype, x.shape), x), zero, "LT"))
+    return em.emit("or", _cmp(em, x, zero, "LT"), neg_zero)
+
+
 def _float_divmod(em, a, b):
     """NumPy's npy_divmod for floats (fmod-based, so results match NumPy bit for bit in
     the common cases), returning (floor quotient, remainder)."""
-    if b.dtype == np.float64:
-        raise NotSupportedError("float64 % and // are not available: IREE's CPU backend has no float64 fmod, "
-                                "and an emulation would not match NumPy exactly",
-                                hint="compute in float32, or use x - np.floor(x / y) * y if that precision is enough")
     zero = _zero_like(em, b)
     negzero = em.full(-0.0, b.dtype, b.shape)
     mod = em.emit("rem", a, b)
@@ -419,7 +422,7 @@ def _float_divmod(em, a, b):
     floordiv = _sel(em, _cmp(em, em.emit("sub", div, floordiv), half, "GT"),
                     em.emit("add", floordiv, em.full(1, b.dtype, b.shape)), floordiv)
     true_q = em.emit("div", a, b)
-    floordiv = _sel(em, _cmp(em, div, zero, "EQ"), _sel(em, _cmp(em, true_q, zero, "LT"), negzero, zero), floordiv)
+    floordiv = _sel(em, _cmp(em, div, zero, "EQ"), _sel(em, _signbit(em, true_q), negzero, zero), floordiv)
     floordiv = _sel(em, _cmp(em, b, zero, "EQ"), true_q, floordiv)
     return floordiv, mod
 
@@ -497,6 +500,12 @@ ufunc(np.floor_divide, _by_kind(iu=_floor_divide_int, f=lambda em, a, b, out_dty
       "numpy.floor_divide")
 ufunc(np.remainder, _by_kind(iu=_remainder_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[1]),
       "numpy.remainder", "numpy.mod")
+
+
+@register("numpy.divmod", builtin="divmod")
+def _divmod(em, a, b, **kwargs):
+    """(a // b, a % b), as NumPy's divmod ufunc and Python's builtin on arrays."""
+    return FUNCTIONS["numpy.floor_divide"](em, a, b, **kwargs), FUNCTIONS["numpy.remainder"](em, a, b, **kwargs)
 _unchecked_power = ufunc(np.power, _power, "numpy.power", "numpy.pow")
 ufunc(np.negative, _by_kind(u=lambda em, x, out_dtype: em.emit("sub", _zero_like(em, x), x), any=_prim("neg")),
       "numpy.negative")

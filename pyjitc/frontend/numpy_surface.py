@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_float
-from .numpy_api import (FUNCTIONS, Traced, _by_kind, _keep, _reduce_dtype, apply_ufunc, cast_impl,
+from .numpy_api import (FUNCTIONS, Traced, _by_kind, _keep, _reduce_dtype, _signbit, apply_ufunc, cast_impl,
                         fold, is_static, make_view, normalize_axes, normalize_axis, register, reshape,
                         static_dtype, transpose, ufunc)
 
@@ -134,13 +134,6 @@ def _hypot_lower(em, x, y, out_dtype):
     inf = _c(em, np.inf, x)
     either_inf = em.emit("or", _cmp(em, ax, inf, "EQ"), _cmp(em, ay, inf, "EQ"))
     return _sel(em, either_inf, inf, r)
-
-
-def _signbit(em, x):   # also -0.0: 1/-0.0 = -inf
-    zero = _c(em, 0.0, x)
-    neg_zero = em.emit("and", _cmp(em, x, zero, "EQ"),
-                       _cmp(em, em.emit("div", _c(em, 1.0, x), x), zero, "LT"))
-    return em.emit("or", _cmp(em, x, zero, "LT"), neg_zero)
 
 
 def _copysign(em, x, y, out_dtype):
@@ -758,8 +751,6 @@ def _dynamic_shape(em, *args, **kwargs):
 
 
 # ---------------------------------------------------------------- notes on functions defined in numpy_api
-for _n in ("numpy.remainder", "numpy.mod", "numpy.floor_divide"):
-    note(_n, "float64 refused (IREE's CPU backend has no float64 fmod); float16/32 and integers exact")
 note("numpy.power", "float: C99 pow special cases, computed in float64; integer ** integer needs a "
                     "compile-time non-negative exponent")
 for _n in ("numpy.sin", "numpy.cos", "numpy.tan"):
@@ -974,11 +965,8 @@ note("numpy.array_split", "compile-time sections or indices; returns a list")
 
 def _fmod(em, a, b, out_dtype):
     """C fmod: the remainder has the dividend's sign (stablehlo.remainder). Integers: NumPy gives
-    0 for a divisor of 0; float64 has no fmod in IREE's CPU backend."""
+    0 for a divisor of 0."""
     if is_float(a.dtype):
-        if a.dtype == np.float64:
-            raise NotSupportedError("float64 np.fmod is not available: IREE's CPU backend has no float64 fmod",
-                                    hint="compute in float32")
         return em.emit("rem", a, b)
     if is_bool(a.dtype):
         raise NotSupportedError("np.fmod of booleans is not supported")
@@ -990,7 +978,6 @@ def _fmod(em, a, b, out_dtype):
 
 
 ufunc(np.fmod, _fmod)
-note("numpy.fmod", "integers and float16/32 (float64 refused: no fmod in IREE's CPU backend)")
 
 
 # ---------------------------------------------------------------- the math module on run-time values
