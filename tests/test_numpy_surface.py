@@ -60,6 +60,10 @@ CASES = {
     "tensordot": ("np.tensordot(x, x, axes=([1], [1])), np.tensordot(x[0], x[1], 1), np.tensordot(x, x.T)", [F, I]),
     "einsum": ("np.einsum('ij,kj->ik', x, x), np.einsum('ij->j', x), np.einsum('ij', x), np.einsum('ij,ij->i', x, x), "
                "np.einsum('i,j->ij', x[0], x[1]), np.einsum('ij,jk', x, x.T)", [F, I]),
+    "einsum_general": ("np.einsum('ij,jk,kl->il', x, x.T, x), np.einsum('ii', x[:, :3]), np.einsum('ii->i', x[:, :3]), "
+                       "np.einsum('...j,j', x, x[0]), np.einsum('i...->...', x), np.einsum('ij,ij,ij', x, x, x), "
+                       "np.einsum('ij->ji', x, dtype=np.float64), np.einsum('ij->j', x, dtype=np.float64), np.einsum('i,i...->...', x[:, 0], x[:, None, :])",
+                       [F, I, I.astype(np.int8)]),
     "split": ("np.split(x, 2, axis=1), np.array_split(x, 3, axis=1), np.split(x, [1, 3], axis=1)", [F, I]),
     "tile_repeat": ("np.tile(x, 2), np.tile(x[0], (2, 1)), np.repeat(x, 2), np.repeat(x, [1, 0, 2], axis=0), "
                     "x.repeat(2, axis=1)", [F, I]),
@@ -97,7 +101,7 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "swap_move": ["numpy.swapaxes", "numpy.moveaxis"], "stacks": ["numpy.hstack", "numpy.vstack", "numpy.column_stack"],
     "flip_roll": ["numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.roll"], "tri": ["numpy.tril", "numpy.triu"],
     "diag": ["numpy.diagonal", "numpy.trace", "numpy.diag"], "outer_inner": ["numpy.outer", "numpy.vdot", "numpy.inner"],
-    "norm": ["numpy.linalg.norm"], "sort": ["numpy.sort", "numpy.argsort"],
+    "norm": ["numpy.linalg.norm"], "einsum_general": ["numpy.einsum"], "sort": ["numpy.sort", "numpy.argsort"],
     "split": ["numpy.split", "numpy.array_split"], "tile_repeat": ["numpy.tile", "numpy.repeat"],
     "ufunc_names": [], "compare_names": [], "bitwise_names": [], "trig_aliases": [], "array_names": [],
     "creation_names": [], "take_along_axis": ["numpy.take_along_axis"],
@@ -172,6 +176,22 @@ def test_functions_whose_shape_depends_on_the_data_are_located_errors(expression
     fn = load_source(f"import numpy as np\n\n\ndef fuzzed(x):\n    return {expression}\n", tmp_path, "dyn_shape")
     with pytest.raises(pyjitc.NotSupportedError, match="depends on the data") as e:
         pyjitc.jit(fn)(np.arange(4.0))
+    assert expression in str(e.value)
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("np.einsum('ij,jk', x, x)", "subscript 'j' has sizes 3 and 2"),
+    ("np.einsum('ijk', x)", "do not match an operand with 2 axes"),
+    ("np.einsum('ij,jk->q', x, x.T)", "name one no operand has"),
+    ("np.einsum('ij->i', x, dtype=np.int8)", "cannot cast float64 to int8"),
+])
+def test_einsum_with_subscripts_numpy_rejects_is_a_located_error(expression, message, tmp_path):
+    fn = load_source(f"import numpy as np\n\n\ndef fuzzed(x):\n    return {expression}\n", tmp_path, "bad_einsum")
+    x = np.ones((2, 3))
+    with pytest.raises(Exception):
+        eval(expression, {"np": np, "x": x})        # NumPy rejects it too
+    with pytest.raises(pyjitc.ShapeError, match=message) as e:
+        pyjitc.jit(fn)(x)
     assert expression in str(e.value)
 
 

@@ -5,6 +5,7 @@ README's table is generated from these registries (python -m pyjitc.doc)."""
 from __future__ import annotations
 
 import math
+import string
 
 import numpy as np
 
@@ -786,43 +787,96 @@ def tensordot(em, a, b, axes=2):
     return _contract(em, a, b, lc, rc)
 
 
+def _einsum_specs(subscripts, xs):
+    """Operand and output letters, with each '...' spelled out as letters of its own
+    (right-aligned across operands, as NumPy broadcasts them) and NumPy's implicit output."""
+    ins, arrow, out_spec = subscripts.partition("->")
+    specs = ins.split(",")
+    if len(specs) != len(xs):
+        raise ShapeError(f"einsum: {len(specs)} operand subscripts for {len(xs)} operands")
+    letters = set(subscripts) - set(",->.")
+    if any(not c.isalpha() for c in letters):
+        raise ShapeError(f"einsum: invalid subscript characters in {subscripts!r}")
+    spare = [c for c in string.ascii_letters if c not in letters]
+    n_ell = max((x.ndim - len(s.replace("...", "")) for s, x in zip(specs, xs) if "..." in s), default=0)
+    ell = "".join(spare[:n_ell])
+    full = []
+    for s, x in zip(specs, xs):
+        if "..." in s:
+            k = x.ndim - len(s.replace("...", ""))
+            if k < 0:
+                raise ShapeError(f"einsum: operand subscripts {s!r} have more letters than the operand has axes")
+            s = s.replace("...", ell[n_ell - k:])
+        if len(s) != x.ndim:
+            raise ShapeError(f"einsum: operand subscripts {s!r} do not match an operand with {x.ndim} axes")
+        full.append(s)
+    if arrow:
+        out_spec = out_spec.replace("...", ell)
+    else:
+        counts = {c: ins.count(c) for c in letters}
+        out_spec = ell + "".join(sorted((c for c, n in counts.items() if n == 1), key=lambda c: (c.islower(), c)))
+    if len(set(out_spec)) != len(out_spec) or set(out_spec) - set("".join(full)):
+        raise ShapeError(f"einsum: output subscripts {out_spec!r} repeat a letter or name one no operand has")
+    return full, out_spec
+
+
 @register("numpy.einsum")
 def einsum(em, subscripts, *operands, optimize=False, dtype=None, casting="safe", out=None):
+    """Any number of operands, '...', repeated letters (diagonals): each operand's diagonals are
+    taken and its private letters summed out, then operands are contracted pairwise, left to right."""
     subscripts = em.static(subscripts, "einsum: subscripts").replace(" ", "")
-    if "..." in subscripts or out is not None or dtype is not None:
-        raise NotSupportedError("einsum: '...', out= and dtype= are not supported")
-    ins, _, out_spec = subscripts.partition("->")
-    specs = ins.split(",")
-    if len(specs) != len(operands) or len(operands) not in (1, 2):
-        raise NotSupportedError("einsum with more than two operands is not supported", hint="chain two-operand einsums")
-    if not _:
-        counts = {c: ins.count(c) for c in ins if c != ","}
-        out_spec = "".join(sorted(c for c, n in counts.items() if n == 1))
+    if out is not None:
+        raise NotSupportedError("einsum: out= is not supported")
     xs = [em.asarray(x) for x in operands]
+    specs, out_spec = _einsum_specs(subscripts, xs)
+    # NumPy returns a view, ignoring dtype=, when one operand is only transposed or diagonalised
+    if dtype is not None and not (len(xs) == 1 and set(specs[0]) == set(out_spec)):
+        dtype = static_dtype(em, dtype)
+        for x in xs:
+            if not np.can_cast(x.dtype, dtype, casting=em.static(casting, "einsum: casting")):
+                raise ShapeError(f"einsum: cannot cast {x.dtype} to {dtype} under casting={casting!r}")
+        xs = [em.cast(x, dtype) for x in xs]
+    sizes: dict[str, int] = {}
     for spec, x in zip(specs, xs):
-        if len(spec) != x.ndim or len(set(spec)) != len(spec):
-            raise NotSupportedError("einsum: each operand needs one distinct letter per axis (no diagonals)")
-
-    def sum_out(x, spec, keep):
+        for c, n in zip(spec, x.shape):
+            if n != 1 and sizes.get(c, 1) not in (1, n):
+                raise ShapeError(f"einsum: subscript {c!r} has sizes {sizes[c]} and {n}")
+            sizes[c] = max(sizes.get(c, 1), n) if n else 0
+    def prepare(x, spec, keep):
+        """Take diagonals of repeated letters, broadcast size-1 axes, sum out letters not in keep."""
+        while len(set(spec)) != len(spec):
+            c = next(c for c in spec if spec.count(c) > 1)
+            p = spec.index(c)
+            q = spec.index(c, p + 1)
+            x = FUNCTIONS["numpy.diagonal"](em, x, 0, p, q)
+            spec = "".join(ch for i, ch in enumerate(spec) if i not in (p, q)) + c
+        want = tuple(sizes[c] for c in spec)
+        if x.shape != want:
+            x = broadcast_to(em, x, want)
         axes = tuple(i for i, c in enumerate(spec) if c not in keep)
         if axes:   # einsum sums in the operand's dtype (np.sum would widen small integers)
             x = FUNCTIONS["numpy.sum"](em, x, axis=axes, dtype=x.dtype if not is_bool(x.dtype) else None)
             spec = "".join(c for c in spec if c in keep)
         return x, spec
-    if len(xs) == 1:
-        x, spec = sum_out(xs[0], specs[0], out_spec)
-        return transpose(em, x, tuple(spec.index(c) for c in out_spec)) if spec != out_spec else x
-    (a, sa), (b, sb) = sum_out(xs[0], specs[0], out_spec + specs[1]), sum_out(xs[1], specs[1], out_spec + specs[0])
-    batch = [c for c in sa if c in sb and c in out_spec]
-    contract = [c for c in sa if c in sb and c not in out_spec]
-    res = _contract(em, a, b, [sa.index(c) for c in contract], [sb.index(c) for c in contract],
-                    [sa.index(c) for c in batch], [sb.index(c) for c in batch])
-    got = batch + [c for c in sa if c not in batch and c not in contract] + \
-        [c for c in sb if c not in batch and c not in contract]
-    return transpose(em, res, tuple(got.index(c) for c in out_spec)) if got != list(out_spec) else res
+
+    def later(i):
+        return out_spec + "".join(specs[i:])
+    a, sa = prepare(xs[0], specs[0], later(1))
+    for i in range(1, len(xs)):
+        b, sb = prepare(xs[i], specs[i], out_spec + sa + "".join(specs[i + 1:]))
+        keep = later(i + 1)
+        batch = [c for c in sa if c in sb and c in keep]
+        contract = [c for c in sa if c in sb and c not in keep]
+        a = _contract(em, a, b, [sa.index(c) for c in contract], [sb.index(c) for c in contract],
+                      [sa.index(c) for c in batch], [sb.index(c) for c in batch])
+        sa = "".join(batch + [c for c in sa if c not in batch and c not in contract]
+                     + [c for c in sb if c not in batch and c not in contract])
+    a, sa = prepare(a, sa, out_spec)
+    return transpose(em, a, tuple(sa.index(c) for c in out_spec)) if sa != out_spec else a
 
 
-note("numpy.einsum", "one or two operands, compile-time subscripts, no '...' or repeated letters in one operand")
+note("numpy.einsum", "compile-time subscripts; any number of operands (contracted pairwise, left to right), '...', "
+                     "repeated letters (diagonals), dtype=")
 
 
 def _split(name, even):
