@@ -59,6 +59,10 @@ def tiny(x):
     return x * 2 + 1
 
 
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
 # ---------------------------------------------------------------- JAX versions (idiomatic JAX)
 
 def jax_versions():
@@ -83,7 +87,8 @@ def jax_versions():
         return jnp.sqrt(jnp.abs(jnp.sin(x) * jnp.cos(x) + jnp.exp(-x * x))) * 2.0 - x / (1.0 + x * x)
 
     return {"softmax": jax.jit(j_softmax), "mlp": jax.jit(j_mlp), "jacobi": jax.jit(j_jacobi),
-            "chain": jax.jit(j_chain), "tiny": jax.jit(lambda x: x * 2 + 1)}
+            "chain": jax.jit(j_chain), "tiny": jax.jit(lambda x: x * 2 + 1),
+            "solve": jax.jit(jnp.linalg.solve)}
 
 
 def cases(quick: bool):
@@ -100,6 +105,8 @@ def cases(quick: bool):
         ("Jacobi 256x256 f64, 100 in-place steps", "jacobi", jacobi, lambda: (u0.copy(), 100)),
         ("elementwise chain f64[1e6]", "chain", chain, lambda: (rng.standard_normal(1_000_000),)),
         ("x*2+1 f32[8] (call overhead)", "tiny", tiny, lambda: (np.ones(8, np.float32),)),
+        ("linalg.solve f64 100x100", "solve", solve,
+         lambda: (rng.random((100, 100)) + 100 * np.eye(100), rng.random(100))),
     ]
 
 

@@ -19,7 +19,7 @@ resolution allows, unless a note says otherwise. Functions whose result shape de
 
 
 def table() -> str:
-    from .frontend import numpy_api, numpy_surface  # noqa: F401 (registers everything)
+    from .frontend import linalg, numpy_api, numpy_surface  # noqa: F401 (registers everything)
     methods: dict[object, list[str]] = {}
     for name, impl in numpy_api.METHODS.items():
         methods.setdefault(impl, []).append(f"`.{name}()`")

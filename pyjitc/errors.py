@@ -5,6 +5,8 @@ from __future__ import annotations
 import linecache
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Span:
@@ -77,7 +79,8 @@ class CompileError(JitError):
     """IREE failed to compile the module pyjitc produced; carries the diagnostics."""
 
 
-class RunError(IndexError, ValueError, OverflowError):
+class RunError(IndexError, np.linalg.LinAlgError, OverflowError):
     """Raised by a compiled function where NumPy or Python would have raised at run time (an index
-    out of bounds, a math domain error, ...): it is each of those exception types, and the message
+    out of bounds, a math domain error, a singular matrix, ...): it is each of those exception types
+    (IndexError, ValueError, OverflowError, np.linalg.LinAlgError), and the message
     starts with the user's file:line:col and names the original error."""

@@ -17,7 +17,7 @@ from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, U
 from ..ir.graph import Builder, Function
 from ..ir.ops import OpTypeError
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, leaves, path_name
-from . import indexing, numpy_api, numpy_surface, policy  # noqa: F401 (numpy_surface registers functions)
+from . import indexing, linalg, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
 from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
                       build_if, build_while, condition, is_marker, loop_marker, negate)
