@@ -22,7 +22,7 @@ from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.numpy_api import NeedStatic
 from .stages import Compiled, Lowered
-from .template import Template, spec_of
+from .template import PY_SCALAR_DTYPES, Template, spec_of
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits"])
 log = logging.getLogger("pyjitc")
@@ -140,7 +140,7 @@ class JitFunction:
                 key.append(("static", v))
             elif isinstance(v, np.ndarray):   # byte order doesn't matter: inputs are made native
                 key.append((v.shape, v.dtype if v.dtype.isnative else v.dtype.newbyteorder("=")))
-            elif type(v) in (bool, int, float):
+            elif type(v) in PY_SCALAR_DTYPES:
                 key.append(type(v))
             else:
                 key.append(spec_of(name, v, False))

@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import ArgumentError
 from .ir.types import short_name
-from .template import ScalarSpec, StaticSpec, Template, TreeSpec, leaves
+from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
 
 FORMAT = 1
 REFLECTION_KEY = "pyjitc.signature"
@@ -79,11 +79,14 @@ def _value_out(v):
         return {"dict": [[_value_out(k), _value_out(x)] for k, x in v.items()]}
     if isinstance(v, np.dtype):
         return {"dtype": v.str}
-    if isinstance(v, type) and v in (bool, int, float):
+    if type(v) is complex:
+        return {"complex": [_value_out(v.real), _value_out(v.imag)]}
+    if isinstance(v, type) and v in PY_SCALAR_DTYPES:
         return {"pytype": v.__name__}
     if isinstance(v, (np.ndarray, np.generic)):
         arr = np.asarray(v)
-        return {"ndarray" if isinstance(v, np.ndarray) else "scalar": arr.tolist(), "dtype": arr.dtype.str,
+        data = arr.tolist() if arr.dtype.kind != "c" else np.stack([arr.real, arr.imag], -1).tolist()
+        return {"ndarray" if isinstance(v, np.ndarray) else "scalar": data, "dtype": arr.dtype.str,
                 "shape": list(arr.shape)}
     raise ArgumentError(f"the static value {v!r} can't be saved with a compiled function")
 
@@ -102,8 +105,15 @@ def _value_in(v):
     if "dtype" in v and len(v) == 1:
         return np.dtype(v["dtype"])
     if "pytype" in v:
-        return {"bool": bool, "int": int, "float": float}[v["pytype"]]
-    arr = np.array(v.get("ndarray", v.get("scalar")), dtype=np.dtype(v["dtype"])).reshape(v["shape"])
+        return PY_SCALAR_NAMES[v["pytype"]]
+    if "complex" in v:
+        return complex(*(_value_in(x) for x in v["complex"]))
+    dtype = np.dtype(v["dtype"])
+    data = v.get("ndarray", v.get("scalar"))
+    if dtype.kind == "c":   # stored as [real, imag] pairs
+        arr = np.array(data, dtype=np.dtype(f"f{dtype.itemsize // 2}")).view(dtype).reshape(v["shape"])
+    else:
+        arr = np.array(data, dtype=dtype).reshape(v["shape"])
     return arr if "ndarray" in v else arr[()]
 
 
@@ -121,7 +131,7 @@ def _spec_in(d):
     if "array" in d:
         return Template.parse(d["array"])
     if "scalar" in d:
-        return ScalarSpec({"bool": bool, "int": int, "float": float}[d["scalar"]])
+        return ScalarSpec(PY_SCALAR_NAMES[d["scalar"]])
     if "static" in d:
         return StaticSpec(_value_in(d["static"]))
     kind = {"tuple": tuple, "list": list, "dict": dict}[d["tree"]]
@@ -143,7 +153,7 @@ def _tree_out(t):
 
 def _tree_in(d):
     if "out" in d:
-        return ("out", d["out"], {"bool": bool, "int": int, "float": float}.get(d["weak"]))
+        return ("out", d["out"], PY_SCALAR_NAMES.get(d["weak"]))
     if "input" in d:
         return ("input", tuple(d["input"]), tuple(d["shape"]))
     if "tuple" in d or "list" in d:

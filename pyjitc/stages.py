@@ -17,7 +17,8 @@ from .errors import ArgumentError, RunError
 from .frontend.codegen import Program, unflatten
 from .lowering.stablehlo import lower_functions
 from .signature import REFLECTION_KEY, Signature
-from .template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, path_name
+from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
+                       path_name)
 
 STAGES = ("typed", "stablehlo", "iree-input")
 _SIGNATURE_ATTR = re.compile(r' attributes \{iree\.reflection = \{pyjitc\.signature = "(?:[^"\\]|\\.)*"\}\}')
@@ -187,13 +188,10 @@ class Compiled:
         return unflatten(self.signature.out_tree, results, values)
 
 
-_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64)}
-
-
 def host_input(value, spec) -> np.ndarray:
     if isinstance(spec, ScalarSpec):
         try:
-            return np.asarray(value, dtype=_SCALAR_DTYPES[spec.pytype])
+            return np.asarray(value, dtype=PY_SCALAR_DTYPES[spec.pytype])
         except OverflowError:
             raise ArgumentError(f"Python integer {value} does not fit in int64") from None
     arr = np.asarray(value)

@@ -52,14 +52,20 @@ class Template:
         return TensorType(self.shape, self.dtype)
 
 
+# Python scalars passed at run time, and the dtype each computes in (weakly typed, NEP 50).
+PY_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
+                    complex: np.dtype(np.complex128)}
+PY_SCALAR_NAMES = {t.__name__: t for t in PY_SCALAR_DTYPES}
+
+
 @dataclass(frozen=True)
 class ScalarSpec:
-    """A Python bool/int/float passed at run time: a 0-d weakly typed value (NEP 50)."""
+    """A Python bool/int/float/complex passed at run time: a 0-d weakly typed value (NEP 50)."""
     pytype: type
 
     @property
     def tensor_type(self) -> TensorType:
-        return TensorType((), np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[self.pytype]))
+        return TensorType((), PY_SCALAR_DTYPES[self.pytype])
 
     def __str__(self) -> str:
         return self.pytype.__name__
@@ -155,8 +161,9 @@ def spec_of(name: str, value, static: bool):
         except TypeError:
             raise ArgumentError(f"argument {name!r} is static but {type(value).__name__} values aren't hashable") from None
         return StaticSpec(value)
-    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
-        return ScalarSpec(type(value) if type(value) in (bool, int, float) else float)
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
+        return ScalarSpec(type(value) if type(value) in PY_SCALAR_DTYPES else
+                          complex if isinstance(value, complex) else float)
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.newbyteorder("=") not in SUPPORTED_DTYPES:
             raise ArgumentError(f"argument {name!r} has dtype {value.dtype}, which pyjitc does not support "

@@ -33,6 +33,16 @@ def assert_same(got, want, accumulate=False, path="result", scale=None, atol=Non
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape, f"{path}: shape {got.shape} != NumPy's {want.shape}"
     assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != NumPy's {want.dtype}"
+    if want.dtype.kind == "c":   # each part, to a tolerance relative to the complex magnitude
+        part = np.dtype(np.float32 if want.dtype == np.complex64 else np.float64)
+        rtol = (RTOL_ACCUM if accumulate else RTOL)[part]
+        with np.errstate(invalid="ignore", over="ignore"):
+            magnitude = np.abs(want.astype(np.complex128))
+        bound = np.where(np.isfinite(magnitude), rtol * magnitude, 0.0) + np.finfo(part).tiny if atol is None else atol
+        for name in ("real", "imag"):
+            assert_same(np.array(getattr(got, name)), np.array(getattr(want, name)), accumulate,
+                        f"{path}.{name}", scale, bound)
+        return
     if want.dtype.kind == "f":
         rtol = (RTOL_ACCUM if accumulate else RTOL)[want.dtype]
         if scale is None:

@@ -73,6 +73,8 @@ CASES = {
     "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
                         "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),
     "fmod": ("np.fmod(x, 3), np.fmod(x, -2), np.fmod(-x, x + 1)", [F, F32, I, I.astype(np.uint8)]),
+    "arctan2": ("np.arctan2(x, x[:, ::-1]), np.arctan2(x, 0.0), np.arctan2(-0.0, x), np.arctan2(x, -np.inf)",
+                [F, F32, F.astype(np.float16)]),
     "divmod": ("np.divmod(x, 3), divmod(x, -2.5), np.divmod(-x, x + 1)", [F, F32, I]),
     "ufunc_names": ("np.add(x, 1), np.subtract(x, 1), np.multiply(x, 2), np.divide(x, 2), np.true_divide(x, 4), "
                     "np.floor_divide(x, 3), np.remainder(x, 3), np.mod(x, -3), np.pow(x, 2), np.negative(x), "

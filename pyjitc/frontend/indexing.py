@@ -303,7 +303,7 @@ def _values_for(em, value, dtype, shape, what) -> Traced:
         if arr.dtype == object:
             raise ShapeError(f"{what}: can't store a {type(value).__name__} in an array")
         try:
-            if arr.ndim == 0 and type(value) in (bool, int, float):
+            if arr.ndim == 0 and type(value) in (bool, int, float, complex):
                 tmp = np.empty((), dtype)
                 tmp[()] = value          # NumPy's own rules (OverflowError for out-of-range ints)
                 arr = tmp

@@ -13,13 +13,13 @@ import numpy as np
 from ..errors import JitError, NotSupportedError, ShapeError, ForbiddenError
 from ..ir.graph import Builder, Value
 from ..ir.ops import OPS
-from ..ir.types import TensorType, as_dtype, is_bool, is_int, SUPPORTED_DTYPES
+from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
 
-PY_SCALARS = (bool, int, float)
+PY_SCALARS = (bool, int, float, complex)
 
 
 def is_py_scalar(x) -> bool:
-    """A Python bool/int/float (weak, NEP 50). np.float64 subclasses float but is strong."""
+    """A Python bool/int/float/complex (weak, NEP 50). np.float64 subclasses float but is strong."""
     return type(x) in PY_SCALARS
 
 
@@ -209,9 +209,9 @@ class Emitter:
         """What NumPy's type resolution sees: a dtype, or a Python type for weak scalars
         (Python bools are simply bool: it is the lowest kind, so it never upcasts)."""
         if isinstance(x, Traced):
-            return x.weak if x.weak in (int, float) else x.dtype
+            return x.weak if x.weak in (int, float, complex) else x.dtype
         if is_py_scalar(x):
-            return type(x) if type(x) in (int, float) else np.dtype(np.bool_)
+            return type(x) if type(x) in (int, float, complex) else np.dtype(np.bool_)
         return np.asarray(x).dtype
 
     def shape_of(self, x):
@@ -229,6 +229,8 @@ class Emitter:
                     raise ShapeError(f"Python integer {x} out of bounds for {dt}")
             if is_int(dt) and isinstance(x, float):
                 raise ShapeError(f"can't use the Python float {x} as {dt}")
+            if isinstance(x, complex) and dt.kind != "c":
+                raise ShapeError(f"can't use the Python complex {x} as {dt}")
             return self.constant(np.asarray(x, dtype=dt))
         arr = np.asarray(x)
         if arr.dtype == object or arr.dtype not in SUPPORTED_DTYPES:
@@ -240,6 +242,16 @@ class Emitter:
         dtype = np.dtype(dtype)
         if x.dtype == dtype:
             return Traced(x.value, None, x.params) if x.weak else x
+        if is_complex(x.dtype):   # NumPy's casts: the real part (a ComplexWarning), bool of either part
+            re, im = self.emit("real", x), self.emit("imag", x)
+            if is_complex(dtype):
+                return self.emit("complex", self.cast(re, real_dtype(dtype)), self.cast(im, real_dtype(dtype)))
+            if is_bool(dtype):
+                return self.emit("or", self.cast(re, dtype), self.cast(im, dtype))
+            return self.cast(re, dtype)
+        if is_complex(dtype):
+            part = real_dtype(dtype)
+            return self.emit("complex", self.cast(x, part), self.full(0, part, x.shape), sources=(x,))
         return self.emit("convert", x, dtype=dtype)
 
     def broadcast(self, x: Traced, shape) -> Traced:
@@ -301,7 +313,7 @@ def broadcast_shapes(name, *shapes):
                          + " ".join(str(tuple(s)) for s in shapes)) from None
 
 
-_PY_DEFAULT = {int: np.dtype(np.int64), float: np.dtype(np.float64)}
+_PY_DEFAULT = {int: np.dtype(np.int64), float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
 
 
 def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
@@ -324,7 +336,7 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
         out = em.cast(out, loop[-1])
     weak = None
     if all(is_py_scalar(a) or (isinstance(a, Traced) and a.weak) for a in args):
-        weak = {"b": bool, "i": int, "u": int, "f": float}[loop[-1].kind]
+        weak = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[loop[-1].kind]
     return Traced(out.value, weak, _join_params(args))
 
 
@@ -495,7 +507,41 @@ def _fast_power(em, base, exponent):
 ufunc(np.add, _by_kind(b=_prim("or"), any=_prim("add")), "numpy.add")
 ufunc(np.subtract, _prim("sub"), "numpy.subtract")
 ufunc(np.multiply, _by_kind(b=_prim("and"), any=_prim("mul")), "numpy.multiply")
-ufunc(np.true_divide, _prim("div"), "numpy.true_divide", "numpy.divide")
+def _hypot(em, x, y, out_dtype=None):
+    """C's hypot: +inf where either is infinite (even beside a NaN); float16/32 computed in float64
+    (no overflow), float64 scaled by the larger magnitude."""
+    ax, ay = em.emit("abs", x), em.emit("abs", y)
+    f = lambda v, like=x: em.full(v, like.dtype, like.shape)
+    if x.dtype != np.float64:
+        wx, wy = em.cast(ax, np.float64), em.cast(ay, np.float64)
+        r = em.cast(em.emit("sqrt", em.emit("add", em.emit("mul", wx, wx), em.emit("mul", wy, wy))), x.dtype)
+    else:
+        hi, lo = em.emit("max", ax, ay), em.emit("min", ax, ay)
+        ratio = _sel(em, _cmp(em, hi, f(0.0), "EQ"), f(0.0), em.emit("div", lo, hi))
+        r = em.emit("mul", hi, em.emit("sqrt", em.emit("add", f(1.0), em.emit("mul", ratio, ratio))))
+    either_inf = em.emit("or", _cmp(em, ax, f(np.inf), "EQ"), _cmp(em, ay, f(np.inf), "EQ"))
+    return _sel(em, either_inf, f(np.inf), r)
+
+
+def _complex_divide(em, a, b, out_dtype=None):
+    """NumPy's complex division (Smith's method, as its loops do it), from real operations."""
+    ar, ai, br, bi = em.emit("real", a), em.emit("imag", a), em.emit("real", b), em.emit("imag", b)
+    f = lambda v: em.full(v, ar.dtype, ar.shape)
+    add, sub, mul, div = (lambda x, y, k=k: em.emit(k, x, y) for k in ("add", "sub", "mul", "div"))
+    abr, abi = em.emit("abs", br), em.emit("abs", bi)
+    rat1 = div(bi, br)
+    scl1 = div(f(1), add(br, mul(bi, rat1)))
+    re1, im1 = mul(add(ar, mul(ai, rat1)), scl1), mul(sub(ai, mul(ar, rat1)), scl1)
+    zero = em.emit("and", _cmp(em, abr, f(0), "EQ"), _cmp(em, abi, f(0), "EQ"))
+    re1, im1 = _sel(em, zero, div(ar, abr), re1), _sel(em, zero, div(ai, abr), im1)
+    rat2 = div(br, bi)
+    scl2 = div(f(1), add(bi, mul(br, rat2)))
+    re2, im2 = mul(add(mul(ar, rat2), ai), scl2), mul(sub(mul(ai, rat2), ar), scl2)
+    first = _cmp(em, abr, abi, "GE")
+    return em.emit("complex", _sel(em, first, re1, re2), _sel(em, first, im1, im2))
+
+
+ufunc(np.true_divide, _by_kind(c=_complex_divide, any=_prim("div")), "numpy.true_divide", "numpy.divide")
 ufunc(np.floor_divide, _by_kind(iu=_floor_divide_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[0]),
       "numpy.floor_divide")
 ufunc(np.remainder, _by_kind(iu=_remainder_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[1]),
@@ -510,7 +556,8 @@ _unchecked_power = ufunc(np.power, _power, "numpy.power", "numpy.pow")
 ufunc(np.negative, _by_kind(u=lambda em, x, out_dtype: em.emit("sub", _zero_like(em, x), x), any=_prim("neg")),
       "numpy.negative")
 ufunc(np.positive, lambda em, x, out_dtype: x, "numpy.positive")
-ufunc(np.absolute, _by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dtype: x, any=_prim("abs")),
+ufunc(np.absolute, _by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dtype: x, c=lambda em, z, out_dtype: _hypot(em, em.emit("real", z), em.emit("imag", z)),
+                            any=_prim("abs")),
       "numpy.absolute", "numpy.abs", builtin="abs")
 ufunc(np.square, _by_kind(b=_prim("and"), any=lambda em, x, out_dtype: em.emit("mul", x, x)), "numpy.square")
 ufunc(np.maximum, _by_kind(b=_prim("or"), any=_prim("max")), "numpy.maximum")
@@ -519,19 +566,31 @@ for _u, _d in ((np.equal, "EQ"), (np.not_equal, "NE"), (np.less, "LT"), (np.less
                (np.greater, "GT"), (np.greater_equal, "GE")):
     ufunc(_u, _compare(_d))
 def _via_float64(prim):
-    """IREE's float32 sin/cos/tan lose up to ~5e5 ulp near their zeros (measured); computing in
-    float64 and rounding gives NumPy's correctly rounded-ish results."""
-    def lower(em, x, out_dtype):
-        if x.dtype == np.float64:
-            return em.emit(prim, x)
-        return em.cast(em.emit(prim, em.cast(x, np.float64)), x.dtype)
+    """IREE's float32 sin/cos/tan lose up to ~5e5 ulp near their zeros, and its float32 atan2
+    gives NaN at (0, 0) and at infinities (measured); computing in float64 (the host libm) and
+    rounding gives NumPy's results."""
+    def lower(em, *xs, out_dtype):
+        if xs[0].dtype == np.float64:
+            return em.emit(prim, *xs)
+        return em.cast(em.emit(prim, *[em.cast(x, np.float64) for x in xs]), xs[0].dtype)
     return lower
 
 
 for _u, _p in ((np.sin, "sin"), (np.cos, "cos"), (np.tan, "tan")):
     ufunc(_u, _via_float64(_p))
-for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt"), (np.tanh, "tanh"), (np.expm1, "expm1"),
-               (np.log1p, "log1p")):
+def _complex128(prim):
+    """complex64 computed in complex128: IREE's float32 atan2 (inside complex log and sqrt) gives
+    NaN at 0, which NumPy's don't."""
+    def lower(em, z, out_dtype):
+        if z.dtype == np.complex64:
+            return em.cast(em.emit(prim, em.cast(z, np.complex128)), z.dtype)
+        return em.emit(prim, z)
+    return lower
+
+
+for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt")):
+    ufunc(_u, _by_kind(c=_complex128(_p), any=_prim(_p)))
+for _u, _p in ((np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p")):
     ufunc(_u, _prim(_p))
 for _u, _p in ((np.floor, "floor"), (np.ceil, "ceil")):   # integer loops (NumPy 2.1+): the value itself
     ufunc(_u, _by_kind(f=_prim(_p), any=lambda em, x, out_dtype: x))
@@ -546,7 +605,7 @@ def _cbrt(em, x, out_dtype):
 
 
 ufunc(np.cbrt, _cbrt)
-ufunc(np.arctan2, _prim("atan2"))
+ufunc(np.arctan2, _via_float64("atan2"))
 ufunc(np.logical_not, lambda em, x, out_dtype: em.emit("not", em.cast(x, np.bool_)))
 ufunc(np.bitwise_and, _prim("and"))
 ufunc(np.bitwise_or, _prim("or"))
@@ -561,6 +620,10 @@ _BINARY_OPS = {"Add": "numpy.add", "Sub": "numpy.subtract", "Mult": "numpy.multi
 _COMPARE_OPS = {"Eq": "numpy.equal", "NotEq": "numpy.not_equal", "Lt": "numpy.less",
                 "LtE": "numpy.less_equal", "Gt": "numpy.greater", "GtE": "numpy.greater_equal"}
 OPERATORS = {**_UNARY_OPS, **_BINARY_OPS, **_COMPARE_OPS}
+OPERATOR_SYMBOLS = {"USub": "-", "UAdd": "+", "Invert": "~", "Add": "+", "Sub": "-", "Mult": "*", "Div": "/",
+                    "FloorDiv": "//", "Mod": "%", "Pow": "**", "MatMult": "@", "BitAnd": "&", "BitOr": "|",
+                    "BitXor": "^", "LShift": "<<", "RShift": ">>", "Eq": "==", "NotEq": "!=", "Lt": "<",
+                    "LtE": "<=", "Gt": ">", "GtE": ">="}
 _PY_OPERATORS = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert, "Not": operator.not_,
                  "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
                  "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow,
@@ -577,6 +640,8 @@ def apply_operator(em: Emitter, op_name: str, *args):
         return fold(_PY_OPERATORS[op_name], *args)
     if op_name not in OPERATORS:
         raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
+    refuse_complex(em, FUNCTIONS[OPERATORS[op_name]], f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}",
+                   args, {})
     out = FUNCTIONS[OPERATORS[op_name]](em, *args)
     if op_name in ("Add", "Sub") and isinstance(out, Traced):
         _track_offset(em, op_name, *args, out=out)
@@ -905,12 +970,13 @@ def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     # NumPy sums integers in float64 and float16 in float32, then divides and casts back.
     acc = dtype if dtype is not None else (np.dtype(np.float64) if a.dtype.kind in "biu" else
                                           np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)
-    if acc.kind not in "f":
+    if acc.kind not in "fc":
         acc = np.dtype(np.float64)
     n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
     x = em.cast(a, acc)
     s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
-    out = em.emit("div", s, em.full(n, acc, s.shape))
+    count = em.full(n, acc, s.shape)
+    out = _complex_divide(em, s, count) if is_complex(acc) else em.emit("div", s, count)
     return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
 
 
@@ -978,6 +1044,103 @@ def dot(em, a, b, out=None):
     if a.shape[-1] != b.shape[rc]:
         raise ShapeError(f"dot: shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[rc]} (dim {rc})")
     return _dot(em, a, b, (a.ndim - 1,), (rc,), (), (), loop[-1])
+
+
+# ---------------------------------------------------------------- complex numbers
+
+def _conjugate(em, x, out_dtype):
+    return em.emit("complex", em.emit("real", x), em.emit("neg", em.emit("imag", x)))
+
+
+ufunc(np.conjugate, _by_kind(c=_conjugate, any=lambda em, x, out_dtype: x), "numpy.conjugate", "numpy.conj",
+      method=("conj", "conjugate"))
+
+
+@register("numpy.real")
+def real(em, val):
+    if is_static(val):
+        return fold(np.real, val)
+    x = em.asarray(val)
+    return em.emit("real", x) if is_complex(x.dtype) else x
+
+
+@register("numpy.imag")
+def imag(em, val):
+    if is_static(val):
+        return fold(np.imag, val)
+    x = em.asarray(val)
+    return em.emit("imag", x) if is_complex(x.dtype) else em.full(0, x.dtype, x.shape)
+
+
+@register("numpy.angle")
+def angle(em, z, deg=False):
+    """arctan2(imag, real), as NumPy computes it; integers give float64."""
+    if is_static(z):
+        return fold(np.angle, z, deg=em.static(deg, "angle: deg"))
+    x = em.asarray(z)
+    if is_complex(x.dtype):
+        re, im = em.emit("real", x), em.emit("imag", x)
+    else:
+        re = em.cast(x, np.result_type(x.dtype, np.float16) if x.dtype.kind == "f" else np.float64)
+        im = em.full(0, re.dtype, re.shape)
+    a = _via_float64("atan2")(em, im, re, out_dtype=re.dtype)
+    if em.static(deg, "angle: deg"):
+        a = em.emit("mul", a, em.full(180 / np.pi, a.dtype, a.shape))
+    return a
+
+
+PROPERTIES["real"] = real
+PROPERTIES["imag"] = imag
+
+# Deny by default: a NumPy function called with complex values compiles only if it is listed here
+# (its implementation handles complex numbers, checked by tests/test_complex.py).
+COMPLEX_OK = {
+    "numpy." + n for n in """
+    add subtract multiply true_divide divide negative positive absolute abs square exp log sqrt equal
+    not_equal isnan isinf isfinite conjugate conj real imag angle where sum prod mean matmul dot vdot
+    inner outer tensordot einsum reshape ravel transpose swapaxes moveaxis squeeze expand_dims
+    concatenate concat stack hstack vstack column_stack row_stack split array_split tile repeat
+    broadcast_to flip fliplr flipud roll diag diagonal trace tril triu copy take take_along_axis
+    zeros_like ones_like full_like empty_like zeros ones full empty array asarray complex64 complex128""".split()}
+COMPLEX_OK_METHODS = {"astype", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze", "copy",
+                      "sum", "prod", "mean", "conj", "conjugate", "dot", "repeat", "diagonal", "trace"}
+COMPLEX_OK_BUILTINS = {"abs", "len"}
+
+
+def _complex_value(em, v) -> bool:
+    if isinstance(v, Traced):
+        return is_complex(v.dtype)
+    if isinstance(v, (list, tuple)):
+        return any(_complex_value(em, x) for x in v)
+    if isinstance(v, complex):
+        return True
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.dtype.kind == "c"
+    if isinstance(v, (type, np.dtype)):
+        try:
+            return np.dtype(v).kind == "c"
+        except TypeError:
+            return False
+    return False
+
+
+def refuse_complex(em, impl, shown: str, args, kwargs) -> None:
+    """Raise the located 'not supported' error for a call that involves complex numbers and whose
+    implementation is not known to handle them (deny by default)."""
+    allowed = {id(FUNCTIONS[n]) for n in COMPLEX_OK if n in FUNCTIONS}
+    allowed |= {id(METHODS[m]) for m in COMPLEX_OK_METHODS if m in METHODS}
+    allowed |= {id(BUILTINS[b]) for b in COMPLEX_OK_BUILTINS if b in BUILTINS}
+    if id(impl) in allowed:
+        return
+    dtype = kwargs.get("dtype")
+    if isinstance(dtype, str):
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            pass
+    if any(_complex_value(em, v) for v in (*args, *kwargs.values(), dtype)):
+        raise NotSupportedError(f"{shown} is not supported on complex numbers yet",
+                                hint="work on the real and imaginary parts (np.real, np.imag) separately")
 
 
 # ---------------------------------------------------------------- Python builtins

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_float
-from .numpy_api import (FUNCTIONS, Traced, _by_kind, _keep, _reduce_dtype, _signbit, apply_ufunc, cast_impl,
+from .numpy_api import (FUNCTIONS, Traced, _by_kind, _hypot, _keep, _reduce_dtype, _signbit, apply_ufunc, cast_impl,
                         fold, is_static, make_view, normalize_axes, normalize_axis, register, reshape,
                         static_dtype, transpose, ufunc)
 
@@ -120,23 +120,6 @@ def _trunc(em, x, out_dtype):
     return _sel(em, _cmp(em, x, _c(em, 0, x), "LT"), em.emit("ceil", x), em.emit("floor", x))
 
 
-def _hypot(em, x, y):
-    return em.emit("sqrt", em.emit("add", em.emit("mul", x, x), em.emit("mul", y, y)))
-
-
-def _hypot_lower(em, x, y, out_dtype):
-    if x.dtype != np.float64:   # no overflow in float64 for float16/32 inputs
-        return em.cast(_hypot(em, em.cast(x, np.float64), em.cast(y, np.float64)), x.dtype)
-    ax, ay = em.emit("abs", x), em.emit("abs", y)
-    hi, lo = em.emit("max", ax, ay), em.emit("min", ax, ay)
-    zero = _c(em, 0.0, x)
-    ratio = _sel(em, _cmp(em, hi, zero, "EQ"), zero, em.emit("div", lo, hi))
-    r = em.emit("mul", hi, em.emit("sqrt", em.emit("add", _c(em, 1.0, x), em.emit("mul", ratio, ratio))))
-    inf = _c(em, np.inf, x)
-    either_inf = em.emit("or", _cmp(em, ax, inf, "EQ"), _cmp(em, ay, inf, "EQ"))
-    return _sel(em, either_inf, inf, r)
-
-
 def _copysign(em, x, y, out_dtype):
     ax = em.emit("abs", x)
     return _sel(em, _signbit(em, y), em.emit("neg", ax), ax)
@@ -161,10 +144,14 @@ def _scale(factor):
     return lambda em, x, out_dtype: em.emit("mul", x, _c(em, factor, x))
 
 
-def _to_bool_ufunc(float_fn, other=False):
+def _to_bool_ufunc(float_fn, other=False, combine="or"):
+    """A float predicate; constant `other` for integers and bools; for complex numbers the
+    predicate of the real and the imaginary part, combined with `combine`."""
     def lower(em, x, out_dtype):
         if is_float(x.dtype):
             return float_fn(em, x)
+        if x.dtype.kind == "c":
+            return em.emit(combine, float_fn(em, em.emit("real", x)), float_fn(em, em.emit("imag", x)))
         return em.full(other, np.bool_, x.shape)
     return lower
 
@@ -192,7 +179,7 @@ for _u, _fn in ((np.exp2, _exp2), (np.log2, _log_base(LN2)), (np.log10, _log_bas
             np.arcsinh: ["numpy.asinh"], np.arccosh: ["numpy.acosh"], np.arctanh: ["numpy.atanh"]}.get(_u, []))
 ufunc(np.trunc, _by_kind(f=_trunc, any=_identity), "numpy.trunc", "numpy.fix")
 ufunc(np.rint, _rint, "numpy.rint")
-ufunc(np.hypot, _hypot_lower)
+ufunc(np.hypot, _hypot)
 ufunc(np.copysign, _copysign)
 ufunc(np.fmax, _fmax_fmin("max"))
 ufunc(np.fmin, _fmax_fmin("min"))
@@ -201,7 +188,7 @@ ufunc(np.deg2rad, _scale(math.pi / 180), "numpy.deg2rad", "numpy.radians")
 ufunc(np.rad2deg, _scale(180 / math.pi), "numpy.rad2deg", "numpy.degrees")
 ufunc(np.isnan, _to_bool_ufunc(lambda em, x: _isnan(em, x)))
 ufunc(np.isinf, _to_bool_ufunc(lambda em, x: _cmp(em, em.emit("abs", x), _c(em, np.inf, x), "EQ")))
-ufunc(np.isfinite, _to_bool_ufunc(lambda em, x: em.emit("is_finite", x), other=True))
+ufunc(np.isfinite, _to_bool_ufunc(lambda em, x: em.emit("is_finite", x), other=True, combine="and"))
 ufunc(np.logical_and, _logical("and"))
 ufunc(np.logical_or, _logical("or"))
 ufunc(np.logical_xor, _logical("xor"))
@@ -658,8 +645,9 @@ def outer(em, a, b, out=None):
 
 @register("numpy.vdot")
 def vdot(em, a, b):
+    """dot of the flattened arrays, the first one conjugated."""
     a, b = reshape(em, em.asarray(a), -1), reshape(em, em.asarray(b), -1)
-    return FUNCTIONS["numpy.dot"](em, a, b)
+    return FUNCTIONS["numpy.dot"](em, FUNCTIONS["numpy.conjugate"](em, a), b)
 
 
 @register("numpy.inner")

@@ -128,7 +128,7 @@ def _describe(t) -> str:
     return f"Python {weak.__name__}" if weak else f"{short_name(dtype)}[{','.join(map(str, shape))}]"
 
 
-_KIND_ORDER = {bool: 0, int: 1, float: 2}
+_KIND_ORDER = {bool: 0, int: 1, float: 2, complex: 3}
 
 
 def unify(a, b, name: str, cross_kind: bool = False):

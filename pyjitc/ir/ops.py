@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from .types import TensorType, is_float, is_int, is_bool
+from .types import TensorType, is_bool, is_complex, is_float, is_int, real_dtype
 
 
 class OpTypeError(Exception):
@@ -59,6 +59,7 @@ def _elementwise_lowering(hlo_name):
 
 
 FLOAT = "f"
+COMPLEX = "c"
 INT = "iu"
 SIGNED = "i"
 NUM = "iuf"
@@ -67,14 +68,14 @@ LOGIC = "biu"
 
 # name -> (StableHLO op, dtype kinds it accepts)
 UNARY = {
-    "neg": ("stablehlo.negate", "if"),
+    "neg": ("stablehlo.negate", "ifc"),
     "abs": ("stablehlo.abs", "if"),
     "sign": ("stablehlo.sign", "if"),
-    "exp": ("stablehlo.exponential", FLOAT),
+    "exp": ("stablehlo.exponential", FLOAT + COMPLEX),
     "expm1": ("stablehlo.exponential_minus_one", FLOAT),
-    "log": ("stablehlo.log", FLOAT),
+    "log": ("stablehlo.log", FLOAT + COMPLEX),
     "log1p": ("stablehlo.log_plus_one", FLOAT),
-    "sqrt": ("stablehlo.sqrt", FLOAT),
+    "sqrt": ("stablehlo.sqrt", FLOAT + COMPLEX),
     "rsqrt": ("stablehlo.rsqrt", FLOAT),
     "cbrt": ("stablehlo.cbrt", FLOAT),
     "sin": ("stablehlo.sine", FLOAT),
@@ -88,9 +89,9 @@ UNARY = {
     "not": ("stablehlo.not", LOGIC),
 }
 BINARY = {
-    "add": ("stablehlo.add", ANY),
-    "sub": ("stablehlo.subtract", NUM),
-    "mul": ("stablehlo.multiply", ANY),
+    "add": ("stablehlo.add", ANY + COMPLEX),
+    "sub": ("stablehlo.subtract", NUM + COMPLEX),
+    "mul": ("stablehlo.multiply", ANY + COMPLEX),
     "div": ("stablehlo.divide", NUM),
     "rem": ("stablehlo.remainder", NUM),
     "pow": ("stablehlo.power", NUM),
@@ -110,6 +111,28 @@ for _name, (_hlo, _kinds) in {**UNARY, **BINARY}.items():
 register_op("is_finite", _to_bool("is_finite", FLOAT), _elementwise_lowering("stablehlo.is_finite"))
 
 
+# complex numbers: parts in, parts out (complex division and the rest are built from these)
+def _parts_type(name):
+    def rule(ts, **_):
+        (t,) = ts
+        if not is_complex(t.dtype):
+            raise OpTypeError(f"{name}: {t} is not complex")
+        return t.with_dtype(real_dtype(t.dtype))
+    return rule
+
+
+def _complex_type(ts, **_):
+    re, im = ts
+    if re != im or re.dtype not in (np.float32, np.float64):
+        raise OpTypeError(f"complex: parts {re} and {im} must be equal float32/float64 types")
+    return re.with_dtype(np.complex64 if re.dtype == np.float32 else np.complex128)
+
+
+register_op("real", _parts_type("real"), _elementwise_lowering("stablehlo.real"))
+register_op("imag", _parts_type("imag"), _elementwise_lowering("stablehlo.imag"))
+register_op("complex", _complex_type, _elementwise_lowering("stablehlo.complex"))
+
+
 # ---------------------------------------------------------------- compare / select / convert
 
 COMPARISONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
@@ -118,12 +141,14 @@ COMPARISONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 def _compare_type(ts, direction, **_):
     if direction not in COMPARISONS:
         raise OpTypeError(f"compare: unknown direction {direction!r}")
-    return _to_bool("compare", ANY)(ts)
+    if is_complex(ts[0].dtype) and direction not in ("EQ", "NE"):
+        raise OpTypeError(f"compare: complex numbers have no order ({direction})")
+    return _to_bool("compare", ANY + COMPLEX)(ts)
 
 
 def _lower_compare(ctx, operands, direction):
     dt = ctx.in_types[0].dtype
-    kind = "FLOAT" if is_float(dt) else "SIGNED" if dt.kind == "i" else "UNSIGNED"
+    kind = "FLOAT" if dt.kind in "fc" else "SIGNED" if dt.kind == "i" else "UNSIGNED"
     return ctx.hlo("stablehlo.compare", *operands,
                    comparison_direction=ctx.attr(f"#stablehlo<comparison_direction {direction}>"),
                    compare_type=ctx.attr(f"#stablehlo<comparison_type {kind}>"))
@@ -143,6 +168,8 @@ register_op("select", _select_type, _elementwise_lowering("stablehlo.select"))
 
 
 def _convert_type(ts, dtype, **_):
+    if is_complex(ts[0].dtype) or is_complex(np.dtype(dtype)):
+        raise OpTypeError(f"convert: {ts[0]} to {np.dtype(dtype)} (complex casts go through real/imag/complex)")
     return ts[0].with_dtype(dtype)
 
 
@@ -275,6 +302,8 @@ def _reduce_type(ts, kind, axes, **_):
         raise OpTypeError(f"reduce: bad kind {kind!r} or axes {axes} for {t}")
     if kind in ("max", "min") and is_bool(t.dtype):
         raise OpTypeError("reduce: use and/or for bool")
+    if is_complex(t.dtype) and kind not in ("add", "mul"):
+        raise OpTypeError(f"reduce: {kind} of complex numbers")
     return t.with_shape(d for i, d in enumerate(t.shape) if i not in axes)
 
 
@@ -479,6 +508,8 @@ register_op("take", _take_type, _lower_take)
 
 def _sort_type(ts, axis, with_index, **_):
     (t,) = ts
+    if is_complex(t.dtype):
+        raise OpTypeError("sort: complex numbers")
     if not 0 <= axis < t.ndim:
         raise OpTypeError(f"sort: axis {axis} for {t}")
     return (t, t.with_dtype(np.int64)) if with_index else t

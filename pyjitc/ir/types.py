@@ -6,17 +6,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# The dtypes the IR carries end to end. Complex comes later (see README).
+# The dtypes the IR carries end to end.
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
     for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64")
+              "float16", "float32", "float64", "complex64", "complex128")
 )
 
 _SHORT = {
     "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "f16", "float32": "f32", "float64": "f64",
+    "float16": "f16", "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
 }
 _FROM_SHORT = {v: np.dtype(k) for k, v in _SHORT.items()}
 
@@ -42,6 +42,15 @@ def as_dtype(x) -> np.dtype:
 
 def is_float(dt: np.dtype) -> bool:
     return dt.kind == "f"
+
+
+def is_complex(dt: np.dtype) -> bool:
+    return dt.kind == "c"
+
+
+def real_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype of a complex dtype's parts (float32 for complex64); other dtypes unchanged."""
+    return np.dtype(np.float32 if dt == np.complex64 else np.float64) if dt.kind == "c" else dt
 
 
 def is_int(dt: np.dtype) -> bool:

@@ -12,7 +12,7 @@ from iree.compiler import ir
 from ..errors import JitError
 from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
-from ..ir.types import TensorType
+from ..ir.types import TensorType, real_dtype
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -25,6 +25,8 @@ def element_type(dtype: np.dtype) -> ir.Type:
         return ir.IntegerType.get_unsigned(dt.itemsize * 8)
     if dt.kind == "f":
         return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
+    if dt.kind == "c":
+        return ir.ComplexType.get(element_type(real_dtype(dt)))
     raise JitError(f"dtype {dt} has no StableHLO lowering")
 
 
@@ -94,13 +96,20 @@ class LowerCtx:
         value = np.asarray(value)
         t = TensorType(value.shape, value.dtype)
         flat = value.reshape(-1)
-        if flat.size > 1 and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=value.dtype.kind == "f"):
+        if flat.size > 1 and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=value.dtype.kind in "fc"):
             return self.splat(flat[0], t)
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=element_type(value.dtype),
                                         shape=list(value.shape))
         return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result
 
     def splat(self, scalar, t: TensorType) -> ir.Value:
+        if t.dtype.kind == "c":   # the bindings can't splat a complex value: a 0-d one, broadcast
+            zero_d = TensorType((), t.dtype)
+            attr = ir.DenseElementsAttr.get(np.array(scalar, dtype=t.dtype).reshape(()), type=element_type(t.dtype),
+                                            shape=[])
+            v = self.op("stablehlo.constant", [], [mlir_type(zero_d)], {"value": attr}).result
+            return v if not t.shape else self.hlo("stablehlo.broadcast_in_dim", v, type=mlir_type(t),
+                                                  broadcast_dimensions=self.i64s(()))
         one = ir.DenseElementsAttr.get(np.array(scalar, dtype=t.dtype).reshape(1), type=element_type(t.dtype))
         attr = ir.DenseElementsAttr.get_splat(mlir_type(t), one.get_splat_value()) if t.shape != (1,) else one
         return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result

@@ -1,0 +1,176 @@
+"""complex64/complex128: arithmetic, the complex functions, reductions and contractions agree
+with NumPy (value, shape, dtype, NEP 50 with Python complex scalars); functions not known to handle
+complex numbers are located errors (deny by default), never a wrong answer."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import pyjitc
+from tests.reference import assert_same, numpy_result
+from tests.strategies import COMPLEX, arrays, broadcast_pair
+from tests.fuzz import load_source
+
+
+@pyjitc.jit
+def arithmetic(a, b):
+    return a + b, a - b, a * b, a / b, a == b, a != b
+
+
+@pyjitc.jit
+def unary(z):
+    return (-z, +z, abs(z), np.square(z), np.conj(z), z.conjugate(), np.real(z), np.imag(z), z.real, z.imag,
+            np.angle(z), np.angle(z, deg=True), np.isnan(z), np.isinf(z), np.isfinite(z))
+
+
+@pyjitc.jit
+def transcendental(z):
+    return np.exp(z), np.log(z), np.sqrt(z)
+
+
+@pyjitc.jit(static_argnames="axis")
+def reductions(z, axis):
+    return np.sum(z, axis=axis), np.prod(z, axis=axis), np.mean(z, axis=axis), z.sum(axis=axis)
+
+
+@pyjitc.jit
+def contractions(a, b):
+    return a @ b, np.dot(a, b), np.vdot(a, a), np.einsum("ij,jk->ik", a, b), np.outer(a[0], b[:, 0])
+
+
+@pyjitc.jit
+def casts(z):
+    return (z.astype(np.complex64), z.astype(np.complex128), z.astype(np.float64), z.astype(np.int32),
+            z.astype(bool), np.zeros(3, dtype=np.complex64), np.ones_like(z))
+
+
+@pyjitc.jit
+def with_scalars(x, s):
+    return x * s, x + 2j, s * 1.5, x / s, np.exp(1j * x)
+
+
+OTHERS = [np.float32, np.float64, np.int8, np.int64, np.bool_]
+
+
+@given(st.data())
+def test_arithmetic_and_equality_match_numpy_over_dtypes_and_broadcasting(data):
+    ta = data.draw(st.sampled_from(COMPLEX))
+    tb = data.draw(st.sampled_from(COMPLEX + OTHERS))
+    sa, sb = data.draw(broadcast_pair())
+    a, b = data.draw(arrays(ta, sa)), data.draw(arrays(tb, sb))
+    if data.draw(st.booleans()):
+        a, b = b, a
+    assert_same(arithmetic(a, b), numpy_result(arithmetic.__wrapped__, a, b))
+
+
+def test_division_uses_numpys_method_for_huge_tiny_and_zero_divisors():
+    a = np.array([1 + 2j, 1e300 + 1e300j, -4, 1e-300 + 2e-300j, 1j, np.inf, 1 + 1j, 0j])
+    b = np.array([2 - 1j, 1e300 + 1e-300j, 1e-300 + 1e-300j, 3e-300 + 1e-300j, 0j, 2, np.nan, 0j])
+    assert_same(arithmetic(a, b), numpy_result(arithmetic.__wrapped__, a, b))
+
+
+@given(st.data())
+def test_unary_functions_match_numpy(data):
+    z = data.draw(arrays(data.draw(st.sampled_from(COMPLEX)), data.draw(st.sampled_from([(3,), (2, 3)]))))
+    assert_same(unary(z), numpy_result(unary.__wrapped__, z))
+
+
+@given(st.data())
+def test_exp_log_sqrt_match_numpy_on_finite_values(data):
+    # away from the branch cut's signed zeros (see README: complex numbers)
+    z = data.draw(arrays(data.draw(st.sampled_from(COMPLEX)), (4,), allow_nan=False, min_value=-50, max_value=50))
+    assert_same(transcendental(z), numpy_result(transcendental.__wrapped__, z))
+
+
+@given(st.data())
+def test_sum_prod_mean_match_numpy(data):
+    z = data.draw(arrays(data.draw(st.sampled_from(COMPLEX)), (3, 4), allow_nan=False, min_value=-3, max_value=3))
+    axis = data.draw(st.sampled_from([None, 0, -1]))
+    assert_same(reductions(z, axis), numpy_result(reductions.__wrapped__, z, axis), accumulate=True,
+                scale=None)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_matmul_dot_vdot_einsum_outer_match_numpy(dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    b = (rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))).astype(dtype)
+    assert_same(contractions(a, b), contractions.__wrapped__(a, b), accumulate=True)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_casts_from_complex_match_numpy(dtype):
+    z = np.array([1.5 + 2j, -3.7 - 0.5j, 0j, 1j, 2.0], dtype)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        want = casts.__wrapped__(z)   # NumPy warns that the imaginary part is dropped
+    assert_same(casts(z), want)
+
+
+@pytest.mark.parametrize("x, s", [
+    (np.arange(3, dtype=np.float32), 2j), (np.arange(3, dtype=np.int8), 1 + 1j),
+    (np.ones(3, np.complex64), 0.5), (np.ones(3, np.complex128), 3), (np.ones(3, np.complex64), 2j),
+])
+def test_python_complex_scalars_are_weak_as_in_nep_50(x, s):
+    assert_same(with_scalars(x, s), numpy_result(with_scalars.__wrapped__, x, s))
+
+
+def complex_in_a_loop(z, n):
+    acc = 0j
+    for i in range(n):
+        acc = acc + z[i] * 1j
+    y = z.copy()
+    y[0] = 5 + 1j
+    y[1:] *= 2j
+    return acc, y
+
+
+def test_complex_values_through_loops_and_in_place_updates():
+    z = (np.arange(4) + 1j * np.arange(4)[::-1]).astype(np.complex64)
+    assert_same(pyjitc.jit(complex_in_a_loop)(z, 3), complex_in_a_loop(z, 3))
+
+
+@pytest.mark.parametrize("expression", [
+    "np.maximum(z, 1)", "z < 1", "np.sort(z)", "np.var(z)", "z ** 2", "np.linalg.solve(z, z)", "np.max(z)",
+    "np.sin(x, dtype=np.complex128)",
+])
+def test_functions_not_known_to_handle_complex_numbers_are_located_errors(expression, tmp_path):
+    fn = load_source(f"import numpy as np\n\n\ndef fuzzed(z, x):\n    return {expression}\n", tmp_path, "cx")
+    with pytest.raises(pyjitc.NotSupportedError, match="complex") as e:
+        pyjitc.jit(fn)(np.ones((2, 2), np.complex64), np.ones(2))
+    assert expression in str(e.value)
+
+
+@pyjitc.jit
+def data_movement(z):
+    a, b = np.split(z, 2, axis=1)
+    return (z.reshape(4, 2), np.reshape(z, -1), np.ravel(z), z.flatten(), np.transpose(z), np.swapaxes(z, 0, 1),
+            np.moveaxis(z, 0, -1), np.squeeze(z[None]), np.expand_dims(z, 0), np.concatenate([z, z]),
+            np.concat([z, z], axis=1), np.stack([z, z]), np.hstack([z, z]), np.vstack([z, z]),
+            np.column_stack([z[0], z[1]]), np.row_stack([z[0], z[1]]), a, b, np.array_split(z, 3, axis=1),
+            np.tile(z, 2), np.repeat(z, 2, axis=0), np.broadcast_to(z[0], (3, 4)), np.flip(z), np.fliplr(z),
+            np.flipud(z), np.roll(z, 1), np.diag(z[0]), np.diagonal(z), np.trace(z[:, :2]), np.tril(z[:, :2]),
+            np.triu(z[:, :2]), np.copy(z), z.copy(), np.take(z, [0, 3]),
+            np.take_along_axis(z, np.array([[1], [0]]), axis=1), np.zeros_like(z), np.ones_like(z),
+            np.full_like(z, 2 + 1j), np.empty_like(z).shape, np.zeros(2, np.complex64), np.ones(2, complex),
+            np.full(2, 1j), np.empty(2, np.complex128).dtype, np.array([1j, 2]), np.asarray(z),
+            np.complex64(z), np.complex128(z[0, 0]), np.where(z.real > 0, z, 0), np.prod(z), np.divide(z, 2),
+            np.multiply(z, z), np.subtract(z, 1), np.add(z, 1j), np.negative(z), np.positive(z),
+            np.absolute(z), np.conjugate(z), np.not_equal(z, 0), np.equal(z, 0), np.true_divide(1, z + 1),
+            np.tensordot(z, z, axes=([1], [1])), np.inner(z, z), np.dot(z[0], z[1]), z.dot(z.T),
+            np.matmul(z, z.T), z.mean(), z.prod(axis=0), z.astype(np.complex128), z.conj(), np.abs(z),
+            z.repeat(2), z.diagonal(), z.trace(), z.ravel(), z.transpose(), z.swapaxes(0, 1), z.squeeze())
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_shape_creation_and_other_listed_functions_on_complex_arrays_match_numpy(dtype):
+    z = (np.arange(8) - 2.5 + 1j * np.arange(8)[::-1]).reshape(2, 4).astype(dtype)
+    assert_same(data_movement(z), numpy_result(data_movement.__wrapped__, z), accumulate=True)
+
+
+def test_every_function_allowed_on_complex_numbers_is_tested_here():
+    import pathlib
+    import re
+    from pyjitc.frontend import numpy_api
+    text = pathlib.Path(__file__).read_text()
+    untested = [n for n in numpy_api.COMPLEX_OK if not re.search(r"np\." + n[len("numpy."):] + r"\(", text)]
+    untested += [m for m in numpy_api.COMPLEX_OK_METHODS if not re.search(r"\." + m + r"\(", text)]
+    assert not untested, f"allowed on complex numbers but not tested: {untested}"
