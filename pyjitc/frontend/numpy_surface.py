@@ -863,7 +863,8 @@ def einsum(em, subscripts, *operands, optimize=False, dtype=None, casting="safe"
     return transpose(em, a, tuple(sa.index(c) for c in out_spec)) if sa != out_spec else a
 
 
-note("numpy.einsum", "compile-time subscripts; any number of operands (contracted pairwise, left to right), '...', "
+note("numpy.einsum", "compile-time subscripts; any number of operands (contracted pairwise, left to right: where an "
+                     "infinity meets a zero, NaN and inf can differ from NumPy's one-pass sum), '...', "
                      "repeated letters (diagonals), dtype=")
 
 

@@ -105,10 +105,46 @@ BINARY = {
     "shift_right_arithmetic": ("stablehlo.shift_right_arithmetic", INT),
     "shift_right_logical": ("stablehlo.shift_right_logical", INT),
 }
+def _accurate_f64(hlo_name, rewrite):
+    """IREE's float64 log1p and expm1 are log(1 + x) and exp(x) - 1 (8e-8 relative error at
+    x = 1e-10, and 0 below 1e-16); float64 gets the classic rewrites in terms of log and exp
+    instead, accurate to a few ulp. Other dtypes keep IREE's (accurate) versions."""
+    def lower(ctx, operands, **_):
+        t = ctx.in_types[0]
+        if t.dtype != np.float64:
+            return ctx.hlo(hlo_name, *operands)
+        bool_t = ctx.mlir_type(t.with_dtype(np.bool_))
+        op = lambda name, *xs: ctx.hlo(f"stablehlo.{name}", *xs)
+        eq = lambda a, b: ctx.hlo("stablehlo.compare", a, b, type=bool_t,
+                                  comparison_direction=ctx.attr("#stablehlo<comparison_direction EQ>"),
+                                  compare_type=ctx.attr("#stablehlo<comparison_type FLOAT>"))
+        return rewrite(op, eq, lambda v: ctx.splat(v, t), operands[0])
+    return lower
+
+
+def _log1p_f64(op, eq, c, x):
+    u = op("add", x, c(1.0))                                      # log(u) * x / (u - 1)
+    r = op("multiply", op("log", u), op("divide", x, op("subtract", u, c(1.0))))
+    r = op("select", eq(u, c(1.0)), x, r)
+    return op("select", eq(x, c(np.inf)), x, r)
+
+
+def _expm1_f64(op, eq, c, x):
+    u = op("exponential", x)                                      # (u - 1) * (x / log(u))
+    um1 = op("subtract", u, c(1.0))
+    r = op("multiply", um1, op("divide", x, op("log", u)))
+    r = op("select", eq(u, c(1.0)), x, r)
+    r = op("select", eq(um1, c(-1.0)), c(-1.0), r)
+    return op("select", eq(u, c(np.inf)), u, r)
+
+
+_LOWERINGS = {"log1p": _accurate_f64("stablehlo.log_plus_one", _log1p_f64),
+              "expm1": _accurate_f64("stablehlo.exponential_minus_one", _expm1_f64)}
 for _name, (_hlo, _kinds) in {**UNARY, **BINARY}.items():
-    register_op(_name, _same(_name, _kinds), _elementwise_lowering(_hlo))
+    register_op(_name, _same(_name, _kinds), _LOWERINGS.get(_name) or _elementwise_lowering(_hlo))
 
 register_op("is_finite", _to_bool("is_finite", FLOAT), _elementwise_lowering("stablehlo.is_finite"))
+
 
 
 # complex numbers: parts in, parts out (complex division and the rest are built from these)
