@@ -664,7 +664,7 @@ class FunctionCompiler(ast.NodeVisitor):
             raise JitError(f"{shown}(): {e}") from None
         except ValueError:
             pass
-        numpy_api.refuse_complex(self.em, impl, shown, args, kwargs)
+        numpy_api.refuse_complex(impl, shown, args, kwargs)
         return impl(self.em, *args, **kwargs)
 
     def inline(self, fn, shown, args, kwargs):

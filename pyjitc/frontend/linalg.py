@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
+from .indexing import getitem
 from .numpy_api import FUNCTIONS, Traced, register, reshape, transpose
 from .numpy_surface import note
 
@@ -150,8 +151,8 @@ def solve(em, a, b):
     else:
         aug = F["numpy.concatenate"](em, [a_full, b_full], axis=-1)
         lu, _ = _lu(em, aug, n)
-        _check_singular(em, _diag(em, F["numpy.take"](em, lu, list(range(n)), axis=-1)))
-        x = _back_substitute(em, lu, F["numpy.take"](em, lu, list(range(n, n + k)), axis=-1), n)
+        _check_singular(em, _diag(em, getitem(em, lu, (Ellipsis, slice(0, n)))))
+        x = _back_substitute(em, lu, getitem(em, lu, (Ellipsis, slice(n, n + k))), n)
     return reshape(em, x, batch + (n,)) if vector else x
 
 

@@ -4,6 +4,7 @@ scalars, broadcasting, axis rules) onto the typed IR's primitives. The whitelist
 reads FUNCTIONS/METHODS/BUILTINS to know what is implemented: there is no second list."""
 from __future__ import annotations
 
+import functools
 import operator
 import types
 from typing import Any, Callable
@@ -507,6 +508,8 @@ def _fast_power(em, base, exponent):
 ufunc(np.add, _by_kind(b=_prim("or"), any=_prim("add")), "numpy.add")
 ufunc(np.subtract, _prim("sub"), "numpy.subtract")
 ufunc(np.multiply, _by_kind(b=_prim("and"), any=_prim("mul")), "numpy.multiply")
+
+
 def _hypot(em, x, y, out_dtype=None):
     """C's hypot: +inf where either is infinite (even beside a NaN); float16/32 computed in float64
     (no overflow), float64 scaled by the larger magnitude."""
@@ -552,11 +555,14 @@ ufunc(np.remainder, _by_kind(iu=_remainder_int, f=lambda em, a, b, out_dtype: _f
 def _divmod(em, a, b, **kwargs):
     """(a // b, a % b), as NumPy's divmod ufunc and Python's builtin on arrays."""
     return FUNCTIONS["numpy.floor_divide"](em, a, b, **kwargs), FUNCTIONS["numpy.remainder"](em, a, b, **kwargs)
+
+
 _unchecked_power = ufunc(np.power, _power, "numpy.power", "numpy.pow")
 ufunc(np.negative, _by_kind(u=lambda em, x, out_dtype: em.emit("sub", _zero_like(em, x), x), any=_prim("neg")),
       "numpy.negative")
 ufunc(np.positive, lambda em, x, out_dtype: x, "numpy.positive")
-ufunc(np.absolute, _by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dtype: x, c=lambda em, z, out_dtype: _hypot(em, em.emit("real", z), em.emit("imag", z)),
+ufunc(np.absolute, _by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dtype: x,
+                            c=lambda em, z, out_dtype: _hypot(em, em.emit("real", z), em.emit("imag", z)),
                             any=_prim("abs")),
       "numpy.absolute", "numpy.abs", builtin="abs")
 ufunc(np.square, _by_kind(b=_prim("and"), any=lambda em, x, out_dtype: em.emit("mul", x, x)), "numpy.square")
@@ -565,31 +571,27 @@ ufunc(np.minimum, _by_kind(b=_prim("and"), any=_prim("min")), "numpy.minimum")
 for _u, _d in ((np.equal, "EQ"), (np.not_equal, "NE"), (np.less, "LT"), (np.less_equal, "LE"),
                (np.greater, "GT"), (np.greater_equal, "GE")):
     ufunc(_u, _compare(_d))
-def _via_float64(prim):
-    """IREE's float32 sin/cos/tan lose up to ~5e5 ulp near their zeros, and its float32 atan2
-    gives NaN at (0, 0) and at infinities (measured); computing in float64 (the host libm) and
-    rounding gives NumPy's results."""
-    def lower(em, *xs, out_dtype):
-        if xs[0].dtype == np.float64:
-            return em.emit(prim, *xs)
-        return em.cast(em.emit(prim, *[em.cast(x, np.float64) for x in xs]), xs[0].dtype)
+def in_double(fn):
+    """A lowering that computes fn(em, *xs) in float64 (complex128 for complex values) and rounds
+    back. IREE's float32 sin/cos/tan lose up to ~5e5 ulp near their zeros, and its float32 atan2
+    (also inside complex log and sqrt) gives NaN at (0, 0) and at infinities (measured)."""
+    def lower(em, *xs, out_dtype=None):
+        dt = xs[0].dtype
+        if dt in (np.float64, np.complex128):
+            return fn(em, *xs)
+        wide = np.complex128 if is_complex(dt) else np.float64
+        return em.cast(fn(em, *[em.cast(x, wide) for x in xs]), dt)
     return lower
+
+
+def _via_float64(prim):
+    return in_double(lambda em, *xs: em.emit(prim, *xs))
 
 
 for _u, _p in ((np.sin, "sin"), (np.cos, "cos"), (np.tan, "tan")):
     ufunc(_u, _via_float64(_p))
-def _complex128(prim):
-    """complex64 computed in complex128: IREE's float32 atan2 (inside complex log and sqrt) gives
-    NaN at 0, which NumPy's don't."""
-    def lower(em, z, out_dtype):
-        if z.dtype == np.complex64:
-            return em.cast(em.emit(prim, em.cast(z, np.complex128)), z.dtype)
-        return em.emit(prim, z)
-    return lower
-
-
 for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt")):
-    ufunc(_u, _by_kind(c=_complex128(_p), any=_prim(_p)))
+    ufunc(_u, _by_kind(c=_via_float64(_p), any=_prim(_p)))
 for _u, _p in ((np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p")):
     ufunc(_u, _prim(_p))
 for _u, _p in ((np.floor, "floor"), (np.ceil, "ceil")):   # integer loops (NumPy 2.1+): the value itself
@@ -640,7 +642,7 @@ def apply_operator(em: Emitter, op_name: str, *args):
         return fold(_PY_OPERATORS[op_name], *args)
     if op_name not in OPERATORS:
         raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
-    refuse_complex(em, FUNCTIONS[OPERATORS[op_name]], f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}",
+    refuse_complex(FUNCTIONS[OPERATORS[op_name]], f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}",
                    args, {})
     out = FUNCTIONS[OPERATORS[op_name]](em, *args)
     if op_name in ("Add", "Sub") and isinstance(out, Traced):
@@ -1107,11 +1109,11 @@ COMPLEX_OK_METHODS = {"astype", "reshape", "ravel", "flatten", "transpose", "swa
 COMPLEX_OK_BUILTINS = {"abs", "len"}
 
 
-def _complex_value(em, v) -> bool:
+def _complex_value(v) -> bool:
     if isinstance(v, Traced):
         return is_complex(v.dtype)
     if isinstance(v, (list, tuple)):
-        return any(_complex_value(em, x) for x in v)
+        return any(_complex_value(x) for x in v)
     if isinstance(v, complex):
         return True
     if isinstance(v, (np.ndarray, np.generic)):
@@ -1124,13 +1126,18 @@ def _complex_value(em, v) -> bool:
     return False
 
 
-def refuse_complex(em, impl, shown: str, args, kwargs) -> None:
+@functools.cache
+def _complex_ok_impls() -> frozenset:
+    """The implementations behind the allowlists (read once every module has registered)."""
+    return frozenset([FUNCTIONS[n] for n in COMPLEX_OK if n in FUNCTIONS]
+                     + [METHODS[m] for m in COMPLEX_OK_METHODS if m in METHODS]
+                     + [BUILTINS[b] for b in COMPLEX_OK_BUILTINS if b in BUILTINS])
+
+
+def refuse_complex(impl, shown: str, args, kwargs) -> None:
     """Raise the located 'not supported' error for a call that involves complex numbers and whose
     implementation is not known to handle them (deny by default)."""
-    allowed = {id(FUNCTIONS[n]) for n in COMPLEX_OK if n in FUNCTIONS}
-    allowed |= {id(METHODS[m]) for m in COMPLEX_OK_METHODS if m in METHODS}
-    allowed |= {id(BUILTINS[b]) for b in COMPLEX_OK_BUILTINS if b in BUILTINS}
-    if id(impl) in allowed:
+    if impl in _complex_ok_impls():
         return
     dtype = kwargs.get("dtype")
     if isinstance(dtype, str):
@@ -1138,7 +1145,7 @@ def refuse_complex(em, impl, shown: str, args, kwargs) -> None:
             dtype = np.dtype(dtype)
         except TypeError:
             pass
-    if any(_complex_value(em, v) for v in (*args, *kwargs.values(), dtype)):
+    if any(_complex_value(v) for v in (*args, *kwargs.values(), dtype)):
         raise NotSupportedError(f"{shown} is not supported on complex numbers yet",
                                 hint="work on the real and imaginary parts (np.real, np.imag) separately")
 

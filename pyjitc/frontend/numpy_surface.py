@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_float
 from .numpy_api import (FUNCTIONS, Traced, _by_kind, _hypot, _keep, _reduce_dtype, _signbit, apply_ufunc, cast_impl,
-                        fold, is_static, make_view, normalize_axes, normalize_axis, register, reshape,
+                        fold, in_double, is_static, make_view, normalize_axes, normalize_axis, register, reshape,
                         static_dtype, transpose, ufunc)
 
 NOTES: dict[str, str] = {}   # "numpy.x" -> what to know (shown in the generated table)
@@ -38,17 +38,6 @@ def _sel(em, p, a, b):
 
 def _isnan(em, x):
     return _cmp(em, x, x, "NE")
-
-
-def _in_f64(fn):
-    """Compute a float16/32 function in float64 and round (IREE's low-precision versions of these
-    compositions lose more than NumPy's correctly rounded-ish results)."""
-    def lower(em, x, *rest, out_dtype):
-        if x.dtype == np.float64:
-            return fn(em, x, *rest)
-        up = [em.cast(v, np.float64) for v in (x, *rest)]
-        return em.cast(fn(em, *up), x.dtype)
-    return lower
 
 
 def _identity(em, x, out_dtype):
@@ -174,7 +163,7 @@ def _rint(em, x, out_dtype):
 for _u, _fn in ((np.exp2, _exp2), (np.log2, _log_base(LN2)), (np.log10, _log_base(LN10)), (np.sinh, _sinh),
                 (np.cosh, _cosh), (np.arcsin, _arcsin), (np.arccos, _arccos), (np.arctan, _arctan),
                 (np.arcsinh, _arcsinh), (np.arccosh, _arccosh), (np.arctanh, _arctanh)):
-    ufunc(_u, _in_f64(_fn), f"numpy.{_u.__name__}",
+    ufunc(_u, in_double(_fn), f"numpy.{_u.__name__}",
           *{np.arcsin: ["numpy.asin"], np.arccos: ["numpy.acos"], np.arctan: ["numpy.atan"],
             np.arcsinh: ["numpy.asinh"], np.arccosh: ["numpy.acosh"], np.arctanh: ["numpy.atanh"]}.get(_u, []))
 ufunc(np.trunc, _by_kind(f=_trunc, any=_identity), "numpy.trunc", "numpy.fix")
@@ -830,6 +819,7 @@ def einsum(em, subscripts, *operands, optimize=False, dtype=None, casting="safe"
             if n != 1 and sizes.get(c, 1) not in (1, n):
                 raise ShapeError(f"einsum: subscript {c!r} has sizes {sizes[c]} and {n}")
             sizes[c] = max(sizes.get(c, 1), n) if n else 0
+
     def prepare(x, spec, keep):
         """Take diagonals of repeated letters, broadcast size-1 axes, sum out letters not in keep."""
         while len(set(spec)) != len(spec):
