@@ -142,8 +142,8 @@ def _tree_out(t):
     kind = t[0]
     if kind == "out":
         return {"out": t[1], "weak": t[2].__name__ if t[2] else None}
-    if kind == "input":
-        return {"input": list(t[1]), "shape": list(t[2])}
+    if kind in ("input", "input_copy"):
+        return {"input": list(t[1]), "shape": list(t[2]), "copy": kind == "input_copy"}
     if kind in ("tuple", "list"):
         return {kind: [_tree_out(x) for x in t[1]]}
     if kind == "dict":
@@ -155,7 +155,7 @@ def _tree_in(d):
     if "out" in d:
         return ("out", d["out"], PY_SCALAR_NAMES.get(d["weak"]))
     if "input" in d:
-        return ("input", tuple(d["input"]), tuple(d["shape"]))
+        return ("input_copy" if d.get("copy") else "input", tuple(d["input"]), tuple(d["shape"]))
     if "tuple" in d or "list" in d:
         kind = "tuple" if "tuple" in d else "list"
         return (kind, [_tree_in(x) for x in d[kind]])

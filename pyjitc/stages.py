@@ -183,9 +183,10 @@ class Compiled:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
                 raise RunError(self.signature.checks[code - 1])
+        out = unflatten(self.signature.out_tree, results, values)   # before write-backs: copies see the values passed in
         for path, index in self.signature.writebacks:
             np.copyto(at_path(values, path), results[index])
-        return unflatten(self.signature.out_tree, results, values)
+        return out
 
 
 def host_input(value, spec) -> np.ndarray:

@@ -855,8 +855,14 @@ def _trace(src, specs, force_unroll) -> Program:
         op = producers.get(v.id)
         return argument_source(op.operands[0]) if op is not None and op.name == "reshape" else None
 
+    def argument_object(t: Traced) -> bool:
+        """Whether `t` is an argument array itself or a view of one (not a copy of one)."""
+        while t.view is not None:
+            t = t.view.base
+        return id(t) in em.arguments
+
     outputs = []
-    out_tree = _flatten(em, result, outputs, argument_source)
+    out_tree = _flatten(em, result, outputs, argument_source, argument_object)
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
@@ -881,19 +887,22 @@ def _argument(values, path, spec):
     return values[path]
 
 
-def _flatten(em, value, outputs, argument_source):
+def _flatten(em, value, outputs, argument_source, argument_object):
+    """The output tree: `input` is the caller's array (or a view of it), `input_copy` a new array
+    holding an argument's values unchanged (a copy: IREE would hand back the input's own buffer)."""
     if isinstance(value, Traced):
         path = argument_source(value.value) if value.weak is None else None
         if path is not None:
-            return ("input", path, value.shape)
+            return ("input" if argument_object(value) else "input_copy", path, value.shape)
         outputs.append(value.value)
         return ("out", len(outputs) - 1, value.weak)
+    flat = lambda v: _flatten(em, v, outputs, argument_source, argument_object)
     if isinstance(value, tuple):
-        return ("tuple", [_flatten(em, v, outputs, argument_source) for v in value])
+        return ("tuple", [flat(v) for v in value])
     if isinstance(value, list):
-        return ("list", [_flatten(em, v, outputs, argument_source) for v in value])
+        return ("list", [flat(v) for v in value])
     if isinstance(value, dict):
-        return ("dict", [(k, _flatten(em, v, outputs, argument_source)) for k, v in value.items()])
+        return ("dict", [(k, flat(v)) for k, v in value.items()])
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)):
         return ("const", value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",
@@ -903,8 +912,10 @@ def _flatten(em, value, outputs, argument_source):
 def unflatten(tree, results, arguments: dict):
     """The Python result from the IR results; `arguments`: the call's argument values by name."""
     kind = tree[0]
-    if kind == "input":   # the caller's own array (a view of it if reshaped), as NumPy returns it
+    if kind in ("input", "input_copy"):   # the caller's own array (a view of it if reshaped), as NumPy returns it
         arr = at_path(arguments, tree[1])
+        if kind == "input_copy":
+            arr = np.array(arr, copy=True)
         return arr if np.shape(arr) == tuple(tree[2]) else np.reshape(arr, tree[2])
     if kind == "out":
         r = results[tree[1]]

@@ -859,25 +859,33 @@ def ravel(em, a, order="C"):
 
 @register(method="flatten")
 def flatten(em, a, order="C"):
-    return copy(em, ravel(em, a, order))
+    return numpy_copy(em, ravel(em, a, order))
 
 
 @register("numpy.copy", method="copy")
-def copy(em, a, order="C"):
+def numpy_copy(em, a, order="C"):
     if is_static(a):
         return np.copy(a)
     return Traced(a.value, None, a.params)   # a new array object: in-place updates don't reach `a`
 
 
-@register("numpy.asarray", "numpy.array")
+@register("numpy.asarray")
 def asarray(em, a, dtype=None, copy=None, order=None):
-    if dtype is not None:
-        a = cast_impl(em, a, dtype)
     if isinstance(a, (list, tuple)) and not is_static(*a):
-        return stack(em, a)
+        return stack(em, a) if dtype is None else cast_impl(em, stack(em, a), dtype)
     if is_static(a):
-        return np.asarray(a)
-    return a
+        return np.asarray(a, dtype=dtype)
+    out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
+    if copy is False and out is not a:
+        raise NotSupportedError("np.array(..., copy=False) can't convert the dtype without a copy (NumPy raises ValueError)",
+                                hint="leave out copy=False, or pass copy=None")
+    return numpy_copy(em, out) if copy and out is a else out
+
+
+@register("numpy.array")
+def array(em, a, dtype=None, copy=True, order=None):
+    """np.array copies unless told `copy=False`/`None` (then it is np.asarray)."""
+    return asarray(em, a, dtype=dtype, copy=copy, order=order)
 
 
 def stack(em, arrays, axis=0):
