@@ -89,7 +89,8 @@ def _lu(em, a: Traced, n: int) -> tuple[Traced, Traced]:
         p = reshape(em, F["numpy.argmax"](em, mag, axis=-2), batch + (1, 1))
         is_p = F["numpy.equal"](em, row, p)
         rowk = _at(em, lu, nb, k)                                           # (..., 1, m)
-        rowp = F["numpy.sum"](em, _where(em, is_p, lu, 0), axis=-2, keepdims=True)
+        rowp = (em.emit("take", lu, reshape(em, p, (1,))) if nb == 0 else
+                F["numpy.sum"](em, _where(em, is_p, lu, 0), axis=-2, keepdims=True))
         lu = _where(em, F["numpy.equal"](em, row, k), rowp, _where(em, is_p, rowk, lu))
         sign = _where(em, F["numpy.not_equal"](em, reshape(em, p, batch), k), F["numpy.negative"](em, sign), sign)
         pivot = _at(em, rowp, nb + 1, k)                                    # (..., 1, 1)
