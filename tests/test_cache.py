@@ -185,6 +185,34 @@ def test_many_threads_calling_with_many_shapes_compile_each_template_once():
     assert info.misses == 3 and info.currsize == 3 and info.hits == 8 * 6 - 3
 
 
+def chain_fn(x):
+    return np.sqrt(np.abs(x)) * 2.0 + np.exp(-x * x) / (1.0 + x * x)
+
+
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_concurrent_calls_of_one_executable_give_each_thread_its_own_answer(device):
+    # IREE's VM context is not thread-safe: each calling thread gets its own
+    f = pyjitc.jit(chain_fn, device=device)
+    inputs = [np.random.default_rng(k).standard_normal(50_000) for k in range(4)]
+    wants = [chain_fn(x) for x in inputs]
+    f(inputs[0])
+    errors = []
+
+    def worker(k):
+        try:
+            for _ in range(15):
+                assert_same(f(inputs[k]), wants[k])
+        except Exception as e:   # reported below
+            errors.append(e)
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert f.cache_info().misses == 1
+
+
 def test_first_call_time_is_broken_down_by_phase():
     f = pyjitc.jit(shapes_fn)
     f(np.ones((7, 2)))

@@ -211,9 +211,15 @@ class Executable:
         self.vmfb = vmfb
         self.rt = runtime(driver)
         self.module = ireert.VmModule.copy_buffer(self.rt.instance, vmfb)
-        self.context = ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
+        # An IREE VM context is thread-compatible, not thread-safe: one per calling thread (the
+        # module and the device are shared), so calls from several threads run at once, safely.
+        self._local = threading.local()
+        self._local.context = self._new_context()
         self.zero_copy = driver in ("local-sync", "local-task")   # results live in host memory
         self._functions: dict[str, object] = {}
+
+    def _new_context(self):
+        return ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
 
     def function(self, name: str):
         fn = self._functions.get(name)
@@ -235,7 +241,10 @@ class Executable:
                 a = a.view(np.int8)
             args.push_ref(self._input(a, shared))
         rets = ireert.VmVariantList(len(result_types))
-        self.context.invoke(fn, args, rets)
+        context = getattr(self._local, "context", None)
+        if context is None:
+            context = self._local.context = self._new_context()
+        context.invoke(fn, args, rets)
         out = []
         for i, (shape, dtype) in enumerate(result_types):
             view = rets.get_as_object(i, ireert.HalBufferView)
