@@ -28,18 +28,22 @@ def _complex_from_parts(re, im, dtype):
     return out
 
 
-def arrays(dtype, shape, allow_nan=True, min_value=None, max_value=None):
+def arrays(dtype, shape, allow_nan=True, min_value=None, max_value=None, min_magnitude=None):
+    """`min_magnitude`: smaller nonzero values are drawn as 0 (for products, which would otherwise
+    go subnormal, which IREE flushes)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         elements = st.floats(min_value=min_value if min_value is not None else -1e3,
                              max_value=max_value if max_value is not None else 1e3,
                              allow_nan=False, allow_infinity=False, width=dtype.itemsize * 8,
                              allow_subnormal=False)   # IREE's CPU code flushes subnormals (README: Known limits)
+        if min_magnitude is not None:
+            elements = elements.map(lambda v: 0.0 if abs(v) < min_magnitude else v)
         elements = st.one_of(elements, st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0])) if allow_nan else elements
         return hnp.arrays(dtype, shape, elements=elements)
     if dtype.kind == "c":   # real and imaginary parts drawn as floats of half the width
         part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
-        re, im = (arrays(part, shape, allow_nan, min_value, max_value) for _ in range(2))
+        re, im = (arrays(part, shape, allow_nan, min_value, max_value, min_magnitude) for _ in range(2))
         return st.builds(lambda a, b: _complex_from_parts(a, b, dtype), re, im)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)

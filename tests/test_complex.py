@@ -83,7 +83,8 @@ def test_exp_log_sqrt_match_numpy_on_finite_values(data):
 
 @given(st.data())
 def test_sum_prod_mean_match_numpy(data):
-    z = data.draw(arrays(data.draw(st.sampled_from(COMPLEX)), (3, 4), allow_nan=False, min_value=-3, max_value=3))
+    z = data.draw(arrays(data.draw(st.sampled_from(COMPLEX)), (3, 4), allow_nan=False, min_value=-3, max_value=3,
+                         min_magnitude=1e-6))   # products of tiny values go subnormal (flushed by IREE)
     axis = data.draw(st.sampled_from([None, 0, -1]))
     assert_same(reductions(z, axis), numpy_result(reductions.__wrapped__, z, axis), accumulate=True,
                 scale=None)

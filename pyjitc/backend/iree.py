@@ -2,6 +2,7 @@
 StableHLO text -> .vmfb bytes (compile), and .vmfb bytes -> a callable executable (load/invoke)."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import threading
@@ -123,13 +124,26 @@ def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> b
 
 # ---------------------------------------------------------------- runtime
 
+# CPU drivers allocate through IREE's caching allocator: freed buffers of up to 256 MiB (512 MiB
+# in all, 64 of them) are kept for the next call instead of going back to the OS. Without it a
+# large result's pages are faulted in afresh on every call: softmax on f32[1000,1000,5] after a
+# NumPy call took 8.7 ms (4852 page faults per call), 5.3 ms with it (none). PYJITC_ALLOCATOR
+# sets another IREE allocator spec (`default`: IREE's own, uncached).
+CPU_ALLOCATOR = "caching:device_local=256mib;512mib;64"
+
+
+def _allocators(driver: str):
+    spec = os.environ.get("PYJITC_ALLOCATOR", CPU_ALLOCATOR if driver in ("local-sync", "local-task") else "default")
+    return None if spec == "default" else [spec]
+
+
 class _Runtime:
     """One IREE VM instance, device and HAL module per driver, shared by all executables."""
 
     def __init__(self, driver: str):
         self.driver = driver
         self.instance = ireert.VmInstance()
-        self.device = ireert.get_driver(driver).create_default_device()
+        self.device = ireert.get_driver(driver).create_default_device(allocators=_allocators(driver))
         self.hal_module = ireert.create_hal_module(self.instance, self.device)
         self.allocator = self.device.allocator
 
