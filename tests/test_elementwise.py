@@ -207,3 +207,53 @@ def test_float_power_follows_c99_special_cases_like_numpy(dtype):
     x = np.array([0, 0, -2, -2, 2, np.nan, 1, -0.0, 0, np.inf, -np.inf, 3, -1, -0.5, -8], dtype)
     y = np.array([0, 2, 2, 3, 0.5, 0, np.nan, 3, -1, -2, 3, 9, np.inf, -3, 1 / 3], dtype)
     assert_same(power(x, y), numpy_result(np.power, x, y))
+
+
+def sin_cos(x):
+    return np.sin(x), np.cos(x)
+
+
+@pytest.fixture(scope="module")
+def sin_cos_jit():
+    return pyjitc.jit(sin_cos)
+
+
+FAST_TRIG_N = 20_000   # above FAST_TRIG_ELEMENTS: float64 sin/cos take the vectorised path
+
+
+def _ulps(got, want):
+    return np.abs(got - want) / np.spacing(np.maximum(np.abs(want), np.finfo(np.float64).tiny))
+
+
+@given(scale=st.sampled_from([1e-9, 1.0, 10.0, 1e3, 1e5, 9.9e5]), seed=st.integers(0, 2**32 - 1),
+       near_multiples=st.booleans())
+def test_vectorised_float64_sin_cos_are_within_two_ulp_of_numpy(sin_cos_jit, scale, seed, near_multiples):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-scale, scale, FAST_TRIG_N)
+    if near_multiples:   # the hard cases for range reduction: x close to k * pi/2
+        k = np.round(x / (np.pi / 2))
+        x = k * (np.pi / 2) + rng.uniform(-1e-6, 1e-6, FAST_TRIG_N) * np.minimum(scale, 1)
+    x[:5] = [0.0, -0.0, 1e-300, -2.0 ** -30, np.nan]
+    got, want = sin_cos_jit(x), numpy_result(sin_cos, x)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert np.array_equal(np.isnan(g), np.isnan(w))
+        finite = ~np.isnan(w)
+        assert _ulps(g[finite], w[finite]).max() <= 2
+        assert np.array_equal(np.signbit(g[:4]), np.signbit(w[:4])), "signed zeros and tiny values as NumPy"
+
+
+@pytest.mark.parametrize("big", [1e7, -3e300, np.inf])
+def test_float64_sin_cos_of_arrays_with_large_values_match_numpy(sin_cos_jit, big):
+    # one |x| beyond the vectorised path's range: the whole array goes through libm
+    x = np.random.default_rng(0).uniform(-10, 10, FAST_TRIG_N)
+    x[7] = big
+    assert_same(sin_cos_jit(x), numpy_result(sin_cos, x))
+
+
+def test_large_float64_sin_cos_are_lowered_to_the_vectorised_path_with_a_libm_fallback(sin_cos_jit):
+    text = sin_cos_jit.lower(pyjitc.Template((FAST_TRIG_N,), np.float64)).as_text()
+    assert "stablehlo.if" in text and "stablehlo.round_nearest_even" in text and "stablehlo.sine" in text
+    x = np.random.default_rng(1).uniform(-10, 10, FAST_TRIG_N)
+    differs = [np.count_nonzero(g != w) for g, w in zip(sin_cos_jit(x), sin_cos(x))]
+    assert all(d > 0 for d in differs), "the polynomial (not libm, which NumPy also calls) computed these"
