@@ -108,6 +108,16 @@ def test_results_share_memory_with_arguments_exactly_when_numpys_do(jitted, make
         assert_same(got, want)
 
 
+def test_read_only_and_memory_mapped_inputs_are_read_not_imported(jitted, tmp_path):
+    x = aligned(SHAPE, np.float64, 1.5)
+    x.flags.writeable = False
+    assert_same(jitted["scale"](x), scale(x))
+    path = tmp_path / "x.bin"
+    np.full(SHAPE, 2.0).tofile(path)
+    m = np.memmap(path, dtype=np.float64, mode="r", shape=SHAPE)
+    assert_same(jitted["scale"](m), scale(np.asarray(m)))
+
+
 def test_copies_of_arguments_are_new_arrays(jitted):
     x, want_x = np.arange(6.0), np.arange(6.0)
     got, want = jitted["copies"](x), copies(want_x)

@@ -279,7 +279,7 @@ class Executable:
         rt = self.rt
         if self.zero_copy and a.nbytes >= ZERO_COPY_BYTES:
             view = _as_result_buffer(a, rt)
-            if view is None and _address(a) % IMPORT_ALIGNMENT == 0:
+            if view is None and _address(a) % IMPORT_ALIGNMENT == 0 and a.flags.writeable:   # IREE imports writable memory only
                 buffer = rt.allocator.import_host_allocation(
                     a, ireert.MemoryType.DEVICE_LOCAL | ireert.MemoryType.HOST_VISIBLE,
                     ireert.BufferUsage.DEFAULT | ireert.BufferUsage.MAPPING)
