@@ -21,7 +21,7 @@ from .backend import iree as backend
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.numpy_api import NeedStatic
-from .stages import Compiled, Lowered
+from .stages import Compiled, Lowered, NeedsLibm
 from .template import PY_SCALAR_DTYPES, Template, spec_of
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits"])
@@ -159,22 +159,27 @@ class JitFunction:
         else:
             compiled = entry[0]
             self._hits += 1
-        return compiled.call_dynamic(values)
+        try:
+            return compiled.call_dynamic(values)
+        except NeedsLibm as retry:   # vectorised sin/cos met a large value: libm's, from now on
+            return self._compile_for(values, fast_trig=False, why=str(retry), stale=compiled).call_dynamic(values)
 
-    def _compile_for(self, values) -> Compiled:
+    def _compile_for(self, values, fast_trig=True, why=None, stale=None) -> Compiled:
+        """Compile for `values`' template (under the lock; once per template). `stale`: the
+        entry to replace, whatever it is (a fast-trig version that met a value beyond its range)."""
         with self._lock:
             key = self._key(values)
             entry = self._cache.get(key)
-            if entry is not None and all(g.holds() for g in entry[1]):
+            if entry is not None and entry[0] is not stale and all(g.holds() for g in entry[1]):
                 self._hits += 1
                 return entry[0]
-            why = self._why_miss(key, entry)
+            why = why or self._why_miss(key, entry)
             if getattr(_no_recompile, "depth", 0):
                 raise RecompileError(f"{self.__qualname__} would compile inside no_recompile(): {why}")
             if _EXPLAIN:
                 print(f"pyjitc: compiling {self.__qualname__}: {why}", file=sys.stderr)
             log.debug("compiling %s: %s", self.__qualname__, why)
-            lowered = self._lower_values(values)
+            lowered = self._lower_values(values, fast_trig)
             try:
                 compiled = lowered.compile()
             except CompileError as e:   # IREE failed: point at the function it was compiling
@@ -209,12 +214,14 @@ class JitFunction:
     def _specs(self, values) -> list:
         return [(n, spec_of(n, values[n], n in self._static)) for n in self._param_names]
 
-    def _lower_values(self, values) -> Lowered:
+    def _lower_values(self, values, fast_trig=False) -> Lowered:
+        """`fast_trig`: vectorised float64 sin/cos with a retry through libm, which only the call
+        path can do (lower() for inspection or ahead of time gets libm's)."""
         start = time.perf_counter()
         while True:
             specs = self._specs(values)
             try:
-                program = codegen.trace(self._src, dict(specs))
+                program = codegen.trace(self._src, dict(specs), fast_trig)
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.
                 new = need.params - self._static

@@ -15,6 +15,7 @@ from . import cache
 from .backend import iree as backend
 from .errors import ArgumentError, RunError
 from .frontend.codegen import Program, unflatten
+from .frontend.numpy_api import FAST_TRIG_RETRY
 from .lowering.stablehlo import lower_functions
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
@@ -104,6 +105,11 @@ def dump_stages(lowered: Lowered, compiled: "Compiled", directory: Path) -> list
     return written + [path]
 
 
+class NeedsLibm(Exception):
+    """The optimistic vectorised float64 sin/cos met a value beyond its range: the @jit wrapper
+    compiles the function with libm's and calls again (nothing was written back)."""
+
+
 SMALL_CALL_ELEMENTS = 1 << 15
 
 
@@ -182,7 +188,10 @@ class Compiled:
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
-                raise RunError(self.signature.checks[code - 1])
+                message = self.signature.checks[code - 1]
+                if message == FAST_TRIG_RETRY:
+                    raise NeedsLibm(message)
+                raise RunError(message)
         out = unflatten(self.signature.out_tree, results, values)   # before write-backs: copies see the values passed in
         for path, index in self.signature.writebacks:
             np.copyto(at_path(values, path), results[index])

@@ -806,14 +806,14 @@ def _pos(node):
 
 # ---------------------------------------------------------------- entry point
 
-def trace(src: SourceFunction, specs: dict[str, Any]) -> Program:
+def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False) -> Program:
     """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec).
     A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
     the interpretation restarts with that loop marked, until nothing more needs it."""
     force_unroll: dict[str, JitError | None] = {}
     while True:
         try:
-            return _trace(src, specs, force_unroll)
+            return _trace(src, specs, force_unroll, fast_trig)
         except NeedStatic as need:
             loops = {p for p in need.params if is_marker(p)}
             if not loops:
@@ -824,10 +824,11 @@ def trace(src: SourceFunction, specs: dict[str, Any]) -> Program:
                 force_unroll[m] = need.reason
 
 
-def _trace(src, specs, force_unroll) -> Program:
+def _trace(src, specs, force_unroll, fast_trig=False) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
+    em.fast_trig = fast_trig
     dynamic = [leaf for name, spec in specs.items() for leaf in leaves((name,), spec)]
     block = builder.open_block([s.tensor_type for _, s in dynamic])
     values = {}

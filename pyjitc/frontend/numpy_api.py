@@ -158,14 +158,15 @@ class Emitter:
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
         self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
+        self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
 
     def guard_list(self) -> list:
         return list(self.guards.items.values())
 
-    def check(self, bad: "Traced", message: str) -> None:
+    def check(self, bad: "Traced", message: str, located=True) -> None:
         """A condition under which NumPy would raise: the compiled function reports the first one
         that happened (with this source location) instead of returning a wrong value."""
-        where = f"{self.b.span}: " if self.b.span else ""
+        where = f"{self.b.span}: " if self.b.span and located else ""
         self.checks.append(where + message)
         code = self.constant(np.int32(len(self.checks)))
         zero = self.constant(np.int32(0))
@@ -589,12 +590,15 @@ def _via_float64(prim):
 
 
 # float64 sin/cos: IREE calls the host libm one element at a time (about 11 ns per element here).
-# For arrays of FAST_TRIG_ELEMENTS or more whose |x| are all at most FAST_TRIG_LIMIT, a vectorised
-# version instead: fdlibm's range reduction by pi/2 (three 33-bit pieces of pi/2 and their tails,
-# good for |x| < 2**20 * pi/2) and its kernel polynomials on [-pi/4, pi/4], accurate to about an
-# ulp. Larger values (and inf) take the libm path: a run-time `if` on the whole array.
+# Under @jit, for arrays of FAST_TRIG_ELEMENTS or more, a vectorised version instead: fdlibm's
+# range reduction by pi/2 (three 33-bit pieces of pi/2 and their tails, good for |x| < 2**20 * pi/2)
+# and its kernel polynomials on [-pi/4, pi/4], accurate to about an ulp. It is optimistic: a value
+# with |x| > FAST_TRIG_LIMIT (or inf) sets the error code to FAST_TRIG_RETRY, and the @jit wrapper
+# then compiles the function with libm's sin/cos and runs it again (and keeps that version for
+# the template). A run-time `if` instead would split the fused kernel around every sin and cos.
 FAST_TRIG_ELEMENTS = 1 << 14
 FAST_TRIG_LIMIT = 1e6
+FAST_TRIG_RETRY = "vectorised float64 sin/cos met a value with |x| > 1e6: libm's from now on"
 _PIO2 = ((1.57079632673412561417e+00, 6.07710050650619224932e-11),    # pio2_1, pio2_1t
          (6.07710050630396597660e-11, 2.02226624879595063154e-21),    # pio2_2, pio2_2t
          (2.02226624871116645580e-21, 8.47842766036889956997e-32))    # pio2_3, pio2_3t
@@ -602,8 +606,6 @@ _SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.984126982985
         2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10)
 _COS = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
         -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
-
-
 def _sincos_poly(em, x, prim):
     c = lambda v: em.full(v, np.float64, x.shape)
     op = em.emit
@@ -643,26 +645,15 @@ def _sincos_poly(em, x, prim):
     return out
 
 
-def _ir_if(em, pred, then_fn, else_fn) -> Traced:
-    b = em.b
-    blocks = []
-    for branch in (then_fn, else_fn):
-        block = b.open_block([])
-        b.close_block([branch().value])
-        blocks.append(block)
-    out = b.emit("if", pred.value, regions=tuple(blocks))
-    return em.wrap(out[0] if isinstance(out, tuple) else out)
-
-
 def _sincos(prim):
     def f64(em, x):
-        if x.type.size < FAST_TRIG_ELEMENTS:
+        if not em.fast_trig or x.type.size < FAST_TRIG_ELEMENTS:
             return em.emit(prim, x)
-        # x > L or x < -L, not |x| > L: the polynomial's own |x| would be shared with it, and
-        # written out to memory between the two dispatches
+        # x > L or x < -L, not |x| > L: the polynomial's own |x| would be shared with it
         limit = lambda v, d: em.emit("compare", x, em.full(v, np.float64, x.shape), direction=d)
         large = FUNCTIONS["numpy.any"](em, em.emit("or", limit(FAST_TRIG_LIMIT, "GT"), limit(-FAST_TRIG_LIMIT, "LT")))
-        return _ir_if(em, large, lambda: em.emit(prim, x), lambda: _sincos_poly(em, x, prim))
+        em.check(large, FAST_TRIG_RETRY, located=False)
+        return _sincos_poly(em, x, prim)
     return in_double(f64)
 
 

@@ -733,7 +733,7 @@ note("numpy.power", "float: C99 pow special cases, computed in float64; integer 
                     "compile-time non-negative exponent")
 for _n in ("numpy.sin", "numpy.cos", "numpy.tan"):
     note(_n, "float16/32 computed in float64 (IREE's float32 versions are up to 5e5 ulp off)"
-         + ("; arrays of 16384+ elements with all |x| <= 1e6: vectorised, within 2 ulp" if _n != "numpy.tan" else ""))
+         + ("; under @jit, arrays of 16384+ elements vectorised (within 2 ulp), libm if any |x| > 1e6" if _n != "numpy.tan" else ""))
 note("numpy.cbrt", "float64 via |x| ** (1/3) with the sign put back")
 note("numpy.matmul", "1-D, 2-D and batched; bool as or-of-ands; empty contractions give zeros")
 note("numpy.where", "three-argument form; the one-argument form's shape depends on the data")
