@@ -85,6 +85,17 @@ def test_large_results_are_numpy_arrays_over_iree_memory_and_pass_back_in_uncopi
     assert not np.shares_memory(z, y)
 
 
+def reinterpret(x):
+    return x + 1
+
+
+def test_a_result_viewed_as_another_dtype_passes_back_in_with_that_dtype():
+    f, g = pyjitc.jit(scale), pyjitc.jit(reinterpret)
+    y = f(np.random.default_rng(4).standard_normal(SHAPE))
+    as_int = y.view(np.int64)
+    assert_same(g(as_int), reinterpret(as_int))
+
+
 def test_chained_bool_results_keep_their_values(jitted):
     x = np.random.default_rng(1).standard_normal(SHAPE)
     mask = jitted["positive"](x)

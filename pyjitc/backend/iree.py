@@ -213,7 +213,7 @@ def _as_result_buffer(a: np.ndarray, rt):
     if not isinstance(owner, _Owner) or owner._runtime is not rt:
         return None
     full = owner._array
-    if (_address(a) != _address(full) or a.shape != full.shape or a.dtype.itemsize != full.dtype.itemsize):
+    if _address(a) != _address(full) or a.shape != full.shape or a.dtype != full.dtype or a.strides != full.strides:
         return None
     return owner._view
 
