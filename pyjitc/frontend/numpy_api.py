@@ -947,7 +947,7 @@ def asarray(em, a, dtype=None, copy=None, order=None):
         return np.asarray(a, dtype=dtype)
     out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
     if copy is False and out is not a:
-        raise NotSupportedError("np.array(..., copy=False) can't convert the dtype without a copy (NumPy raises ValueError)",
+        raise NotSupportedError("copy=False: the dtype can't change without a copy (NumPy raises ValueError)",
                                 hint="leave out copy=False, or pass copy=None")
     return numpy_copy(em, out) if copy and out is a else out
 
