@@ -163,24 +163,32 @@ def shapes_fn(x):
     return (x * 2).sum(axis=0)
 
 
-def test_many_threads_calling_with_many_shapes_compile_each_template_once():
-    f = pyjitc.jit(shapes_fn)
-    shapes = [(2, 3), (4, 3), (5, 1)]
+def in_threads(worker, n):
+    """Run worker(k) for k in range(n), each in its own thread, at once; re-raise the first failure."""
     errors = []
 
-    def worker(k):
+    def run(k):
         try:
-            for i in range(6):
-                x = np.full(shapes[(k + i) % 3], float(k))
-                assert_same(f(x), shapes_fn(x))
+            worker(k)
         except Exception as e:   # reported below
             errors.append(e)
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_many_threads_calling_with_many_shapes_compile_each_template_once():
+    f = pyjitc.jit(shapes_fn)
+    shapes = [(2, 3), (4, 3), (5, 1)]
+
+    def worker(k):
+        for i in range(6):
+            x = np.full(shapes[(k + i) % 3], float(k))
+            assert_same(f(x), shapes_fn(x))
+    in_threads(worker, 8)
     info = f.cache_info()
     assert info.misses == 3 and info.currsize == 3 and info.hits == 8 * 6 - 3
 
@@ -196,20 +204,11 @@ def test_concurrent_calls_of_one_executable_give_each_thread_its_own_answer(devi
     inputs = [np.random.default_rng(k).standard_normal(50_000) for k in range(4)]
     wants = [chain_fn(x) for x in inputs]
     f(inputs[0])
-    errors = []
 
     def worker(k):
-        try:
-            for _ in range(15):
-                assert_same(f(inputs[k]), wants[k])
-        except Exception as e:   # reported below
-            errors.append(e)
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+        for _ in range(15):
+            assert_same(f(inputs[k]), wants[k])
+    in_threads(worker, 4)
     assert f.cache_info().misses == 1
 
 
