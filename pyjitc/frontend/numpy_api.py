@@ -633,11 +633,10 @@ def _sincos_poly(em, x, prim):
     one_m = op("sub", c(1.0), hz)
     cos_r = op("add", one_m, op("add", op("sub", op("sub", c(1.0), one_m), hz),
                                   op("mul", op("mul", z, z), horner(_COS))))
-    q = op("sub", fn, op("mul", c(4.0), op("floor", op("mul", fn, c(0.25)))))   # n mod 4, as a float
-    if prim == "cos":
-        q = op("sub", op("add", q, c(1.0)), op("mul", c(4.0), op("floor", op("mul", op("add", q, c(1.0)), c(0.25)))))
+    n = op("add", fn, c(1.0)) if prim == "cos" else fn      # cos(x) = sin(x + pi/2)
+    q = op("sub", n, op("mul", c(4.0), op("floor", op("mul", n, c(0.25)))))     # n mod 4, as a float
     is_q = lambda k: op("compare", q, c(float(k)), direction="EQ")
-    # sin(y + n pi/2) by quadrant: sin, cos, -sin, -cos (cos(x) = sin(x + pi/2))
+    # sin(y + n pi/2) by quadrant: sin, cos, -sin, -cos
     out = op("select", is_q(0), sin_r, op("select", is_q(1), cos_r,
                                           op("select", is_q(2), op("neg", sin_r), op("neg", cos_r))))
     if prim == "sin":   # sin(x) = x below 2**-27 (and -0.0 stays -0.0)
