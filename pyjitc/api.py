@@ -17,12 +17,13 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from .aliasing import find_aliases
 from .backend import iree as backend
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.numpy_api import NeedStatic
 from .stages import Compiled, Lowered, NeedsLibm
-from .template import PY_SCALAR_DTYPES, Template, spec_of
+from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits"])
 log = logging.getLogger("pyjitc")
@@ -144,6 +145,9 @@ class JitFunction:
                 key.append(type(v))
             else:
                 key.append(spec_of(name, v, False))
+        shared = find_aliases(values, path_name)   # arguments sharing memory: compiled for that sharing
+        if shared:
+            key.append(("aliases", shared))
         return tuple(key)
 
     @_user_facing
@@ -221,7 +225,7 @@ class JitFunction:
         while True:
             specs = self._specs(values)
             try:
-                program = codegen.trace(self._src, dict(specs), fast_trig)
+                program = codegen.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.
                 new = need.params - self._static

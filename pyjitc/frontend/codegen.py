@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from ..aliasing import as_index
 from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError)
-from ..ir.graph import Builder, Function
+from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, leaves, path_name
 from . import indexing, linalg, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
@@ -188,18 +189,9 @@ class FunctionCompiler(ast.NodeVisitor):
             raise UnsupportedSyntaxError(f"can't assign to {ast.unparse(target)} inside @jit")
 
     def subscript_base(self, target):
-        """The array written by `name[...] = v`. A local array built at compile time (np.zeros(n))
-        becomes a run-time array here, for every name bound to it."""
-        base = self.visit(target.value)
-        if isinstance(base, np.ndarray) and isinstance(target.value, ast.Name) and target.value.id in self.env:
-            lifted = self.em.asarray(base)
-            lifted = Traced(lifted.value, None, None)
-            self.em.zero_d_arrays.add(id(lifted))
-            for k, v in self.env.items():
-                if v is base:
-                    self.env[k] = lifted
-            return lifted
-        return base
+        """The array written by `name[...] = v` (every array is a value with identity: arrays made
+        inside the function too, so every alias sees the write)."""
+        return self.visit(target.value)
 
     def store(self, base, index, value, shown):
         """`base[index] = value`: arrays are updated in place (the caller's array too, for an
@@ -209,7 +201,9 @@ class FunctionCompiler(ast.NodeVisitor):
                 kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
                 raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
                                hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
-            base.value = indexing.setitem(self.em, base, index, value, shown).value
+            index = numpy_api.known(index)
+            if not self.store_known(base, index, value):
+                base.value = indexing.setitem(self.em, base, index, value, shown).value
         elif isinstance(base, (list, dict)):
             if self.em.loop_depth:
                 raise NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop that runs "
@@ -219,11 +213,26 @@ class FunctionCompiler(ast.NodeVisitor):
                 base[index] = value
             except (IndexError, TypeError) as e:
                 raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
-        elif isinstance(base, np.ndarray):
-            raise NotSupportedError(f"{shown}: this array is a global or closure constant and can't be changed",
-                                    hint="copy it into a local array first: a = np.array(CONST)")
         else:
             raise JitError(f"{shown}: a {type(base).__name__} does not support item assignment")
+
+    def store_known(self, base: Traced, index, value) -> bool:
+        """`base[index] = value` computed by NumPy where all three are known at compile time (the
+        array stays known: a mask built with writes is still a compile-time mask)."""
+        contents = base.const
+        if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index):
+            return False
+        v = numpy_api.known(value)
+        if isinstance(v, Traced) or not is_static(v):
+            return False
+        new = contents.copy()
+        try:
+            with np.errstate(all="ignore"):
+                new[index] = v
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False     # the run-time path raises NumPy's error with its own message
+        self.em.set_known(base, new)
+        return True
 
     def unpack(self, value, n):
         if isinstance(value, Traced):
@@ -247,13 +256,9 @@ class FunctionCompiler(ast.NodeVisitor):
             value = self.visit(node.value)
             new = apply_operator(self.em, op, old, value)
             if isinstance(old, Traced) and not old.weak and (old.ndim or old.view is not None or
-                                                             id(old) in self.em.arguments):
+                                                             id(old) in self.em.arguments or
+                                                             id(old) in self.em.zero_d_arrays):
                 self.update_in_place(old, new, shown)
-            elif isinstance(old, np.ndarray) and isinstance(new, Traced):
-                # a compile-time array updated with run-time values: same cast rules, new binding
-                holder = self.em.asarray(old)
-                self.update_in_place(holder, new, shown)
-                self.env[node.target.id] = holder
             else:
                 self.env[node.target.id] = new
         elif isinstance(node.target, ast.Subscript):
@@ -283,6 +288,11 @@ class FunctionCompiler(ast.NodeVisitor):
     def update_in_place(self, old: Traced, new, what: str):
         """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
         written into x itself, so every name bound to x (and every view of it) sees it."""
+        if old.const is not None and old.view is None and not old.frozen and is_static(numpy_api.known(new)):
+            contents = np.asarray(numpy_api.known(new))
+            if contents.shape == old.shape and np.can_cast(contents.dtype, old.dtype, "same_kind"):
+                self.em.set_known(old, contents.astype(old.dtype))
+                return
         new = self.em.asarray(new)
         if new.shape != old.shape:
             raise ShapeError(f"{what}: non-broadcastable output operand with shape {old.shape} "
@@ -598,14 +608,24 @@ class FunctionCompiler(ast.NodeVisitor):
         self.em.guards.add(("name", self.src.fn, node.id, value))
         if isinstance(value, types.ModuleType):
             policy.check_module(value, node.id)
-        return value
+        return self.global_value(value, f"the module-level array {node.id}")
+
+    def global_value(self, value, what: str):
+        """A NumPy array from outside the function (a global, a module attribute, a default value):
+        one read-only array for every read of it (NumPy would change the global itself)."""
+        if not isinstance(value, np.ndarray):
+            return value
+        held = self.em.globals.get(id(value))
+        if held is None:
+            held = self.em.globals[id(value)] = (value, self.em.array(value, frozen=what))
+        return held[1]
 
     def visit_Attribute(self, node):
         base = self.visit(node.value)
         attr = node.attr
         if isinstance(base, Traced):
             if attr in numpy_api.PROPERTIES:
-                return numpy_api.PROPERTIES[attr](self.em, base)
+                return numpy_api.call_known(self.em, numpy_api.PROPERTIES[attr], (base,))
             if attr in numpy_api.METHODS:
                 return BoundMethod(numpy_api.METHODS[attr], base, attr)
             if attr in policy.FORBIDDEN_METHODS:
@@ -624,7 +644,7 @@ class FunctionCompiler(ast.NodeVisitor):
         reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
         if reason:
             raise ForbiddenError(f"{ast.unparse(node)} is not allowed inside @jit: {reason}")
-        return value
+        return self.global_value(value, f"the array {ast.unparse(node)}")
 
     def visit_Call(self, node):
         func = self.visit(node.func)
@@ -649,6 +669,7 @@ class FunctionCompiler(ast.NodeVisitor):
         if kind in ("numpy", "builtin"):
             return self.call_impl(target, shown, args, kwargs)
         if kind == "math":
+            args, kwargs = numpy_api.known(args), numpy_api.known(kwargs)
             if is_static(*args, *kwargs.values()):
                 return fold(target, *args, **kwargs)
             if target.__name__ in numpy_surface.MATH and not kwargs:
@@ -664,8 +685,11 @@ class FunctionCompiler(ast.NodeVisitor):
             raise JitError(f"{shown}(): {e}") from None
         except ValueError:
             pass
-        numpy_api.refuse_complex(impl, shown, args, kwargs)
-        return impl(self.em, *args, **kwargs)
+
+        def call(em, *args, **kwargs):
+            numpy_api.refuse_complex(impl, shown, args, kwargs)
+            return impl(em, *args, **kwargs)
+        return numpy_api.call_known(self.em, call, args, kwargs)
 
     def inline(self, fn, shown, args, kwargs):
         if fn in self.stack:
@@ -677,7 +701,8 @@ class FunctionCompiler(ast.NodeVisitor):
         except TypeError as e:
             raise JitError(f"{shown}(): {e}") from None
         bound.apply_defaults()
-        return FunctionCompiler(src, self.em, dict(bound.arguments), self.stack).run()
+        env = {k: self.global_value(v, f"the default value of {k}") for k, v in bound.arguments.items()}
+        return FunctionCompiler(src, self.em, env, self.stack).run()
 
     def visit_BinOp(self, node):
         return apply_operator(self.em, type(node.op).__name__, self.visit(node.left), self.visit(node.right))
@@ -761,9 +786,9 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
-        index = self.visit(node.slice)
-        if isinstance(base, Traced) or _contains_traced(index) and isinstance(base, np.ndarray):
-            return indexing.getitem(self.em, self.em.asarray(base), index)
+        index = numpy_api.known(self.visit(node.slice))
+        if isinstance(base, Traced):
+            return numpy_api.call_known(self.em, _getitem, (base, index))
         index = self.em.static(index, "an index into a Python value")
         try:
             return base[index]
@@ -786,14 +811,10 @@ class FunctionCompiler(ast.NodeVisitor):
         return out
 
 
-def _contains_traced(x) -> bool:
-    if isinstance(x, Traced):
-        return True
-    if isinstance(x, tuple):
-        return any(_contains_traced(v) for v in x)
-    if isinstance(x, slice):
-        return any(isinstance(v, Traced) for v in (x.start, x.stop, x.step))
-    return False
+def _getitem(em, base, index):
+    if isinstance(base, Traced):
+        return indexing.getitem(em, base, index)
+    return fold(lambda b, i: b[i], base, index)
 
 
 def _target_names(target) -> list[str]:
@@ -806,14 +827,14 @@ def _pos(node):
 
 # ---------------------------------------------------------------- entry point
 
-def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False) -> Program:
+def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, aliases=()) -> Program:
     """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec).
     A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
     the interpretation restarts with that loop marked, until nothing more needs it."""
     force_unroll: dict[str, JitError | None] = {}
     while True:
         try:
-            return _trace(src, specs, force_unroll, fast_trig)
+            return _trace(src, specs, force_unroll, fast_trig, aliases)
         except NeedStatic as need:
             loops = {p for p in need.params if is_marker(p)}
             if not loops:
@@ -824,7 +845,7 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False) -
                 force_unroll[m] = need.reason
 
 
-def _trace(src, specs, force_unroll, fast_trig=False) -> Program:
+def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
@@ -839,6 +860,10 @@ def _trace(src, specs, force_unroll, fast_trig=False) -> Program:
         else:
             values[path] = params[path] = Traced(value, None, None)
             em.arguments.add(id(values[path]))
+    for view_path, base_path, index in aliases:   # arguments sharing memory: one array and views of it
+        base = values[base_path]
+        values[view_path] = base if index == () else indexing.getitem(em, base, as_index(index))
+        del params[view_path]    # written back through its base
     env: dict[str, Any] = {name: _argument(values, (name,), spec) for name, spec in specs.items()}
     em.err = em.constant(np.int32(0))
     originals = {name: t.value for name, t in params.items()}
@@ -863,7 +888,7 @@ def _trace(src, specs, force_unroll, fast_trig=False) -> Program:
         return id(t) in em.arguments
 
     outputs = []
-    out_tree = _flatten(em, result, outputs, argument_source, argument_object)
+    out_tree = _flatten(em, result, outputs, argument_source, argument_object, {})
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
@@ -874,6 +899,7 @@ def _trace(src, specs, force_unroll, fast_trig=False) -> Program:
         error_index = len(outputs)
         outputs.append(em.err.value)
     builder.close_block(outputs)
+    prune(block)
     fn_name = src.name if src.name.isidentifier() else "lambda"
     function = Function(fn_name, block, [path_name(p) for p, _ in dynamic])
     return Program(function, out_tree, writebacks, checks=list(em.checks), error_index=error_index,
@@ -888,16 +914,29 @@ def _argument(values, path, spec):
     return values[path]
 
 
-def _flatten(em, value, outputs, argument_source, argument_object):
+KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
+
+
+def _flatten(em, value, outputs, argument_source, argument_object, seen):
     """The output tree: `input` is the caller's array (or a view of it), `input_copy` a new array
-    holding an argument's values unchanged (a copy: IREE would hand back the input's own buffer)."""
+    holding an argument's values unchanged (a copy: IREE would hand back the input's own buffer),
+    `const` a value known at compile time (a new copy of it per call). The same array returned
+    twice is one result (`seen`), so the caller gets the same object twice, as from NumPy."""
     if isinstance(value, Traced):
+        if id(value) in seen:
+            return seen[id(value)]
         path = argument_source(value.value) if value.weak is None else None
         if path is not None:
-            return ("input" if argument_object(value) else "input_copy", path, value.shape)
-        outputs.append(value.value)
-        return ("out", len(outputs) - 1, value.weak)
-    flat = lambda v: _flatten(em, v, outputs, argument_source, argument_object)
+            tree = ("input" if argument_object(value) else "input_copy", path, value.shape)
+        elif value.const is not None and value.weak is None and value.const.size <= KNOWN_RESULT_MAX:
+            contents = value.const
+            tree = ("const", contents if id(value) in em.zero_d_arrays or contents.ndim else contents[()])
+        else:
+            outputs.append(value.value)
+            tree = ("out", len(outputs) - 1, value.weak)
+        seen[id(value)] = tree
+        return tree
+    flat = lambda v: _flatten(em, v, outputs, argument_source, argument_object, seen)
     if isinstance(value, tuple):
         return ("tuple", [flat(v) for v in value])
     if isinstance(value, list):
@@ -929,4 +968,5 @@ def unflatten(tree, results, arguments: dict):
         return [unflatten(t, results, arguments) for t in tree[1]]
     if kind == "dict":
         return {k: unflatten(t, results, arguments) for k, t in tree[1]}
-    return tree[1]
+    value = tree[1]
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value

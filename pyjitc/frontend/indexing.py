@@ -123,10 +123,12 @@ def getitem(em: Emitter, x: Traced, index) -> Traced:
     y = _basic(em, x, items)
     if y.ndim == 0 and all(it.kind in ("int", "dyn") for it in items) and not _has_ellipsis(index):
         return y   # x[i, j] is a NumPy scalar (a copy), not a view
+    static = all(it.kind in ("int", "slice", "new") for it in items)
     return make_view(x, y,
                      lambda base: _basic(em, Traced(base, x.weak, x.params), items).value,
                      lambda base, new: _set_region(em, Traced(base, x.weak, x.params), items,
-                                                   Traced(new)).value)
+                                                   Traced(new)).value,
+                     (lambda contents: contents[index]) if static else None)
 
 
 def _has_ellipsis(index) -> bool:
@@ -197,7 +199,7 @@ def _basic(em, x: Traced, items: list[Item]) -> Traced:
     y = x
     if any(it.kind == "slice" and it.value[2] != 1 for it in items):
         y = _strided(em, x, items)
-        items = [Item("slice", (0, d, 1, d)) if it.kind == "slice" else it
+        items = [Item("slice", (0, d, 1, d)) if it.kind == "slice" and it.value[2] != 1 else it
                  for it, d in zip(items, _axis_sizes(y, items))]
     starts, sizes, _ = _region(em, y, items)
     if any(isinstance(s, Traced) for s in starts):

@@ -30,14 +30,29 @@ class Traced:
     `params` the scalar arguments (or loop markers) it was computed from (None when it depends on
     array data), which is what lets the compiler make such a value static when it is needed.
     `view` is set when NumPy would return a view of another array: the value is then recomputed
-    from its base when the base changes, and writes through the view go to the base."""
-    __slots__ = ("_value", "weak", "params", "view")
+    from its base when the base changes, and writes through the view go to the base.
+    An array whose contents are known at compile time (np.zeros(n), a folded expression) is a
+    Traced too, with one identity like any other array: `const` holds its contents for as long as
+    its value is the constant it was made from (a write makes it a run-time value for every alias).
+    `frozen` names why the array can't be written (a module-level constant), or is None."""
+    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen")
 
     def __init__(self, value: Value, weak=None, params=None, view=None):
         self._value = value
         self.weak = weak
         self.params = params
         self.view = view
+        self._const = self._const_of = self.frozen = None
+
+    @property
+    def const(self) -> np.ndarray | None:
+        """The contents, where they are known at compile time (a read-only NumPy array)."""
+        if self.view is not None:
+            base = self.view.base.const
+            if base is None or self.view.const_fn is None:
+                return None
+            return self.view.const_fn(base)
+        return self._const if self._value is self._const_of and self._const_of is not None else None
 
     @property
     def value(self) -> Value:
@@ -58,6 +73,9 @@ class Traced:
     def value(self, new: Value) -> None:
         """An in-place update: a view writes through to its base, as NumPy would."""
         v = self.view
+        if self.root.frozen:
+            raise NotSupportedError(f"writing into {self.root.frozen}, which compiled code can't change",
+                                    hint="copy it into a local array first: a = np.array(CONST)")
         if v is not None:
             if v.backward is None:
                 raise NotSupportedError(
@@ -97,19 +115,20 @@ class Traced:
 class View:
     """How a view relates to its base: forward(base value) -> view value; backward(base value,
     new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
-    __slots__ = ("base", "forward", "backward", "seen")
+    __slots__ = ("base", "forward", "backward", "seen", "const_fn")
 
-    def __init__(self, base: Traced, forward, backward):
-        self.base, self.forward, self.backward = base, forward, backward
+    def __init__(self, base: Traced, forward, backward, const_fn=None):
+        self.base, self.forward, self.backward, self.const_fn = base, forward, backward, const_fn
         self.seen = base.value
 
 
-def make_view(base: Traced, result: Traced, forward, backward) -> Traced:
+def make_view(base: Traced, result: Traced, forward, backward, const_fn=None) -> Traced:
     """Mark `result` (already computed from base) as a NumPy view of `base`.
-    A view of a view whose aliasing NumPy decides by layout is opaque (no forward/backward)."""
+    A view of a view whose aliasing NumPy decides by layout is opaque (no forward/backward).
+    `const_fn(base contents) -> view contents` keeps a view of a known array known."""
     if base.view is not None and base.view.forward is None:
-        forward = backward = None
-    return Traced(result._value, result.weak, result.params, View(base, forward, backward))
+        forward = backward = const_fn = None
+    return Traced(result._value, result.weak, result.params, View(base, forward, backward, const_fn))
 
 
 class NeedStatic(Exception):
@@ -159,6 +178,8 @@ class Emitter:
         self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
         self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
+        self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)
+        self.globals: dict[int, tuple[Any, Traced]] = {}   # id(global array) -> (it, its frozen Traced)
 
     def guard_list(self) -> list:
         return list(self.guards.items.values())
@@ -196,9 +217,32 @@ class Emitter:
         as_dtype(arr.dtype)
         return Traced(self.b.emit("constant", value=arr), None, frozenset())
 
+    def set_known(self, t: "Traced", contents: np.ndarray) -> None:
+        """An in-place update of `t` (not a view) whose new contents are known at compile time."""
+        known = np.array(contents, dtype=t.dtype, copy=True)
+        known.flags.writeable = False
+        t.value = self.b.emit("constant", value=known)
+        t._const, t._const_of = known, t._value
+
+    def array(self, contents: np.ndarray, frozen: str | None = None) -> Traced:
+        """A NumPy array the program holds (made by np.zeros, folded, or a global read): a value
+        with identity whose contents are known until something writes into it."""
+        if contents.dtype == object or contents.dtype not in SUPPORTED_DTYPES:
+            raise NotSupportedError(f"can't use an array of dtype {contents.dtype} in compiled code")
+        known = contents.view()
+        known.flags.writeable = False
+        t = Traced(self.b.emit("constant", value=known), None, frozenset())
+        t._const, t._const_of, t.frozen = known, t._value, frozen
+        self.held.append(t)
+        if known.ndim == 0:
+            self.zero_d_arrays.add(id(t))
+        return t
+
     def static(self, x, what: str):
         """The compile-time value of `x`; `what` names the use, for the error message."""
         if isinstance(x, Traced):
+            if x.const is not None:
+                return x.const
             if x.params:
                 raise NeedStatic(x.params, reason=JitError(
                     f"{what} must be known at compile time, but it changes at run time", self.b.span))
@@ -705,8 +749,101 @@ _PY_OPERATORS = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.
                  "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b}
 
 
+def _known_arrays(x, out: list) -> bool:
+    """Collect the Traced values inside x (tuples, lists, dicts, slices); False if one of them
+    has contents unknown at compile time."""
+    if isinstance(x, Traced):
+        out.append(x)
+        return x.const is not None
+    if isinstance(x, (tuple, list)):
+        return all(_known_arrays(v, out) for v in x)
+    if isinstance(x, dict):
+        return all(_known_arrays(v, out) for v in x.values())
+    if isinstance(x, slice):
+        return all(_known_arrays(v, out) for v in (x.start, x.stop, x.step))
+    return True
+
+
+def _contains_unknown(x) -> bool:
+    return not _known_arrays(x, [])
+
+
+def known(x):
+    """x with every array whose contents are known replaced by those contents (a NumPy array)."""
+    if isinstance(x, Traced):
+        c = x.const
+        return x if c is None else c
+    if isinstance(x, tuple):
+        return tuple(known(v) for v in x)
+    if isinstance(x, list):
+        return [known(v) for v in x]
+    if isinstance(x, dict):
+        return {k: known(v) for k, v in x.items()}
+    if isinstance(x, slice):
+        return slice(known(x.start), known(x.stop), known(x.step))
+    return x
+
+
+def _new_arrays(x, out: list) -> None:
+    if isinstance(x, np.ndarray):
+        out.append(x)
+    elif isinstance(x, (tuple, list)):
+        for v in x:
+            _new_arrays(v, out)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _new_arrays(v, out)
+
+
+def hold(em: Emitter, x):
+    """Every NumPy array in a result becomes an array the program holds (identity, known contents)."""
+    if isinstance(x, np.ndarray):
+        return em.array(x)
+    if isinstance(x, tuple):
+        return tuple(hold(em, v) for v in x)
+    if isinstance(x, list):
+        return [hold(em, v) for v in x]
+    if isinstance(x, dict):
+        return {k: hold(em, v) for k, v in x.items()}
+    return x
+
+
+def call_known(em: Emitter, fn, args, kwargs=None):
+    """fn(em, *args, **kwargs) as NumPy runs it on arrays with identity. Where every array
+    argument's contents are known, NumPy computes the result now (exact by construction), unless
+    that result shares memory with an argument (a view, or the argument itself): then the call
+    runs on the arrays themselves, so that the view writes through to them. Arrays in the result
+    are held (see hold)."""
+    kwargs = kwargs or {}
+    cells: list[Traced] = []
+    if _known_arrays(args, cells) and _known_arrays(kwargs, cells) and cells:
+        consts = [c.const for c in cells]
+        checkpoint, n_checks, err = em.b.checkpoint(), len(em.checks), em.err and em.err.value
+        try:
+            out = fn(em, *known(args), **known(kwargs))
+        except (JitError, NeedStatic):
+            out = _FAILED
+        if out is not _FAILED:
+            made: list[np.ndarray] = []
+            _new_arrays(out, made)
+            if not any(np.may_share_memory(m, c) for m in made for c in consts):
+                return hold(em, out)
+        em.b.rollback(checkpoint)
+        del em.checks[n_checks:]
+        if em.err is not None:
+            em.err.value = err
+    return hold(em, fn(em, *args, **kwargs))
+
+
+_FAILED = object()
+
+
 def apply_operator(em: Emitter, op_name: str, *args):
     """A Python operator: on compile-time values Python/NumPy computes it; on arrays the ufunc."""
+    return call_known(em, lambda em, *a: _apply_operator(em, op_name, *a), args)
+
+
+def _apply_operator(em: Emitter, op_name: str, *args):
     if is_static(*args):
         return fold(_PY_OPERATORS[op_name], *args)
     if op_name not in OPERATORS:

@@ -102,6 +102,23 @@ class Builder:
         return results[0] if single else results
 
 
+def prune(block: Block) -> set[int]:
+    """Drop the ops whose results nothing uses (every op is pure: constants folded at compile time
+    and never read, work on a path that was discarded). Returns the ids of the values the block
+    reads, its captures from enclosing blocks included."""
+    used = {v.id for v in block.results}
+    kept = []
+    for op in reversed(block.ops):
+        if not any(r.id in used for r in op.results):
+            continue
+        kept.append(op)
+        used.update(v.id for v in op.operands)
+        for region in op.regions:
+            used |= prune(region)
+    block.ops[:] = reversed(kept)
+    return used
+
+
 def _fmt_attr(v) -> str:
     if isinstance(v, np.ndarray):
         if v.size <= 8:
