@@ -283,6 +283,83 @@ def test_run_time_scalar_loop_bound_does_not_recompile():
     assert f.cache_info().misses == 1
 
 
+# Loops whose body yields a carried value that does not depend on the loop (`tmp[:, :] = 0.0`
+# ending each step, `x = 1.0`, `tmp = v`) or one value for two carried variables (`u[:, :] = tmp`)
+# failed inside IREE 3.13: "'scf.while' op along control flow edge from Operation scf.condition
+# to Region #1: region branch point has 8 operands, but region successor needs 10 inputs".
+
+def reset_work_array(u, nsteps):
+    tmp = u * 0.0              # a run-time array derived from the argument
+    for t in range(nsteps):
+        tmp[1:-1, 1:-1] = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+        u[:, :] = tmp[:, :]
+        tmp[:, :] = 0.0
+    return u
+
+
+def reset_zeros_like_return_both(u, nsteps):
+    tmp = np.zeros_like(u)
+    for t in range(nsteps):
+        tmp[1:-1, 1:-1] = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+        u[:] = tmp
+        tmp[:] = 0.0
+    return u, tmp
+
+
+def reset_in_while_loop(u, nsteps):
+    tmp = u * 0.0
+    t = 0
+    while t < nsteps:
+        tmp[1:-1, 1:-1] = 0.5 * (u[2:, 1:-1] + u[:-2, 1:-1])
+        u[:, :] = tmp[:, :]
+        tmp[:, :] = 0.0
+        t += 1
+    return tmp
+
+
+def reset_in_nested_loops(u, v, nsteps):
+    tmp = u * 0.0
+    for s in range(2):
+        for t in range(nsteps):
+            tmp[1:-1, 1:-1] = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+            u[:, :] = tmp[:, :]
+            v[:, :] = tmp
+            tmp[:, :] = 0.0
+    return u.sum()
+
+
+def copy_back_without_reset(u, v, w, nsteps):
+    tmp = u * 0.0
+    for t in range(nsteps):
+        tmp[1:-1, 1:-1] = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+        u[:, :] = tmp              # u and tmp (and v, w) end each step as one value
+        v[:, :] = tmp
+        w[:, :] = tmp
+    return u
+
+
+def rebind_to_loop_invariant_values(u, v, nsteps):
+    x = u[0, 0] * 2.0
+    tmp = u * 2.0
+    acc = u * 0.0
+    for t in range(nsteps):
+        acc = acc + tmp * x
+        x = 1.0
+        tmp = v
+    return acc
+
+
+@pytest.mark.parametrize("fn, n_arrays", [
+    (reset_work_array, 1), (reset_zeros_like_return_both, 1), (reset_in_while_loop, 1),
+    (reset_in_nested_loops, 2), (copy_back_without_reset, 3), (rebind_to_loop_invariant_values, 2)])
+def test_loop_yielding_a_loop_invariant_or_repeated_value_compiles_and_updates_in_place(fn, n_arrays):
+    arrays = [rng.random((8, 7)) for _ in range(n_arrays)]
+    f = pyjitc.jit(fn)
+    for nsteps in (0, 1, 5):
+        assert_same_call(f, fn, *arrays, nsteps, accumulate=True)
+    assert f.cache_info().misses == 1
+
+
 def loop_changes_type(x):
     acc = x[:1]
     for i in range(x.shape[0]):

@@ -436,6 +436,35 @@ def _ignored_arguments(block) -> list[int]:
     return [i for i, p in enumerate(block.params) if p.id not in used and block.results[i] is not p]
 
 
+def _loop_invariant_results(block) -> list[int]:
+    """Positions of the block results that depend on none of the block's arguments: a value from
+    outside the loop, or one computed from constants only (e.g. `tmp[:, :] = 0.0` ending the body)."""
+    variant = {p.id for p in block.params}
+
+    def reads_variant(op) -> bool:   # its operands, and what its regions read or yield from here
+        return (any(v.id in variant for v in op.operands)
+                or any(v.id in variant for r in op.regions for v in r.results)
+                or any(reads_variant(inner) for r in op.regions for inner in r.ops))
+    for op in block.ops:
+        if reads_variant(op):
+            variant.update(v.id for v in op.results)
+    return [i for i, v in enumerate(block.results) if v.id not in variant]
+
+
+def _duplicate_results(block) -> list[int]:
+    """Positions of the block results that another position also yields (`u[:, :] = tmp` with both
+    carried), the first one (or the one yielded unchanged) left out."""
+    first = {v.id for v, p in zip(block.results, block.params) if v is p}
+    dups = []
+    for i, (v, p) in enumerate(zip(block.results, block.params)):
+        if v is p:
+            continue
+        if v.id in first:
+            dups.append(i)
+        first.add(v.id)
+    return dups
+
+
 def _lower_while(ctx, operands, **_):
     """Two IREE 3.13 workarounds, both invisible in the results:
     - booleans are carried as ui8: loops carrying i1 tensors fail at run time ("indirect buffer
@@ -443,17 +472,25 @@ def _lower_while(ctx, operands, **_):
     - a body that ignores a carried value (replaces it wholesale) fails to compile when the value
       is used after the loop ("region branch point has N operands, but region successor needs M
       inputs"): such values are yielded as select(trip < 0, old, new) with an extra trip counter,
-      which is never negative, so the body reads them."""
+      which is never negative, so the body reads them.
+      The same error (IREE 3.13.0rc20261016) comes from a body that yields a value that does not
+      depend on the loop (ends with `tmp[:, :] = 0.0`, `x = 1.0`, `tmp = v` for an outer v), or
+      the same value in two places (`u[:, :] = tmp` with u and tmp carried): IREE rotates the
+      loop into do-while form, its canonicalizer drops such a value from the scf.while results
+      and "after" region (fewer arguments there than in "before"), and iree-stream-conversion's
+      scf.while pattern then gives the "after" region the "before" region's signature. Those
+      values take the same select, which makes each depend on the loop and differ from the rest."""
     carried = [t.with_dtype(np.uint8) if is_bool(t.dtype) else t for t in ctx.out]
     bools = [is_bool(t.dtype) for t in ctx.out]
     to_u8 = lambda v, t: ctx.hlo("stablehlo.convert", v, type=ctx.mlir_type(t))
     to_bool = lambda v, t: ctx.hlo("stablehlo.compare", v, ctx.splat(0, t), type=ctx.mlir_type(t.with_dtype(np.bool_)),
                                    comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
-    ignored = _ignored_arguments(ctx.regions[1])
+    ir_body = ctx.regions[1]
+    guarded = sorted({*_ignored_arguments(ir_body), *_loop_invariant_results(ir_body), *_duplicate_results(ir_body)})
     trip_t = TensorType((), np.dtype(np.int64))
-    arg_types = carried + [trip_t] * bool(ignored)
+    arg_types = carried + [trip_t] * bool(guarded)
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
-    if ignored:
+    if guarded:
         inits.append(ctx.splat(0, trip_t))
     op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in arg_types], regions=2)
     raw: list = []   # the body's arguments as the IR sees them (booleans as i1), the trip counter last
@@ -464,19 +501,19 @@ def _lower_while(ctx, operands, **_):
 
     def leave_body(vals):
         vals = list(vals)
-        if ignored:
+        if guarded:
             trip = ctx.hlo("stablehlo.add", raw[-1], ctx.splat(1, trip_t), type=ctx.mlir_type(trip_t))
             never = ctx.hlo("stablehlo.compare", trip, ctx.splat(0, trip_t), type=ctx.mlir_type(trip_t.with_dtype(np.bool_)),
                             comparison_direction=ctx.attr("#stablehlo<comparison_direction LT>"),
                             compare_type=ctx.attr("#stablehlo<comparison_type SIGNED>"))
-            for i in ignored:
+            for i in guarded:
                 t = ctx.out[i]
                 pred = never if not t.shape else ctx.hlo(
                     "stablehlo.broadcast_in_dim", never, type=ctx.mlir_type(t.with_dtype(np.bool_)),
                     broadcast_dimensions=ctx.i64s(()))
                 vals[i] = ctx.hlo("stablehlo.select", pred, raw[i], vals[i], type=ctx.mlir_type(t))
         vals = [to_u8(v, t) if b else v for v, t, b in zip(vals, carried, bools)]
-        return vals + [trip] if ignored else vals
+        return vals + [trip] if guarded else vals
     cond, body = op.regions
     ctx.lower_region(cond, ctx.regions[0], arg_types=arg_types, enter=enter)
     ctx.lower_region(body, ctx.regions[1], arg_types=arg_types, enter=enter, leave=leave_body)
