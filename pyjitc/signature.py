@@ -144,6 +144,8 @@ def _tree_out(t):
         return {"out": t[1], "weak": t[2].__name__ if t[2] else None}
     if kind in ("input", "input_copy"):
         return {"input": list(t[1]), "shape": list(t[2]), "copy": kind == "input_copy"}
+    if kind == "view":
+        return {"view": _tree_out(t[1]), "recipes": [[r[0], _value_out(r[1])] for r in t[2]]}
     if kind in ("tuple", "list"):
         return {kind: [_tree_out(x) for x in t[1]]}
     if kind == "dict":
@@ -156,6 +158,8 @@ def _tree_in(d):
         return ("out", d["out"], PY_SCALAR_NAMES.get(d["weak"]))
     if "input" in d:
         return ("input_copy" if d.get("copy") else "input", tuple(d["input"]), tuple(d["shape"]))
+    if "view" in d:
+        return ("view", _tree_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
     if "tuple" in d or "list" in d:
         kind = "tuple" if "tuple" in d else "list"
         return (kind, [_tree_in(x) for x in d[kind]])

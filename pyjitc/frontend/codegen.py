@@ -255,15 +255,25 @@ class FunctionCompiler(ast.NodeVisitor):
             old = self.visit(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
             value = self.visit(node.value)
             new = apply_operator(self.em, op, old, value)
-            if isinstance(old, Traced) and not old.weak and (old.ndim or old.view is not None or
-                                                             id(old) in self.em.arguments or
-                                                             id(old) in self.em.zero_d_arrays):
+            if self.in_place(old):
                 self.update_in_place(old, new, shown)
             else:
                 self.env[node.target.id] = new
         elif isinstance(node.target, ast.Subscript):
             base = self.subscript_base(node.target)
             index = self.visit(node.target.slice)
+            if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
+                key = self.em.static(numpy_api.known(index), "an index into a Python list or dict")
+                try:
+                    old = base[key]
+                except (IndexError, KeyError, TypeError) as e:
+                    raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
+                new = apply_operator(self.em, op, old, self.visit(node.value))
+                if self.in_place(old):
+                    self.update_in_place(old, new, shown)
+                    return
+                self.store(base, key, new, shown)
+                return
             if not isinstance(base, Traced):
                 raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                         hint="write it as x[i] = x[i] + v")
@@ -284,6 +294,12 @@ class FunctionCompiler(ast.NodeVisitor):
             self.store(base, index, holder, shown)
         else:
             raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
+
+    def in_place(self, old) -> bool:
+        """Whether `old op= v` updates `old` itself (an array; NumPy scalars and Python numbers
+        are immutable and rebind instead)."""
+        return isinstance(old, Traced) and not old.weak and bool(
+            old.ndim or old.view is not None or id(old) in self.em.arguments or id(old) in self.em.zero_d_arrays)
 
     def update_in_place(self, old: Traced, new, what: str):
         """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
@@ -888,7 +904,10 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
         return id(t) in em.arguments
 
     outputs = []
-    out_tree = _flatten(em, result, outputs, argument_source, argument_object, {})
+    returned: dict[int, Traced] = {}
+    _collect(result, returned)
+    out_tree = _flatten(em, result, outputs, argument_source, argument_object,
+                        {"returned": returned, "arguments": {id(t): p for p, t in params.items()}})
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
@@ -926,7 +945,18 @@ def _flatten(em, value, outputs, argument_source, argument_object, seen):
         if id(value) in seen:
             return seen[id(value)]
         path = argument_source(value.value) if value.weak is None else None
-        if path is not None:
+        base, recipes = value, []
+        while base.view is not None and base.view.recipe is not None:
+            recipes.insert(0, base.view.recipe)
+            base = base.view.base
+        arguments = seen["arguments"]
+        base_tree = _flatten(em, base, outputs, argument_source, argument_object, seen) \
+            if recipes and (id(base) in seen["returned"] or id(base) in arguments) else None
+        if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
+            tree = ("input", arguments[id(value)], value.shape)
+        elif base_tree is not None and base_tree[0] in ("out", "input") and base.ndim:
+            tree = ("view", base_tree, tuple(recipes))   # a view of another result or argument, as in NumPy
+        elif path is not None:
             tree = ("input" if argument_object(value) else "input_copy", path, value.shape)
         elif value.const is not None and value.weak is None and value.const.size <= KNOWN_RESULT_MAX:
             contents = value.const
@@ -949,6 +979,17 @@ def _flatten(em, value, outputs, argument_source, argument_object, seen):
                             hint="return arrays, numbers, or tuples/lists/dicts of them")
 
 
+def _collect(value, found: dict) -> None:
+    if isinstance(value, Traced):
+        found[id(value)] = value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _collect(v, found)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect(v, found)
+
+
 def unflatten(tree, results, arguments: dict):
     """The Python result from the IR results; `arguments`: the call's argument values by name."""
     kind = tree[0]
@@ -957,6 +998,11 @@ def unflatten(tree, results, arguments: dict):
         if kind == "input_copy":
             arr = np.array(arr, copy=True)
         return arr if np.shape(arr) == tuple(tree[2]) else np.reshape(arr, tree[2])
+    if kind == "view":
+        arr = unflatten(tree[1], results, arguments)
+        for recipe in tree[2]:
+            arr = numpy_api.view_of(recipe, arr)
+        return arr
     if kind == "out":
         r = results[tree[1]]
         if tree[2] is not None:   # a weakly typed value is a Python scalar, as in NumPy

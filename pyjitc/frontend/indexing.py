@@ -123,12 +123,27 @@ def getitem(em: Emitter, x: Traced, index) -> Traced:
     y = _basic(em, x, items)
     if y.ndim == 0 and all(it.kind in ("int", "dyn") for it in items) and not _has_ellipsis(index):
         return y   # x[i, j] is a NumPy scalar (a copy), not a view
-    static = all(it.kind in ("int", "slice", "new") for it in items)
     return make_view(x, y,
                      lambda base: _basic(em, Traced(base, x.weak, x.params), items).value,
                      lambda base, new: _set_region(em, Traced(base, x.weak, x.params), items,
                                                    Traced(new)).value,
-                     (lambda contents: contents[index]) if static else None)
+                     _recipe(items))
+
+
+def _recipe(items: list[Item]):
+    """How NumPy makes this view (numpy_api.view_of), where the index is known at compile time."""
+    parts = []
+    for it in items:
+        if it.kind == "int":
+            parts.append(("i", it.value))
+        elif it.kind == "new":
+            parts.append(("n",))
+        elif it.kind == "slice":
+            s, e, k, _ = it.value
+            parts.append(("s", s, e if e >= 0 else None, k))
+        else:
+            return None
+    return ("index", tuple(parts))
 
 
 def _has_ellipsis(index) -> bool:

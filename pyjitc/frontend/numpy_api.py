@@ -49,9 +49,9 @@ class Traced:
         """The contents, where they are known at compile time (a read-only NumPy array)."""
         if self.view is not None:
             base = self.view.base.const
-            if base is None or self.view.const_fn is None:
+            if base is None or self.view.recipe is None:
                 return None
-            return self.view.const_fn(base)
+            return view_of(self.view.recipe, base)
         return self._const if self._value is self._const_of and self._const_of is not None else None
 
     @property
@@ -115,20 +115,36 @@ class Traced:
 class View:
     """How a view relates to its base: forward(base value) -> view value; backward(base value,
     new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
-    __slots__ = ("base", "forward", "backward", "seen", "const_fn")
+    __slots__ = ("base", "forward", "backward", "seen", "recipe")
 
-    def __init__(self, base: Traced, forward, backward, const_fn=None):
-        self.base, self.forward, self.backward, self.const_fn = base, forward, backward, const_fn
+    def __init__(self, base: Traced, forward, backward, recipe=None):
+        self.base, self.forward, self.backward, self.recipe = base, forward, backward, recipe
         self.seen = base.value
 
 
-def make_view(base: Traced, result: Traced, forward, backward, const_fn=None) -> Traced:
+def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> Traced:
     """Mark `result` (already computed from base) as a NumPy view of `base`.
     A view of a view whose aliasing NumPy decides by layout is opaque (no forward/backward).
-    `const_fn(base contents) -> view contents` keeps a view of a known array known."""
+    `recipe` says how NumPy makes the view from the base's array (see view_of): it keeps a view
+    of a known array known, and a returned view of a returned array a view of it."""
     if base.view is not None and base.view.forward is None:
-        forward = backward = const_fn = None
-    return Traced(result._value, result.weak, result.params, View(base, forward, backward, const_fn))
+        forward = backward = recipe = None
+    return Traced(result._value, result.weak, result.params, View(base, forward, backward, recipe))
+
+
+def view_of(recipe, a: np.ndarray) -> np.ndarray:
+    """The view a recipe describes, made by NumPy from the array `a`. Recipes are data (they
+    travel in a .vmfb's signature): ("index", ((kind, ...), ...)) with kinds i (an int), s (start,
+    stop, step; stop None past the front), n (np.newaxis); ("reshape", shape); ("transpose", perm);
+    ("flip", axes)."""
+    kind, arg = recipe
+    if kind == "index":
+        return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg)]
+    if kind == "reshape":
+        return a.reshape(arg)
+    if kind == "transpose":
+        return a.transpose(arg)
+    return np.flip(a, arg)
 
 
 class NeedStatic(Exception):
@@ -1036,7 +1052,7 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
         return make_view(a, out, None, None)
     old = a.shape
     return make_view(a, out, lambda base: em.b.emit("reshape", base, shape=tuple(new)),
-                     lambda base, v: em.b.emit("reshape", v, shape=old))
+                     lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", tuple(new)))
 
 
 @register("numpy.transpose", method="transpose")
@@ -1055,7 +1071,7 @@ def transpose(em, a, *axes):
     inverse = tuple(int(i) for i in np.argsort(perm))
     return make_view(a, em.emit("transpose", a, perm=perm, weak=a.weak),
                      lambda base: em.b.emit("transpose", base, perm=perm),
-                     lambda base, v: em.b.emit("transpose", v, perm=inverse))
+                     lambda base, v: em.b.emit("transpose", v, perm=inverse), ("transpose", perm))
 
 
 @register("numpy.ravel", method="ravel")

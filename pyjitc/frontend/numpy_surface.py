@@ -531,7 +531,7 @@ def flip(em, m, axis=None):
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(em, axis, x.ndim, "flip")
     out = em.emit("reverse", x, dims=axes, weak=x.weak) if axes else x
     return make_view(x, out, lambda base: em.b.emit("reverse", base, dims=axes),
-                     lambda base, v: em.b.emit("reverse", v, dims=axes)) if axes else out
+                     lambda base, v: em.b.emit("reverse", v, dims=axes), ("flip", axes)) if axes else out
 
 
 FUNCTIONS["numpy.fliplr"] = lambda em, m: flip(em, m, 1)

@@ -260,7 +260,7 @@ class PolicyChecker(ast.NodeVisitor):
             return lookup_global(self.fn, node.id)
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
-            if base is UNRESOLVED:
+            if base is UNRESOLVED or isinstance(base, np.ndarray):   # array methods: checked when traced
                 return UNRESOLVED
             if isinstance(base, types.ModuleType):
                 check_module(base, ast.unparse(node.value))
