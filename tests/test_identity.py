@@ -1,0 +1,144 @@
+"""Arrays keep NumPy's identities: results that are the same array, views of results or of
+arguments, arrays known at compile time that stay known through writes, module-level arrays that
+can't be written, and arguments that share memory in ways that can't be compiled exactly."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same
+
+G = np.arange(4.0)
+
+
+@pyjitc.jit
+def view_results(x):
+    U = np.zeros((4, 3))
+    v = U[1:3, ::-1]
+    v[:] = x[:2]
+    return U, v, U.T
+
+
+@pyjitc.jit
+def argument_and_its_view(x):
+    x += 1
+    return x[1:], x
+
+
+@pyjitc.jit
+def mask_built_by_writes(x):
+    m = np.zeros(x.shape, bool)
+    m[::2] = True
+    m[1] |= True
+    return x[m]
+
+
+@pyjitc.jit
+def stepped_interior(A):
+    v = A[1:-1, ::2]
+    v[:] = 7.0
+    return A[1:-1, ::2] * 2, A.sum()
+
+
+@pyjitc.jit
+def list_item_updated(x):
+    a = np.zeros(3)
+    items = [a, a]
+    items[0] += x
+    return items[1], a
+
+
+@pyjitc.jit
+def reads_global(x):
+    return G.sum() + x
+
+
+@pyjitc.jit
+def writes_global(x):
+    G[0] = x.sum()
+    return x
+
+
+@pyjitc.jit
+def same_array_twice(a):
+    c = a * 2
+    return c, c
+
+
+@pyjitc.jit
+def add_then_read(a, b):
+    a += 1.0
+    return b.sum()
+
+
+def test_a_returned_view_of_a_returned_array_is_a_numpy_view_of_it():
+    x = np.arange(6.0).reshape(2, 3)
+    got = view_results(x)
+    assert_same(got, view_results.__wrapped__(x))
+    U, v, T = got
+    U[2, 0] = 99.0                          # NumPy: v and U.T see the write
+    assert v[1, 2] == 99.0 and T[0, 2] == 99.0
+    assert np.shares_memory(U, v) and np.shares_memory(U, T)
+
+
+def test_view_results_survive_saving_and_loading_the_vmfb(tmp_path):
+    x = np.arange(6.0).reshape(2, 3)
+    view_results.lower(x).compile().save(tmp_path / "views.vmfb")
+    U, v, _ = pyjitc.load(tmp_path / "views.vmfb")(x)
+    U[1, 1] = -5.0
+    assert v[0, 1] == -5.0
+
+
+def test_an_argument_returned_is_the_callers_array_and_its_view_a_view_of_it():
+    y = np.arange(4.0)
+    want_y = y.copy()
+    want = argument_and_its_view.__wrapped__(want_y)
+    tail, whole = argument_and_its_view(y)
+    assert_same((tail, whole), want)
+    assert whole is y and np.shares_memory(tail, y)
+
+
+def test_the_same_array_returned_twice_is_one_object():
+    c1, c2 = same_array_twice(np.arange(3.0))
+    assert c1 is c2
+
+
+def test_a_mask_built_with_writes_stays_known_at_compile_time():
+    x = np.arange(6.0)
+    assert_same(mask_built_by_writes(x), mask_built_by_writes.__wrapped__(x))
+
+
+def test_writes_through_a_stepped_interior_view_reach_the_argument():
+    A, B = np.arange(20.0).reshape(4, 5), np.arange(20.0).reshape(4, 5)
+    assert_same(stepped_interior(A), stepped_interior.__wrapped__(B))
+    assert_same(A, B)
+
+
+def test_an_update_of_a_list_item_changes_the_array_the_list_holds():
+    x = np.arange(3.0)
+    assert_same(list_item_updated(x), list_item_updated.__wrapped__(x))
+
+
+def test_module_level_arrays_are_read_and_writes_into_them_are_refused_with_the_name():
+    assert_same(reads_global(np.ones(4)), reads_global.__wrapped__(np.ones(4)))
+    with pytest.raises(pyjitc.JitError) as e:
+        writes_global(np.ones(3))
+    message = str(e.value)
+    assert "test_identity.py:55:" in message and "module-level array G" in message and "np.array(" in message
+
+
+def test_aliased_arguments_compile_for_their_sharing_and_unshared_calls_do_not_recompile():
+    x = np.arange(5.0)
+    assert add_then_read(x, x) == 15.0 and np.array_equal(x, np.arange(1.0, 6.0))
+    before = add_then_read.cache_info().misses
+    assert add_then_read(np.arange(5.0), np.arange(5.0)) == 10.0   # independent: another specialisation
+    add_then_read(np.arange(5.0), np.arange(5.0))
+    assert add_then_read.cache_info().misses == before + 1
+    y = np.arange(6.0)
+    assert add_then_read(y[::2], y[1::2]) == 9.0                    # interleaved, never the same element
+
+
+def test_partially_overlapping_arguments_are_refused_naming_both():
+    x = np.arange(5.0)
+    with pytest.raises(pyjitc.ArgumentError, match=r"arguments b and a share memory.*b\.copy\(\)"):
+        add_then_read(x[0:3], x[2:5])
+    assert np.array_equal(x, np.arange(5.0))
