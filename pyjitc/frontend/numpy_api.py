@@ -421,7 +421,10 @@ def _signbit(em, x):   # also -0.0: 1/-0.0 = -inf
 
 def _float_divmod(em, a, b):
     """NumPy's npy_divmod for floats (fmod-based, so results match NumPy bit for bit in
-    the common cases), returning (floor quotient, remainder)."""
+    the common cases), returning (floor quotient, remainder). float16 is computed in float32, as
+    NumPy's half loops do (in float16 itself 1043 // 1.198 gave 869, NumPy 870: bench/accuracy.py)."""
+    if a.dtype == np.float16:
+        return tuple(em.cast(r, np.float16) for r in _float_divmod(em, em.cast(a, np.float32), em.cast(b, np.float32)))
     zero = _zero_like(em, b)
     negzero = em.full(-0.0, b.dtype, b.shape)
     mod = em.emit("rem", a, b)
@@ -481,9 +484,10 @@ def _power(em, a, b, out_dtype):
     y_pos = _cmp(em, y, zero, "GT")
     zero_case = _sel(em, y_pos, _sel(em, y_odd, x, zero),
                      _sel(em, y_odd, em.emit("div", one, x), full(np.inf)))
-    r = _sel(em, em.emit("and", x_zero, _cmp(em, y, zero, "NE")), zero_case, r)
+    y_nonzero = em.emit("or", y_pos, _cmp(em, y, zero, "LT"))     # not y != 0: 0 ** nan is nan
+    r = _sel(em, em.emit("and", x_zero, y_nonzero), zero_case, r)
     # x == -1 with y = +-inf gives 1; y == 0 and x == 1 give 1 even with NaN on the other side
-    r = _sel(em, em.emit("and", _cmp(em, x, full(-1.0), "EQ"), em.emit("not", em.emit("is_finite", y))), one, r)
+    r = _sel(em, em.emit("and", _cmp(em, x, full(-1.0), "EQ"), _cmp(em, em.emit("abs", y), full(np.inf), "EQ")), one, r)
     r = _sel(em, em.emit("or", _cmp(em, y, zero, "EQ"), _cmp(em, x, one, "EQ")), one, r)
     return em.cast(r, out_dtype)
 
@@ -659,23 +663,49 @@ def _sincos(prim):
 for _u, _p in ((np.sin, "sin"), (np.cos, "cos")):
     ufunc(_u, _sincos(_p))
 ufunc(np.tan, _via_float64("tan"))
-for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt")):
+# IREE's float32 tanh is up to 4 ulp off everywhere (bench/accuracy.py); in float64 and rounded: 1.
+ufunc(np.tanh, _via_float64("tanh"))
+_E16 = np.float32(np.exp(16.0))
+_E16_TAIL = np.float32(np.exp(16.0) - float(_E16))
+
+
+def _exp_f32(prim):
+    """exp/expm1. IREE's float32 ones are within 1-2 ulp except for x in (80, 88.7], just below
+    overflow, where they are up to 6 ulp off (bench/accuracy.py): there exp(x) = exp(x - 16) * e**16,
+    with x - 16 exact and e**16 as two float32 pieces (one exp either way): 1 ulp, as NumPy."""
+    def lower(em, x, out_dtype=None):
+        if x.dtype != np.float32:
+            return em.emit(prim, x)
+        c = lambda v: em.full(v, x.dtype, x.shape)
+        big = em.emit("and", _cmp(em, x, c(80.0), "GT"), _cmp(em, x, c(89.0), "LT"))   # above: inf anyway
+        p = em.emit(prim, _sel(em, big, em.emit("sub", x, c(16.0)), x))   # expm1: -1 is below an ulp there
+        scaled = em.emit("add", em.emit("mul", p, c(_E16)), em.emit("mul", p, c(_E16_TAIL)))
+        return _sel(em, big, scaled, p)
+    return lower
+
+
+ufunc(np.exp, _by_kind(c=_via_float64("exp"), any=_exp_f32("exp")))
+ufunc(np.expm1, _exp_f32("expm1"))
+for _u, _p in ((np.log, "log"), (np.sqrt, "sqrt")):
     ufunc(_u, _by_kind(c=_via_float64(_p), any=_prim(_p)))
-for _u, _p in ((np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p")):
-    ufunc(_u, _prim(_p))
+ufunc(np.log1p, _prim("log1p"))
 for _u, _p in ((np.floor, "floor"), (np.ceil, "ceil")):   # integer loops (NumPy 2.1+): the value itself
     ufunc(_u, _by_kind(f=_prim(_p), any=lambda em, x, out_dtype: x))
 
 
-def _cbrt(em, x, out_dtype):
-    if x.dtype != np.float64:
-        return em.emit("cbrt", x)
-    # IREE's CPU backend can't lower float64 cbrt; |x| ** (1/3) with the sign put back.
-    third = em.full(1.0 / 3.0, x.dtype, x.shape)
-    return em.emit("mul", em.emit("sign", x), em.emit("pow", em.emit("abs", x), third))
+def _cbrt(em, x):
+    """IREE's CPU backend can't lower float64 cbrt, and its float32 one is 12 ulp off and gives
+    NaN at inf. |x| ** (1/3) (345 ulp off: the exponent 1/3 is rounded) and one Newton step,
+    y + (|x| / y**2 - y) / 3, with the sign put back: within 1 ulp; float16/32 computed in float64."""
+    a = em.emit("abs", x)
+    c = lambda v: em.full(v, x.dtype, x.shape)
+    y = em.emit("pow", a, c(1.0 / 3.0))
+    step = em.emit("add", y, em.emit("div", em.emit("sub", em.emit("div", a, em.emit("mul", y, y)), y), c(3.0)))
+    ok = em.emit("and", em.emit("is_finite", y), _cmp(em, y, c(0.0), "NE"))   # 0 and inf: y itself
+    return em.emit("mul", em.emit("sign", x), _sel(em, ok, step, y))
 
 
-ufunc(np.cbrt, _cbrt)
+ufunc(np.cbrt, in_double(_cbrt))
 ufunc(np.arctan2, _via_float64("atan2"))
 ufunc(np.logical_not, lambda em, x, out_dtype: em.emit("not", em.cast(x, np.bool_)))
 ufunc(np.bitwise_and, _prim("and"))
