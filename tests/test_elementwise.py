@@ -164,6 +164,11 @@ HARD_CASES = [   # function, dtype, inputs[, bound in ulp if not ULP_BOUND]
     # float16 divmod in float16 itself: 1651 // -0.7783 gave -2124 (NumPy, in float32: -2122)
     (f_floor_divide, np.float16, [[1651.0, -1202.0, 1818.0, 938.0, 7.5], [-0.7783203125, 1.50390625, 0.22900390625,
                                                                            0.34521484375, -0.5]]),
+    # IREE's pow, exp(y * log x) in float64: 1000 ulp for results near 1e281 (and 182 at 1 - 2**-52)
+    (f_power, np.float64, [[1.5760665504835121e+07, 8.085031865681595, 0.9999999999999998, 1.0000000000000002, 3.0,
+                            2.0, 0.1, 1e-300, -2.5, -1.5, 1e300],
+                           [39.06263578142834, 336.21039393064626, 1.3740911201745725e+18, -3e18, -1.0, 10.0,
+                            -300.5, 1.01, 3.0, -7.0, -1.02]]),
     # 0 ** nan and -1 ** nan gave inf and 1 (NumPy: nan)
     (f_power, np.float32, [[0.0, -0.0, -1.0, 1.0, 2.0], [np.nan, np.nan, np.nan, np.nan, 0.5]]),
 ]

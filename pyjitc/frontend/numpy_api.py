@@ -461,6 +461,98 @@ def _compare(direction):
     return lower
 
 
+def _two_prod(em, a, b):
+    """a * b as p + err exactly (Dekker, Veltkamp's split; no FMA), for |a|, |b| below 2**970."""
+    op = em.emit
+    c = lambda v: em.full(v, a.dtype, a.shape)
+
+    def split(v):
+        t = op("mul", v, c(134217729.0))
+        hi = op("sub", t, op("sub", t, v))
+        return hi, op("sub", v, hi)
+    (ah, al), (bh, bl) = split(a), split(b)
+    p = op("mul", a, b)
+    err = op("add", op("add", op("add", op("sub", op("mul", ah, bh), p), op("mul", ah, bl)), op("mul", al, bh)),
+             op("mul", al, bl))
+    return p, err
+
+
+def _two_sum(em, a, b):
+    """a + b as s + err exactly (Knuth)."""
+    op = em.emit
+    s = op("add", a, b)
+    bb = op("sub", s, a)
+    return s, op("add", op("sub", a, op("sub", s, bb)), op("sub", b, bb))
+
+
+def _ln_dd(k: int) -> tuple[float, float]:
+    import decimal
+    with decimal.localcontext(decimal.Context(prec=50)):
+        d = (decimal.Decimal(k) / 8).ln()
+        hi = float(d)
+        return hi, float(d - decimal.Decimal(hi))
+
+
+_LN_EIGHTHS = {k: _ln_dd(k) for k in range(9, 16)}          # ln(k/8) as hi + lo
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10   # fdlibm's: k * _LN2_HI exact
+
+
+def _log_double_double(em, ax):
+    """ln(ax) as hi + lo, to about 2**-70 relative, for positive normal finite float64 ax.
+    ax = 2**e * m with m in [0.97, 1.94) (the exponent field), then m = c * (1 + s) / (1 - s) with c
+    the nearest eighth: ln(ax) = e ln 2 + ln c + 2 atanh(s), |s| <= 1/32, the leading terms in
+    double-double (as fdlibm's pow does with its own table)."""
+    op = em.emit
+    f = lambda v: em.full(v, np.float64, ax.shape)
+    i = lambda v: em.full(v, np.int64, ax.shape)
+    bits = op("bitcast", ax, dtype=np.int64)
+    e = op("sub", op("shift_right_logical", bits, i(52)), i(1023))
+    m = op("bitcast", op("or", op("and", bits, i((1 << 52) - 1)), i(1023 << 52)), dtype=np.float64)   # [1, 2)
+    top = _cmp(em, m, f(1.9375), "GE")                     # nearest eighth 2: use m / 2 and c = 1 instead
+    m = _sel(em, top, op("mul", m, f(0.5)), m)
+    ef = em.cast(_sel(em, top, op("add", e, i(1)), e), np.float64)
+    j = op("round_even", op("mul", m, f(8.0)))             # 8 .. 15
+    c = op("mul", j, f(0.125))
+    lnc_hi, lnc_lo = f(0.0), f(0.0)
+    for k, (hi, lo) in _LN_EIGHTHS.items():
+        is_k = _cmp(em, j, f(float(k)), "EQ")
+        lnc_hi, lnc_lo = _sel(em, is_k, f(hi), lnc_hi), _sel(em, is_k, f(lo), lnc_lo)
+    u = op("sub", m, c)                                     # exact
+    v, v_lo = _two_sum(em, m, c)
+    s = op("div", u, v)
+    p, p_err = _two_prod(em, s, v)
+    s_lo = op("div", op("sub", op("sub", op("sub", u, p), p_err), op("mul", s, v_lo)), v)
+    z = op("mul", s, s)
+    poly = f(2 / 11)
+    for coef in (2 / 9, 2 / 7, 2 / 5, 2 / 3):
+        poly = op("add", f(coef), op("mul", z, poly))
+    tail = op("mul", op("mul", s, z), poly)                # 2 atanh(s) - 2 s
+    t1, t1_err = _two_sum(em, op("mul", ef, f(_LN2_HI)), lnc_hi)
+    t2, t2_err = _two_sum(em, t1, op("mul", f(2.0), s))
+    lo = op("add", op("add", op("add", t1_err, t2_err), op("add", op("mul", ef, f(_LN2_LO)), lnc_lo)),
+            op("add", op("mul", f(2.0), s_lo), tail))
+    hi = op("add", t2, lo)
+    return hi, op("sub", lo, op("sub", hi, t2))
+
+
+def _pow_accurate(em, ax, y):
+    """|x| ** y for float64: exp(y * ln|x|) with the product in double-double, exp(t) * (1 + t_lo).
+    IREE's pow is exp(y * log x) in plain float64, whose rounding error grows with |y log x|: up to
+    1000 ulp for results near 1e300 (bench/accuracy.py); this is within 2. Where |x| is 0, inf,
+    NaN or subnormal, or |y| >= 2**66 (|y ln x| > 2**13 unless x is 1: results 0, 1 or inf), IREE's pow."""
+    op = em.emit
+    f = lambda v: em.full(v, np.float64, ax.shape)
+    ok = em.emit("and", em.emit("and", _cmp(em, ax, f(np.finfo(np.float64).tiny), "GE"), em.emit("is_finite", ax)),
+                 _cmp(em, op("abs", y), f(2.0 ** 66), "LT"))
+    safe_x, safe_y = _sel(em, ok, ax, f(2.0)), _sel(em, ok, y, f(1.0))
+    hi, lo = _log_double_double(em, safe_x)
+    t, t_err = _two_prod(em, safe_y, hi)
+    t_lo = op("add", t_err, op("mul", safe_y, lo))
+    r = op("exp", t)
+    r = _sel(em, op("is_finite", r), op("add", r, op("mul", r, t_lo)), r)
+    return _sel(em, ok, r, op("pow", ax, y))
+
+
 def _power(em, a, b, out_dtype):
     if a.dtype.kind != "f":
         return em.emit("pow", a, b)
@@ -471,7 +563,7 @@ def _power(em, a, b, out_dtype):
     full = lambda v: em.full(v, wide, x.shape)
     zero, one = full(0.0), full(1.0)
     ax = em.emit("abs", x)
-    r = em.emit("pow", ax, y)
+    r = _pow_accurate(em, ax, y)
     y_int = _cmp(em, em.emit("floor", y), y, "EQ")
     half = em.emit("mul", y, full(0.5))
     y_odd = em.emit("and", y_int, _cmp(em, em.emit("floor", half), half, "NE"))
