@@ -481,7 +481,10 @@ def _signbit(em, x):   # also -0.0: 1/-0.0 = -inf
 
 def _float_divmod(em, a, b):
     """NumPy's npy_divmod for floats (fmod-based, so results match NumPy bit for bit in
-    the common cases), returning (floor quotient, remainder)."""
+    the common cases), returning (floor quotient, remainder). float16 is computed in float32, as
+    NumPy's half loops do (in float16 itself 1043 // 1.198 gave 869, NumPy 870: bench/accuracy.py)."""
+    if a.dtype == np.float16:
+        return tuple(em.cast(r, np.float16) for r in _float_divmod(em, em.cast(a, np.float32), em.cast(b, np.float32)))
     zero = _zero_like(em, b)
     negzero = em.full(-0.0, b.dtype, b.shape)
     mod = em.emit("rem", a, b)
@@ -518,6 +521,98 @@ def _compare(direction):
     return lower
 
 
+def _two_prod(em, a, b):
+    """a * b as p + err exactly (Dekker, Veltkamp's split; no FMA), for |a|, |b| below 2**970."""
+    op = em.emit
+    c = lambda v: em.full(v, a.dtype, a.shape)
+
+    def split(v):
+        t = op("mul", v, c(134217729.0))
+        hi = op("sub", t, op("sub", t, v))
+        return hi, op("sub", v, hi)
+    (ah, al), (bh, bl) = split(a), split(b)
+    p = op("mul", a, b)
+    err = op("add", op("add", op("add", op("sub", op("mul", ah, bh), p), op("mul", ah, bl)), op("mul", al, bh)),
+             op("mul", al, bl))
+    return p, err
+
+
+def _two_sum(em, a, b):
+    """a + b as s + err exactly (Knuth)."""
+    op = em.emit
+    s = op("add", a, b)
+    bb = op("sub", s, a)
+    return s, op("add", op("sub", a, op("sub", s, bb)), op("sub", b, bb))
+
+
+def _ln_dd(k: int) -> tuple[float, float]:
+    import decimal
+    with decimal.localcontext(decimal.Context(prec=50)):
+        d = (decimal.Decimal(k) / 8).ln()
+        hi = float(d)
+        return hi, float(d - decimal.Decimal(hi))
+
+
+_LN_EIGHTHS = {k: _ln_dd(k) for k in range(9, 16)}          # ln(k/8) as hi + lo
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10   # fdlibm's: k * _LN2_HI exact
+
+
+def _log_double_double(em, ax):
+    """ln(ax) as hi + lo, to about 2**-70 relative, for positive normal finite float64 ax.
+    ax = 2**e * m with m in [0.97, 1.94) (the exponent field), then m = c * (1 + s) / (1 - s) with c
+    the nearest eighth: ln(ax) = e ln 2 + ln c + 2 atanh(s), |s| <= 1/32, the leading terms in
+    double-double (as fdlibm's pow does with its own table)."""
+    op = em.emit
+    f = lambda v: em.full(v, np.float64, ax.shape)
+    i = lambda v: em.full(v, np.int64, ax.shape)
+    bits = op("bitcast", ax, dtype=np.int64)
+    e = op("sub", op("shift_right_logical", bits, i(52)), i(1023))
+    m = op("bitcast", op("or", op("and", bits, i((1 << 52) - 1)), i(1023 << 52)), dtype=np.float64)   # [1, 2)
+    top = _cmp(em, m, f(1.9375), "GE")                     # nearest eighth 2: use m / 2 and c = 1 instead
+    m = _sel(em, top, op("mul", m, f(0.5)), m)
+    ef = em.cast(_sel(em, top, op("add", e, i(1)), e), np.float64)
+    j = op("round_even", op("mul", m, f(8.0)))             # 8 .. 15
+    c = op("mul", j, f(0.125))
+    lnc_hi, lnc_lo = f(0.0), f(0.0)
+    for k, (hi, lo) in _LN_EIGHTHS.items():
+        is_k = _cmp(em, j, f(float(k)), "EQ")
+        lnc_hi, lnc_lo = _sel(em, is_k, f(hi), lnc_hi), _sel(em, is_k, f(lo), lnc_lo)
+    u = op("sub", m, c)                                     # exact
+    v, v_lo = _two_sum(em, m, c)
+    s = op("div", u, v)
+    p, p_err = _two_prod(em, s, v)
+    s_lo = op("div", op("sub", op("sub", op("sub", u, p), p_err), op("mul", s, v_lo)), v)
+    z = op("mul", s, s)
+    poly = f(2 / 11)
+    for coef in (2 / 9, 2 / 7, 2 / 5, 2 / 3):
+        poly = op("add", f(coef), op("mul", z, poly))
+    tail = op("mul", op("mul", s, z), poly)                # 2 atanh(s) - 2 s
+    t1, t1_err = _two_sum(em, op("mul", ef, f(_LN2_HI)), lnc_hi)
+    t2, t2_err = _two_sum(em, t1, op("mul", f(2.0), s))
+    lo = op("add", op("add", op("add", t1_err, t2_err), op("add", op("mul", ef, f(_LN2_LO)), lnc_lo)),
+            op("add", op("mul", f(2.0), s_lo), tail))
+    hi = op("add", t2, lo)
+    return hi, op("sub", lo, op("sub", hi, t2))
+
+
+def _pow_accurate(em, ax, y):
+    """|x| ** y for float64: exp(y * ln|x|) with the product in double-double, exp(t) * (1 + t_lo).
+    IREE's pow is exp(y * log x) in plain float64, whose rounding error grows with |y log x|: up to
+    1000 ulp for results near 1e300 (bench/accuracy.py); this is within 2. Where |x| is 0, inf,
+    NaN or subnormal, or |y| >= 2**66 (|y ln x| > 2**13 unless x is 1: results 0, 1 or inf), IREE's pow."""
+    op = em.emit
+    f = lambda v: em.full(v, np.float64, ax.shape)
+    ok = em.emit("and", em.emit("and", _cmp(em, ax, f(np.finfo(np.float64).tiny), "GE"), em.emit("is_finite", ax)),
+                 _cmp(em, op("abs", y), f(2.0 ** 66), "LT"))
+    safe_x, safe_y = _sel(em, ok, ax, f(2.0)), _sel(em, ok, y, f(1.0))
+    hi, lo = _log_double_double(em, safe_x)
+    t, t_err = _two_prod(em, safe_y, hi)
+    t_lo = op("add", t_err, op("mul", safe_y, lo))
+    r = op("exp", t)
+    r = _sel(em, op("is_finite", r), op("add", r, op("mul", r, t_lo)), r)
+    return _sel(em, ok, r, op("pow", ax, y))
+
+
 def _power(em, a, b, out_dtype):
     if a.dtype.kind != "f":
         return em.emit("pow", a, b)
@@ -528,7 +623,7 @@ def _power(em, a, b, out_dtype):
     full = lambda v: em.full(v, wide, x.shape)
     zero, one = full(0.0), full(1.0)
     ax = em.emit("abs", x)
-    r = em.emit("pow", ax, y)
+    r = _pow_accurate(em, ax, y)
     y_int = _cmp(em, em.emit("floor", y), y, "EQ")
     half = em.emit("mul", y, full(0.5))
     y_odd = em.emit("and", y_int, _cmp(em, em.emit("floor", half), half, "NE"))
@@ -541,9 +636,10 @@ def _power(em, a, b, out_dtype):
     y_pos = _cmp(em, y, zero, "GT")
     zero_case = _sel(em, y_pos, _sel(em, y_odd, x, zero),
                      _sel(em, y_odd, em.emit("div", one, x), full(np.inf)))
-    r = _sel(em, em.emit("and", x_zero, _cmp(em, y, zero, "NE")), zero_case, r)
+    y_nonzero = em.emit("or", y_pos, _cmp(em, y, zero, "LT"))     # not y != 0: 0 ** nan is nan
+    r = _sel(em, em.emit("and", x_zero, y_nonzero), zero_case, r)
     # x == -1 with y = +-inf gives 1; y == 0 and x == 1 give 1 even with NaN on the other side
-    r = _sel(em, em.emit("and", _cmp(em, x, full(-1.0), "EQ"), em.emit("not", em.emit("is_finite", y))), one, r)
+    r = _sel(em, em.emit("and", _cmp(em, x, full(-1.0), "EQ"), _cmp(em, em.emit("abs", y), full(np.inf), "EQ")), one, r)
     r = _sel(em, em.emit("or", _cmp(em, y, zero, "EQ"), _cmp(em, x, one, "EQ")), one, r)
     return em.cast(r, out_dtype)
 
@@ -719,23 +815,49 @@ def _sincos(prim):
 for _u, _p in ((np.sin, "sin"), (np.cos, "cos")):
     ufunc(_u, _sincos(_p))
 ufunc(np.tan, _via_float64("tan"))
-for _u, _p in ((np.exp, "exp"), (np.log, "log"), (np.sqrt, "sqrt")):
+# IREE's float32 tanh is up to 4 ulp off everywhere (bench/accuracy.py); in float64 and rounded: 1.
+ufunc(np.tanh, _via_float64("tanh"))
+_E16 = np.float32(np.exp(16.0))
+_E16_TAIL = np.float32(np.exp(16.0) - float(_E16))
+
+
+def _exp_f32(prim):
+    """exp/expm1. IREE's float32 ones are within 1-2 ulp except for x in (80, 88.7], just below
+    overflow, where they are up to 6 ulp off (bench/accuracy.py): there exp(x) = exp(x - 16) * e**16,
+    with x - 16 exact and e**16 as two float32 pieces (one exp either way): 1 ulp, as NumPy."""
+    def lower(em, x, out_dtype=None):
+        if x.dtype != np.float32:
+            return em.emit(prim, x)
+        c = lambda v: em.full(v, x.dtype, x.shape)
+        big = em.emit("and", _cmp(em, x, c(80.0), "GT"), _cmp(em, x, c(89.0), "LT"))   # above: inf anyway
+        p = em.emit(prim, _sel(em, big, em.emit("sub", x, c(16.0)), x))   # expm1: -1 is below an ulp there
+        scaled = em.emit("add", em.emit("mul", p, c(_E16)), em.emit("mul", p, c(_E16_TAIL)))
+        return _sel(em, big, scaled, p)
+    return lower
+
+
+ufunc(np.exp, _by_kind(c=_via_float64("exp"), any=_exp_f32("exp")))
+ufunc(np.expm1, _exp_f32("expm1"))
+for _u, _p in ((np.log, "log"), (np.sqrt, "sqrt")):
     ufunc(_u, _by_kind(c=_via_float64(_p), any=_prim(_p)))
-for _u, _p in ((np.tanh, "tanh"), (np.expm1, "expm1"), (np.log1p, "log1p")):
-    ufunc(_u, _prim(_p))
+ufunc(np.log1p, _prim("log1p"))
 for _u, _p in ((np.floor, "floor"), (np.ceil, "ceil")):   # integer loops (NumPy 2.1+): the value itself
     ufunc(_u, _by_kind(f=_prim(_p), any=lambda em, x, out_dtype: x))
 
 
-def _cbrt(em, x, out_dtype):
-    if x.dtype != np.float64:
-        return em.emit("cbrt", x)
-    # IREE's CPU backend can't lower float64 cbrt; |x| ** (1/3) with the sign put back.
-    third = em.full(1.0 / 3.0, x.dtype, x.shape)
-    return em.emit("mul", em.emit("sign", x), em.emit("pow", em.emit("abs", x), third))
+def _cbrt(em, x):
+    """IREE's CPU backend can't lower float64 cbrt, and its float32 one is 12 ulp off and gives
+    NaN at inf. |x| ** (1/3) (345 ulp off: the exponent 1/3 is rounded) and one Newton step,
+    y + (|x| / y**2 - y) / 3, with the sign put back: within 1 ulp; float16/32 computed in float64."""
+    a = em.emit("abs", x)
+    c = lambda v: em.full(v, x.dtype, x.shape)
+    y = em.emit("pow", a, c(1.0 / 3.0))
+    step = em.emit("add", y, em.emit("div", em.emit("sub", em.emit("div", a, em.emit("mul", y, y)), y), c(3.0)))
+    ok = em.emit("and", em.emit("is_finite", y), _cmp(em, y, c(0.0), "NE"))   # 0 and inf: y itself
+    return em.emit("mul", em.emit("sign", x), _sel(em, ok, step, y))
 
 
-ufunc(np.cbrt, _cbrt)
+ufunc(np.cbrt, in_double(_cbrt))
 ufunc(np.arctan2, _via_float64("atan2"))
 ufunc(np.logical_not, lambda em, x, out_dtype: em.emit("not", em.cast(x, np.bool_)))
 ufunc(np.bitwise_and, _prim("and"))

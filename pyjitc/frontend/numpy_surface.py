@@ -49,20 +49,57 @@ def _identity(em, x, out_dtype):
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
 
+def _veltkamp(v: float) -> tuple[float, float]:
+    """Veltkamp's split of a float64 into two 26-bit halves (their products are exact)."""
+    t = v * 134217729.0
+    hi = t - (t - v)
+    return hi, v - hi
+
+
+_LN2_HI, _LN2_LO = _veltkamp(LN2)
+_LN2_TAIL = 2.319046813846299558e-17      # ln 2 - float64(ln 2)
+
+
 def _exp2(em, x):
-    return em.emit("exp", em.emit("mul", x, _c(em, LN2, x)))
+    """exp(x * ln 2) alone was 720 ulp off near 1024 (the product's rounding, times |x|) and gave
+    a finite 2 ** 1024. The product as an exact sum p + e (Dekker's, with ln 2's own tail), then
+    exp(p) * (1 + e): within 2 ulp (bench/accuracy.py)."""
+    c = lambda v: _c(em, v, x)
+    op = em.emit
+    xc = op("max", op("min", x, c(1100.0)), c(-1100.0))    # beyond: 0 or inf either way; no overflow below
+    t = op("mul", xc, c(134217729.0))
+    xh = op("sub", t, op("sub", t, xc))
+    xl = op("sub", xc, xh)
+    p = op("mul", xc, c(LN2))
+    e = op("add", op("add", op("add", op("sub", op("mul", xh, c(_LN2_HI)), p), op("mul", xh, c(_LN2_LO))),
+                     op("mul", xl, c(_LN2_HI))), op("mul", xl, c(_LN2_LO)))
+    e = op("add", e, op("mul", xc, c(_LN2_TAIL)))
+    r = op("exp", p)
+    r = _sel(em, op("is_finite", r), op("add", r, op("mul", r, e)), r)   # inf * e may be -inf
+    return _sel(em, _isnan(em, x), x, r)
 
 
 def _log_base(base_log):
     return lambda em, x: em.emit("div", em.emit("log", x), _c(em, base_log, x))
 
 
+def _exp_half_squared(em, a):
+    """exp(a) / 2 for a = |x| in (709, 710.5], where exp(a) overflows but sinh and cosh don't
+    (they gave inf there): (exp(a / 2) / 2) * exp(a / 2), as fdlibm."""
+    w = em.emit("exp", em.emit("mul", a, _c(em, 0.5, a)))
+    return em.emit("mul", em.emit("mul", w, _c(em, 0.5, a)), w)
+
+
 def _sinh(em, x):   # via expm1: no cancellation near 0
-    return em.emit("mul", em.emit("sub", em.emit("expm1", x), em.emit("expm1", em.emit("neg", x))), _c(em, 0.5, x))
+    r = em.emit("mul", em.emit("sub", em.emit("expm1", x), em.emit("expm1", em.emit("neg", x))), _c(em, 0.5, x))
+    a = em.emit("abs", x)
+    return _sel(em, _cmp(em, a, _c(em, 709.0, x), "GT"), em.emit("mul", em.emit("sign", x), _exp_half_squared(em, a)), r)
 
 
 def _cosh(em, x):
-    return em.emit("mul", em.emit("add", em.emit("exp", x), em.emit("exp", em.emit("neg", x))), _c(em, 0.5, x))
+    r = em.emit("mul", em.emit("add", em.emit("exp", x), em.emit("exp", em.emit("neg", x))), _c(em, 0.5, x))
+    a = em.emit("abs", x)
+    return _sel(em, _cmp(em, a, _c(em, 709.0, x), "GT"), _exp_half_squared(em, a), r)
 
 
 def _one_minus_sq(em, x):   # (1 - x)(1 + x): exact near |x| = 1
@@ -93,16 +130,32 @@ def _arcsinh(em, x):
 
 
 def _arccosh(em, x):
-    one = _c(em, 1.0, x)
-    t = em.emit("sqrt", em.emit("mul", em.emit("sub", x, one), em.emit("add", x, one)))
-    big = _cmp(em, x, _c(em, 1e150, x), "GT")
-    return _sel(em, big, em.emit("add", em.emit("log", x), _c(em, LN2, x)), em.emit("log", em.emit("add", x, t)))
+    """fdlibm's e_acosh: log1p(t + sqrt(2t + t*t)) with t = x - 1 below 2, log(2x - 1/(x + sqrt(x*x - 1)))
+    below 2**28, log(x) + ln 2 above. log(x + sqrt((x-1)(x+1))) was 2.5e7 ulp off at 1 + 2**-52
+    (and gave inf at -huge); now within 2 ulp (bench/accuracy.py)."""
+    c = lambda v: _c(em, v, x)
+    op = em.emit
+    t = op("sub", x, c(1.0))
+    near = op("log1p", op("add", t, op("sqrt", op("add", op("mul", c(2.0), t), op("mul", t, t)))))
+    mid = op("log", op("sub", op("mul", c(2.0), x),
+                       op("div", c(1.0), op("add", x, op("sqrt", op("sub", op("mul", x, x), c(1.0)))))))
+    big = op("add", op("log", x), c(LN2))
+    r = _sel(em, _cmp(em, x, c(2.0), "LT"), near, _sel(em, _cmp(em, x, c(2.0 ** 28), "LT"), mid, big))
+    return _sel(em, _cmp(em, x, c(1.0), "LT"), c(np.nan), r)
 
 
 def _arctanh(em, x):
-    one = _c(em, 1.0, x)
-    return em.emit("mul", _c(em, 0.5, x), em.emit("log1p", em.emit("div", em.emit("mul", _c(em, 2.0, x), x),
-                                                                      em.emit("sub", one, x))))
+    """fdlibm's e_atanh, on |x| with the sign put back: 0.5 * log1p(2a + 2a*a / (1 - a)) below 0.5,
+    0.5 * log1p(2a / (1 - a)) above. log1p(2x / (1 - x)) for negative x was 1e14 ulp off near -1
+    (log1p near -1); now within 2 ulp (bench/accuracy.py)."""
+    c = lambda v: _c(em, v, x)
+    op = em.emit
+    a = op("abs", x)
+    two_a = op("mul", c(2.0), a)
+    one_m = op("sub", c(1.0), a)
+    small = op("add", two_a, op("div", op("mul", two_a, a), one_m))
+    r = op("mul", c(0.5), op("log1p", _sel(em, _cmp(em, a, c(0.5), "LT"), small, op("div", two_a, one_m))))
+    return op("mul", op("sign", x), r)
 
 
 def _trunc(em, x, out_dtype):
@@ -729,12 +782,13 @@ def _dynamic_shape(em, *args, **kwargs):
 
 
 # ---------------------------------------------------------------- notes on functions defined in numpy_api
-note("numpy.power", "float: C99 pow special cases, computed in float64; integer ** integer needs a "
+note("numpy.power", "float: C99 pow special cases, computed in float64 with ln x in double-double (within "
+                    "1 ulp); integer ** integer needs a "
                     "compile-time non-negative exponent")
 for _n in ("numpy.sin", "numpy.cos", "numpy.tan"):
     note(_n, "float16/32 computed in float64 (IREE's float32 versions are up to 5e5 ulp off)"
          + ("; under @jit, arrays of 16384+ elements vectorised (within 2 ulp), libm if any |x| > 1e6" if _n != "numpy.tan" else ""))
-note("numpy.cbrt", "float64 via |x| ** (1/3) with the sign put back")
+note("numpy.cbrt", "abs(x) ** (1/3) and one Newton step, computed in float64 (within 1 ulp)")
 note("numpy.matmul", "1-D, 2-D and batched; bool as or-of-ands; empty contractions give zeros")
 note("numpy.where", "three-argument form; the one-argument form's shape depends on the data")
 note("numpy.empty", "zero-filled")

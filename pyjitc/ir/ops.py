@@ -229,6 +229,18 @@ def _lower_convert(ctx, operands, dtype):
 register_op("convert", _convert_type, _lower_convert)
 
 
+def _bitcast_type(ts, dtype, **_):
+    (t,) = ts
+    dtype = np.dtype(dtype)
+    if dtype.itemsize != t.dtype.itemsize or dtype.kind not in "iuf" or t.dtype.kind not in "iuf":
+        raise OpTypeError(f"bitcast: {t} to {dtype} (same-width integers and floats only)")
+    return t.with_dtype(dtype)
+
+
+# the bits of a float as an integer and back (exponent and mantissa fields, as fdlibm reads them)
+register_op("bitcast", _bitcast_type, lambda ctx, operands, dtype: ctx.hlo("stablehlo.bitcast_convert", *operands))
+
+
 # ---------------------------------------------------------------- constants and shapes
 
 def _constant_type(ts, value, **_):
