@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import operator
 import os
 import types
 from dataclasses import dataclass, field
@@ -277,9 +278,12 @@ class FunctionCompiler(ast.NodeVisitor):
             if not isinstance(base, Traced):
                 raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                         hint="write it as x[i] = x[i] + v")
+            index = numpy_api.known(index)
+            value = self.visit(node.value)
+            if self.update_known(base, index, op, value):
+                return
             # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back
             if indexing.is_mask(index):   # x[mask] op= v: every element computed, the masked ones kept
-                value = self.visit(node.value)
                 if np.size(value) != 1 if not isinstance(value, Traced) else value.type.size != 1:
                     raise NotSupportedError(f"{shown}: the number of values must match the number of True "
                                             "entries, known only at run time", hint="use a scalar, or np.where")
@@ -288,12 +292,27 @@ class FunctionCompiler(ast.NodeVisitor):
                 base.value = indexing.masked_update(self.em, base, index, holder).value
                 return
             old = indexing.getitem(self.em, base, index)
-            new = apply_operator(self.em, op, old, self.visit(node.value))
+            new = apply_operator(self.em, op, old, value)
             holder = Traced(old.value, old.weak, old.params)
             self.update_in_place(holder, new, shown)
             self.store(base, index, holder, shown)
         else:
             raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
+
+    def update_known(self, base: Traced, index, op: str, value) -> bool:
+        """`base[index] op= value` computed by NumPy itself where all of it is known at compile time."""
+        contents, value = base.const, numpy_api.known(value)
+        if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index) \
+                or not is_static(value):
+            return False
+        new = contents.copy()
+        try:
+            with np.errstate(all="ignore"):
+                new[index] = IN_PLACE[op](new[index], value)
+        except (TypeError, ValueError, IndexError, OverflowError, KeyError):
+            return False
+        self.em.set_known(base, new)
+        return True
 
     def in_place(self, old) -> bool:
         """Whether `old op= v` updates `old` itself (an array; NumPy scalars and Python numbers
@@ -933,6 +952,10 @@ def _argument(values, path, spec):
     return values[path]
 
 
+IN_PLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
+            "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow, "BitOr": operator.ior,
+            "BitAnd": operator.iand, "BitXor": operator.ixor, "LShift": operator.ilshift,
+            "RShift": operator.irshift, "MatMult": operator.imatmul}
 KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
 
 
