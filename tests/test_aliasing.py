@@ -1,0 +1,320 @@
+"""Aliasing against NumPy (issue 14): writes through views of arrays the function created itself,
+helpers writing into the caller's local arrays, arguments that alias each other, and results that
+are one array. Each test runs NumPy and pyjitc on identically built arguments (the same aliasing
+on both sides) and compares the result and every argument array afterwards.
+tests/fuzz_statements.py generates random programs of this kind."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same
+
+
+def same_answer(fn, make_args, *, jitted=None):
+    """Run fn by NumPy and by pyjitc on arguments made twice by make_args() -> (owners, args);
+    compare the results and every owner array afterwards. Returns (NumPy's, pyjitc's) results."""
+    np_owners, np_args = make_args()
+    jit_owners, jit_args = make_args()
+    want = fn(*np_args)
+    got = (jitted or JIT[fn.__name__])(*jit_args)
+    assert_same(got, want, accumulate=True)
+    for k in np_owners:
+        assert_same(jit_owners[k], np_owners[k], accumulate=True, path=f"argument array {k} after the call")
+    return want, got
+
+
+def plain(*arrays):
+    """Independent arguments: each array its own owner."""
+    def make():
+        args = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
+        return {f"argument {i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}, args
+    return make
+
+
+# ------------------------------------------------------------------------ the issue's programs
+
+def interior_of_padded(x):
+    U = np.zeros((x.shape[0] + 2, x.shape[1] + 2))
+    u = U[1:-1, 1:-1]
+    u[:] = 1.0
+    u += x
+    return U
+
+
+def fill(b, u):
+    b[1:-1] = u[2:] - u[:-2]
+
+
+def bump(b):
+    b += 1.0
+
+
+def helpers_write_into_locals(u):
+    t = np.zeros(u.shape); fill(t, u)
+    c = np.ones(u.shape); bump(c)
+    return t, c
+
+
+def bump_first_sum_second(a, b):
+    a += 1.0
+    return b.sum()      # f(x, x): NumPy 15.0 for x = np.arange(5.0)
+
+
+def write_view_sum_base(a, v):
+    v[:] = 7.0
+    return a.sum()      # g(y, y[1:3]): NumPy 17.0 for y = np.arange(4.0)
+
+
+def same_array_twice(a):
+    c = a * 2
+    return c, c         # NumPy returns the same object twice
+
+
+# ------------------------------------------------------------------------ the same patterns in loops, branches, containers, closures
+
+def two_interior_views_updated_every_step(x, n):
+    U = np.zeros((x.shape[0] + 2, x.shape[1] + 2))
+    V = np.ones((x.shape[0] + 2, x.shape[1] + 2))
+    u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]
+    for i in range(n):
+        u += 0.5 * v + x
+        v -= 0.25 * u
+    return U, V
+
+
+def time_loop_of_helpers_writing_locals(u, n):
+    b = np.zeros(u.shape)
+    p = np.zeros(u.shape)
+    for i in range(n):
+        fill(b, u)
+        bump(p)
+        p += b
+    return b, p
+
+
+def helper_writes_local_in_a_branch(x):
+    t = np.zeros(x.shape)
+    if x.sum() > 0:
+        bump(t)
+    else:
+        t[::2] = -1.0
+    w = t[1:]
+    if x[0] > 0:
+        w += x[:-1]
+    return t
+
+
+def local_arrays_through_a_tuple(x):
+    t = np.zeros(x.shape)
+    c = np.ones(x.shape)
+    pair = (t, c)
+    fill(pair[0], x)
+    pair[1][1:] = pair[1][1:] + x[:-1]      # (pair[1][1:] += v is refused: an item's item updated in place)
+    return t, c
+
+
+def pair_add(p):
+    p[0][...] = p[0] + p[1]
+
+
+def local_arrays_through_a_list_to_a_helper(x):
+    lst = [np.zeros(x.shape), x.copy()]
+    pair_add(lst)
+    return lst[0], lst
+
+
+def closure_writes_a_captured_local(x, n):
+    acc = np.zeros(x.shape)
+
+    def add():
+        acc[...] = acc + x
+
+    for i in range(n):
+        add()
+    return acc
+
+
+def nested_helper_writes_a_view_of_a_local(x):
+    def half(b):
+        b *= 0.5
+
+    t = x.copy()
+    half(t[1:])
+    return t
+
+
+def views_of_every_creation_function(x):
+    E = np.eye(4)
+    d = E.T
+    d[0] = 5.0                       # E[:, 0]
+    r = np.arange(6.0)
+    w = r[::-1]
+    w[:2] = 9.0                      # r[4:]
+    c = x.copy()
+    cv = c.reshape(2, 3)
+    cv[1] = 0.0                      # c[3:]
+    a = np.array(x)
+    a.ravel()[:2] = 7.0
+    f = np.full((3, 4), 2.0)
+    f[1] = 0.0
+    col = f[:, -1]
+    col[:] = -1.0
+    e = np.empty(6)
+    e[:] = x
+    ev = e[1::2]
+    ev *= 10.0
+    o = np.ones(6)
+    o[o > 0] = 3.0
+    return E, r, c, a, f, e, o
+
+
+def view_of_arange_astype(n):
+    r = np.arange(6).astype(float)
+    v = r[1:-1]
+    v += n
+    return r
+
+
+def stencil_into_a_fresh_array(B):
+    A = np.zeros(B.shape)
+    A[1:-1] = B[2:] - B[:-2]
+    inner = A[1:-1]
+    inner *= 0.5
+    return A
+
+
+def base_and_view_returned(x):
+    U = np.zeros(x.shape[0] + 2)
+    u = U[1:-1]
+    u[:] = x
+    return U, u
+
+
+def add_second_into_first(a, b):
+    a += b
+    return a
+
+
+def write_row_read_matrix(A, r):
+    r[:] = 0.0
+    return A.sum(axis=1)
+
+
+FUNCTIONS = [interior_of_padded, helpers_write_into_locals, bump_first_sum_second, write_view_sum_base,
+             same_array_twice, two_interior_views_updated_every_step, time_loop_of_helpers_writing_locals,
+             helper_writes_local_in_a_branch, local_arrays_through_a_tuple, local_arrays_through_a_list_to_a_helper,
+             closure_writes_a_captured_local, nested_helper_writes_a_view_of_a_local, views_of_every_creation_function,
+             view_of_arange_astype, stencil_into_a_fresh_array, base_and_view_returned, add_second_into_first,
+             write_row_read_matrix]
+JIT = {f.__name__: pyjitc.jit(f) for f in FUNCTIONS}      # shared by the tests: each compiles once per signature
+
+X23 = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -2.5]])
+X6 = np.array([1.0, -2.0, 0.5, 4.0, -0.75, 2.0])
+
+
+# ------------------------------------------------------------------------ tests
+
+def test_writes_through_an_interior_view_reach_the_zeros_it_views():
+    want, got = same_answer(interior_of_padded, plain(X23))
+    assert got[1:-1, 1:-1].min() != 0.0
+
+
+def test_helpers_writing_into_their_parameters_update_the_callers_local_arrays():
+    same_answer(helpers_write_into_locals, plain(np.arange(5.0) ** 2))
+
+
+def test_the_same_array_passed_twice_sees_its_own_in_place_update():
+    def make():
+        x = np.arange(5.0)
+        return {"x": x}, (x, x)
+    want, got = same_answer(bump_first_sum_second, make)
+    assert want == 15.0 and got == 15.0
+
+
+def test_a_write_through_a_view_argument_shows_in_the_base_argument():
+    def make():
+        y = np.arange(4.0)
+        return {"y": y}, (y, y[1:3])
+    want, got = same_answer(write_view_sum_base, make)
+    assert want == 17.0 and got == 17.0
+
+
+def test_returning_one_array_twice_returns_one_array():
+    want, got = same_answer(same_array_twice, plain(np.arange(3.0)))
+    assert want[0] is want[1]
+    assert np.shares_memory(got[0], got[1]), "NumPy returns the same array twice; a write to one shows in the other"
+
+
+def test_two_interior_views_updated_with_iadd_every_step_of_a_run_time_loop():
+    for n in (0, 1, 4):
+        same_answer(two_interior_views_updated_every_step, plain(X23, n))
+
+
+def test_a_time_loop_calling_helpers_that_write_into_local_arrays():
+    for n in (0, 1, 3):
+        same_answer(time_loop_of_helpers_writing_locals, plain(X6, n))
+
+
+@pytest.mark.parametrize("x", [X6, -X6], ids=["positive-sum", "negative-sum"])
+def test_helpers_and_views_writing_into_a_local_in_run_time_branches(x):
+    same_answer(helper_writes_local_in_a_branch, plain(x))
+
+
+def test_local_arrays_written_through_a_tuple_holding_them():
+    same_answer(local_arrays_through_a_tuple, plain(X6))
+
+
+def test_a_helper_writing_into_a_list_item_updates_the_local_array_and_the_list():
+    want, got = same_answer(local_arrays_through_a_list_to_a_helper, plain(X6))
+    assert np.shares_memory(got[0], got[1][0])
+
+
+def test_a_closure_writing_into_a_captured_local_array_called_in_a_loop():
+    for n in (0, 2):
+        same_answer(closure_writes_a_captured_local, plain(X6, n))
+
+
+def test_a_nested_helper_writing_into_a_view_of_a_local_copy():
+    same_answer(nested_helper_writes_a_view_of_a_local, plain(X6))
+
+
+def test_writes_through_views_of_eye_arange_copy_array_full_empty_ones():
+    same_answer(views_of_every_creation_function, plain(X6))
+
+
+def test_writes_through_a_view_of_arange_astype():
+    same_answer(view_of_arange_astype, plain(2))
+
+
+def test_a_stencil_written_into_a_fresh_array_then_scaled_through_its_interior_view():
+    same_answer(stencil_into_a_fresh_array, plain(X6 ** 2))
+
+
+def test_returning_the_base_and_its_view_keeps_them_one_memory():
+    want, got = same_answer(base_and_view_returned, plain(X6))
+    assert np.shares_memory(got[0], got[1]), "NumPy's u is a view of U"
+
+
+@pytest.mark.parametrize("second", ["same", "reversed", "every-other", "overlapping-slice"])
+def test_an_in_place_add_of_an_aliased_argument_into_another(second):
+    def make():
+        x = X6.copy()
+        b = {"same": x, "reversed": x[::-1], "every-other": x[::2], "overlapping-slice": x[1:4]}[second]
+        a = {"same": x, "reversed": x, "every-other": x[1::2], "overlapping-slice": x[:3]}[second]
+        return {"x": x}, (a, b)
+    same_answer(add_second_into_first, make)
+
+
+def test_zeroing_a_row_argument_shows_in_the_matrix_argument_it_belongs_to():
+    def make():
+        A = np.arange(12.0).reshape(3, 4)
+        return {"A": A}, (A, A[1])
+    same_answer(write_row_read_matrix, make)
+
+
+def test_bump_then_sum_with_the_second_argument_every_other_item_of_the_first():
+    def make():
+        x = np.arange(5.0)
+        return {"x": x}, (x, x[::2])
+    want, got = same_answer(bump_first_sum_second, make)
+    assert want == 9.0
