@@ -11,7 +11,8 @@ arguments (aliasing built the same way on both sides); the results (value, shape
 which results share memory with each other) and every argument array afterwards must agree.
 Outcomes: agree / refused (a located JitError at compile time) / raised (NumPy raised and so did
 pyjitc) / MISMATCH / ALIAS (results share memory in one and not the other) / internal (an
-unlocated or 'internal' JitError, a non-JitError exception) / iree (pyjitc.CompileError).
+unlocated or 'internal' JitError, a non-JitError exception) / iree (pyjitc.CompileError, or IREE's
+runtime refusing the compiled program).
 
 Shapes are tracked while generating by evaluating every expression on shadow arrays (real NumPy
 views of zero arrays), so programs are valid NumPy with known shapes: x (6,), y (6,) or a view
@@ -497,6 +498,8 @@ def run_program(prog: Program, directory: Path, name: str, jitted=None) -> Outco
             return Outcome("raised", f"{type(numpy_error).__name__} / {type(e).__name__}: {e.message}")
         return Outcome("refused", f"{type(e).__name__}: {e.message}")
     except Exception as e:
+        if "Error invoking function" in str(e):   # IREE's runtime refused the compiled program: an IREE failure
+            return Outcome("iree", f"run time: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
         return Outcome("internal", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
     if numpy_error is not None:
         return Outcome("MISMATCH", f"NumPy raised {type(numpy_error).__name__}: {numpy_error}; pyjitc returned {got!r}")

@@ -925,8 +925,16 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     outputs = []
     returned: dict[int, Traced] = {}
     _collect(result, returned)
+    sharing: dict[int, set] = {}   # root array -> the returned values that are it or views of it
+    for t in returned.values():
+        root = t
+        while root.view is not None and root.view.recipe is not None:
+            root = root.view.base
+        sharing.setdefault(id(root), set()).add(id(t))
+    shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
     out_tree = _flatten(em, result, outputs, argument_source, argument_object,
-                        {"returned": returned, "arguments": {id(t): p for p, t in params.items()}})
+                        {"returned": returned, "shared": shared_roots,
+                         "arguments": {id(t): p for p, t in params.items()}})
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
@@ -974,10 +982,11 @@ def _flatten(em, value, outputs, argument_source, argument_object, seen):
             base = base.view.base
         arguments = seen["arguments"]
         base_tree = _flatten(em, base, outputs, argument_source, argument_object, seen) \
-            if recipes and (id(base) in seen["returned"] or id(base) in arguments) else None
+            if recipes and (id(base) in seen["returned"] or id(base) in arguments or id(base) in seen["shared"]) \
+            else None
         if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
             tree = ("input", arguments[id(value)], value.shape)
-        elif base_tree is not None and base_tree[0] in ("out", "input") and base.ndim:
+        elif base_tree is not None and base_tree[0] in ("out", "input", "const") and base.ndim:
             tree = ("view", base_tree, tuple(recipes))   # a view of another result or argument, as in NumPy
         elif path is not None:
             tree = ("input" if argument_object(value) else "input_copy", path, value.shape)
@@ -1013,8 +1022,17 @@ def _collect(value, found: dict) -> None:
             _collect(v, found)
 
 
-def unflatten(tree, results, arguments: dict):
-    """The Python result from the IR results; `arguments`: the call's argument values by name."""
+def unflatten(tree, results, arguments: dict, made: dict | None = None):
+    """The Python result from the IR results; `arguments`: the call's argument values by name.
+    One tree node is one object (`made`): an array returned twice comes back as the same object."""
+    made = {} if made is None else made
+    if id(tree) in made:
+        return made[id(tree)]
+    out = made[id(tree)] = _unflatten(tree, results, arguments, made)
+    return out
+
+
+def _unflatten(tree, results, arguments: dict, made: dict):
     kind = tree[0]
     if kind in ("input", "input_copy"):   # the caller's own array (a view of it if reshaped), as NumPy returns it
         arr = at_path(arguments, tree[1])
@@ -1022,7 +1040,7 @@ def unflatten(tree, results, arguments: dict):
             arr = np.array(arr, copy=True)
         return arr if np.shape(arr) == tuple(tree[2]) else np.reshape(arr, tree[2])
     if kind == "view":
-        arr = unflatten(tree[1], results, arguments)
+        arr = unflatten(tree[1], results, arguments, made)
         for recipe in tree[2]:
             arr = numpy_api.view_of(recipe, arr)
         return arr
@@ -1032,10 +1050,10 @@ def unflatten(tree, results, arguments: dict):
             return tree[2](r)
         return r[()] if r.ndim == 0 else r
     if kind == "tuple":
-        return tuple(unflatten(t, results, arguments) for t in tree[1])
+        return tuple(unflatten(t, results, arguments, made) for t in tree[1])
     if kind == "list":
-        return [unflatten(t, results, arguments) for t in tree[1]]
+        return [unflatten(t, results, arguments, made) for t in tree[1]]
     if kind == "dict":
-        return {k: unflatten(t, results, arguments) for k, t in tree[1]}
+        return {k: unflatten(t, results, arguments, made) for k, t in tree[1]}
     value = tree[1]
     return np.array(value, copy=True) if isinstance(value, np.ndarray) else value

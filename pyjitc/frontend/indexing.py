@@ -369,8 +369,29 @@ def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:
     upd = em.emit("reshape", v, shape=tuple(sizes)) if v.shape != tuple(sizes) else v
     if all(not isinstance(s, Traced) for s in starts) and tuple(sizes) == x.shape:
         return Traced(upd.value, x.weak, x.params)
+    if _reads(em, upd.value, x.value):
+        upd = em.emit("barrier", upd)
     idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
     return em.emit("dynamic_update_slice", x, upd, *idx, weak=x.weak)
+
+
+def _reads(em, value, source, look_back: int = 64) -> bool:
+    """Whether `value` is computed from `source` by recent ops of the current block. Writing such a
+    value into `source` (x[1:] = x[:-1], U[1:] -= U[:-1]) is materialised first (the barrier op):
+    IREE 3.13 otherwise copies between overlapping ranges of one buffer (refused at run time) or
+    updates the buffer in place while still reading it (wrong values, found by the fuzzer)."""
+    ops = em.b.blocks[-1].ops
+    producers = {r.id: op for op in ops[-look_back:] for r in op.results}
+    todo, seen = [value], set()
+    while todo:
+        v = todo.pop()
+        if v is source:
+            return True
+        if v.id in seen or v.id not in producers:
+            continue
+        seen.add(v.id)
+        todo.extend(producers[v.id].operands)
+    return False
 
 
 def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:

@@ -59,14 +59,15 @@ class Traced:
         v = self.view
         if v is not None:
             base = v.base.value
-            if base is not v.seen:
-                if v.forward is None:
+            if base is not v.seen or (v.epoch != Builder.epoch and v.forward is not None):
+                # the base changed, or this value may belong to a closed or forgotten block
+                if base is not v.seen and v.forward is None:
                     raise NotSupportedError(
                         "this array may or may not share memory with an array that was modified since "
                         "(NumPy decides by memory layout), so its value can't be known here",
                         hint="call .copy() when you make it")
                 self._value = v.forward(base)
-                v.seen = base
+                v.seen, v.epoch = base, Builder.epoch
         return self._value
 
     @value.setter
@@ -82,7 +83,7 @@ class Traced:
                     "writing into this array: NumPy may or may not write through to the array it was "
                     "made from (it depends on memory layout)", hint="call .copy() first, or write into the base")
             v.base.value = v.backward(v.base.value, new)
-            v.seen = v.base.value
+            v.seen, v.epoch = v.base.value, Builder.epoch
         self._value = new
 
     @property
@@ -115,11 +116,11 @@ class Traced:
 class View:
     """How a view relates to its base: forward(base value) -> view value; backward(base value,
     new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
-    __slots__ = ("base", "forward", "backward", "seen", "recipe")
+    __slots__ = ("base", "forward", "backward", "seen", "recipe", "epoch")
 
     def __init__(self, base: Traced, forward, backward, recipe=None):
         self.base, self.forward, self.backward, self.recipe = base, forward, backward, recipe
-        self.seen = base.value
+        self.seen, self.epoch = base.value, Builder.epoch
 
 
 def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> Traced:

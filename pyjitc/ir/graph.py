@@ -60,7 +60,10 @@ class Function:
 
 
 class Builder:
-    """Appends ops to the innermost open block. `span` is set by the frontend per AST node."""
+    """Appends ops to the innermost open block. `span` is set by the frontend per AST node.
+    `epoch` changes whenever a block is closed or ops are forgotten: a value remembered from an
+    earlier epoch may belong to a block that can no longer be referenced."""
+    epoch = 0
 
     def __init__(self):
         self.blocks: list[Block] = []
@@ -72,6 +75,7 @@ class Builder:
         return block
 
     def close_block(self, results) -> Block:
+        Builder.epoch += 1
         block = self.blocks.pop()
         block.results = list(results)
         return block
@@ -85,6 +89,7 @@ class Builder:
 
     def rollback(self, checkpoint: tuple[int, int]) -> None:
         """Forget every op and block made since `checkpoint` (a discarded interpretation)."""
+        Builder.epoch += 1
         depth, n_ops = checkpoint
         del self.blocks[depth:]
         del self.blocks[-1].ops[n_ops:]

@@ -279,6 +279,12 @@ def _reshape_type(ts, shape, **_):
 
 register_op("reshape", _reshape_type, lambda ctx, operands, shape: ctx.hlo("stablehlo.reshape", *operands))
 
+# A value IREE must materialise as it is: x[1:] = x[:-1] otherwise becomes, in IREE 3.13, a buffer
+# copy inside one buffer between overlapping ranges, which its runtime refuses ("source and target
+# ranges overlap within the same buffer").
+register_op("barrier", lambda ts, **_: ts[0],
+            lambda ctx, operands: ctx.hlo("stablehlo.optimization_barrier", *operands))
+
 
 def _transpose_type(ts, perm, **_):
     (t,) = ts
