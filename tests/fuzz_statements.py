@@ -490,7 +490,10 @@ def run_program(prog: Program, directory: Path, name: str, jitted=None) -> Outco
             return Outcome("raised", f"{type(numpy_error).__name__} / RunError")
         return Outcome("MISMATCH", f"pyjitc raised RunError where NumPy did not: {str(e).splitlines()[0]}")
     except pyjitc.CompileError as e:
-        return Outcome("iree", str(e).splitlines()[0][:300])
+        lines = str(e).splitlines()
+        why = [l.strip() for l in lines if re.search(r"error:|Error code|Assertion", l)][:2]
+        why += [re.sub(r"^#\d+ 0x[0-9a-f]+ ", "", l.strip())[:120] for l in lines if "OpConversion" in l][:1]
+        return Outcome("iree", " | ".join([lines[0][:200]] + why))
     except pyjitc.JitError as e:
         if e.span is None or "internal" in e.message:
             return Outcome("internal", f"{type(e).__name__}: {e}")
