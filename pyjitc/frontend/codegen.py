@@ -923,8 +923,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
         return id(t) in em.arguments
 
     outputs = []
-    returned: dict[int, Traced] = {}
-    _collect(result, returned)
+    returned = {id(t): t for t in numpy_api.items_of(result, Traced)}
     sharing: dict[int, set] = {}   # root array -> the returned values that are it or views of it
     for t in returned.values():
         root = t
@@ -1009,17 +1008,6 @@ def _flatten(em, value, outputs, argument_source, argument_object, seen):
         return ("const", value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",
                             hint="return arrays, numbers, or tuples/lists/dicts of them")
-
-
-def _collect(value, found: dict) -> None:
-    if isinstance(value, Traced):
-        found[id(value)] = value
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _collect(v, found)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _collect(v, found)
 
 
 def unflatten(tree, results, arguments: dict, made: dict | None = None):

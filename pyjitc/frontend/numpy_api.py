@@ -923,15 +923,16 @@ def known(x):
     return x
 
 
-def _new_arrays(x, out: list) -> None:
-    if isinstance(x, np.ndarray):
-        out.append(x)
+def items_of(x, kind):
+    """The values of type `kind` inside x (through tuples, lists and dicts)."""
+    if isinstance(x, kind):
+        yield x
     elif isinstance(x, (tuple, list)):
         for v in x:
-            _new_arrays(v, out)
+            yield from items_of(v, kind)
     elif isinstance(x, dict):
         for v in x.values():
-            _new_arrays(v, out)
+            yield from items_of(v, kind)
 
 
 def hold(em: Emitter, x):
@@ -963,8 +964,7 @@ def call_known(em: Emitter, fn, args, kwargs=None):
         except (JitError, NeedStatic):
             out = _FAILED
         if out is not _FAILED:
-            made: list[np.ndarray] = []
-            _new_arrays(out, made)
+            made = list(items_of(out, np.ndarray))
             if not any(np.may_share_memory(m, c) for m in made for c in consts):
                 return hold(em, out)
         em.b.rollback(checkpoint)
