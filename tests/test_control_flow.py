@@ -360,6 +360,38 @@ def test_loop_yielding_a_loop_invariant_or_repeated_value_compiles_and_updates_i
     assert f.cache_info().misses == 1
 
 
+def sine_of_a_known_mean_in_a_loop(x, n):
+    P = np.arange(30.0).reshape(5, 6)
+    s = P[::-1]
+    for i in range(n):
+        P[1:, :-1] -= np.maximum(s[:-1, 1:], P[1:, :-1]) - np.sin(s.mean()) + x[i]
+    return P
+
+
+def test_float64_sine_of_a_value_iree_evaluates_while_compiling_links():
+    # IREE 3.13 evaluated sin(constant) at compile time with its embedded linker, which has no
+    # libm ("iree-lld: undefined symbol: sin"); found by the statement fuzzer
+    x = rng.random(6)
+    assert_same_call(pyjitc.jit(sine_of_a_known_mean_in_a_loop), sine_of_a_known_mean_in_a_loop, x, 3)
+
+
+def loop_carrying_an_unread_array(y, A, n):
+    w = np.ones_like(y)             # updated in the loop, never read afterwards
+    for i in range(n):
+        A += 0.125
+        inner = w[1:-1]
+        inner *= 0.5
+    return A
+
+
+def test_loop_carrying_an_array_nothing_reads_afterwards_runs():
+    # IREE 3.13 refused this at run time ("indirect buffer reference slot 0 is out range", in the
+    # module initializer); the unread carried value is now dropped. Found by the statement fuzzer.
+    f = pyjitc.jit(loop_carrying_an_unread_array)
+    for n in (0, 1, 3):
+        assert_same_call(f, loop_carrying_an_unread_array, rng.random(6), rng.random((5, 6)), n)
+
+
 def loop_changes_type(x):
     acc = x[:1]
     for i in range(x.shape[0]):

@@ -15,9 +15,9 @@ def test_random_statement_programs_agree_with_numpy_or_are_refused_with_a_locati
     for i in range(int(os.environ.get("PYJITC_FUZZ_STATEMENTS", "40"))):
         prog = gen.program()
         outcome = fs.run_program(prog, tmp_path, f"fuzz_statements_suite_{i}")
-        # agree, a located refusal, or NumPy and pyjitc both raising; an IREE failure (CompileError, or
-        # IREE's runtime refusing the program) is counted apart. A wrong value, an argument left different from NumPy's,
-        # results sharing memory differently, or an internal error is a failure.
-        if outcome.kind in ("MISMATCH", "ALIAS", "internal"):
+        # agree, a located refusal, or NumPy and pyjitc both raising. A wrong value, an argument
+        # left different from NumPy's, results sharing memory differently, an internal error, or an
+        # IREE failure (CompileError, or IREE's runtime refusing the program) is a failure.
+        if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree"):
             problems.append(f"{outcome.kind}:\n{prog.text}{prog.describe()}\n{outcome.detail}")
     assert not problems, f"{len(problems)} programs differ from NumPy; the first three:\n\n" + "\n\n".join(problems[:3])

@@ -21,6 +21,21 @@ def test_static_basic_and_advanced_reads_match_numpy():
     assert_same_call(pyjitc.jit(static_reads), static_reads, A)
 
 
+def reversed_strided_reads(x):
+    return (x[::2][::-1] * 1.0, x[1::3][::-1] + 0, x[::-1][::2] * 2, x[:, ::2][::-1, ::-1] - 1,
+            np.flip(x[:, 1::2], 1) * 2, np.minimum(x[:, ::2].copy()[::-1], 1.5),
+            x[:, ::2][[0, 0]], x.ravel()[::2][[0, -1, 0]])
+
+
+@pytest.mark.parametrize("shape", [(5, 6), (6, 7), (1, 1), (7, 2)])
+def test_reversing_a_strided_slice_compiles_and_matches_numpy(shape):
+    # IREE 3.13 failed on a reverse or a gather of a slice with a step on the innermost axis
+    # ("LLVM Translation failed for operation: builtin.unrealized_conversion_cast"); found by
+    # the statement fuzzer
+    x = np.arange(np.prod(shape), dtype=float).reshape(shape)
+    assert_same_call(pyjitc.jit(reversed_strided_reads), reversed_strided_reads, x)
+
+
 def run_time_reads(a, i, j, idx):
     return a[i], a[i, :, j], a[-i], a[i:i + 2], a[idx], a[:, idx], a[idx, j]
 

@@ -100,6 +100,11 @@ def compiler_version() -> str:
 # symbols. Linking with the system linker instead resolves them from the host's libm; the
 # .vmfb then holds a host shared library (fine for the JIT, less portable for AOT files).
 SYSTEM_LINK_FLAG = "--iree-llvmcpu-link-embedded=false"
+# IREE's compile-time evaluation of constant expressions (const-eval) builds its own executable
+# with the embedded linker, whatever the flags say, so a constant float64 sin in a loop still
+# failed ("iree-lld: undefined symbol: sin", IREE 3.13, found by the statement fuzzer). Modules
+# that need libm go without const-eval: pyjitc folds known values with NumPy before IREE sees them.
+LIBM_FLAGS = (SYSTEM_LINK_FLAG, "--iree-opt-const-eval=false")
 # Ops known to leave a libm symbol in float64 (fmod, sin, ...): such modules go to the system
 # linker at once instead of after a failed embedded link (which costs a whole compile).
 _NEEDS_LIBM = re.compile(r"stablehlo\.(remainder|sine|cosine|tan|tanh|atan2)\b[^\n]*f64")
@@ -110,14 +115,14 @@ def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> b
     flags = target.flags() + list(extra_flags)
     if (target.backend == "llvm-cpu" and SYSTEM_LINK_FLAG not in flags and shutil.which("ld")
             and _NEEDS_LIBM.search(text)):
-        flags.append(SYSTEM_LINK_FLAG)
+        flags += LIBM_FLAGS
     try:
         return ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo", extra_args=flags)
     except ireec.CompilerToolError as e:
         message = str(e)
         if (target.backend == "llvm-cpu" and "undefined symbol" in message and SYSTEM_LINK_FLAG not in flags
                 and shutil.which("ld")):
-            return compile_stablehlo(text, target, [*extra_flags, SYSTEM_LINK_FLAG])
+            return compile_stablehlo(text, target, [*extra_flags, *LIBM_FLAGS])
         raise CompileError(f"IREE could not compile the module for {target.backend}:\n{message}\n"
                            f"--- StableHLO ---\n{text}") from None
 

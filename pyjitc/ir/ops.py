@@ -319,8 +319,12 @@ def _reverse_type(ts, dims, **_):
     return ts[0]
 
 
-register_op("reverse", _reverse_type,
-            lambda ctx, operands, dims: ctx.hlo("stablehlo.reverse", *operands, dimensions=ctx.i64s(dims)))
+def _lower_reverse(ctx, operands, dims):
+    (x,) = operands
+    return ctx.hlo("stablehlo.reverse", ctx.unfused_if_strided(x), dimensions=ctx.i64s(dims))
+
+
+register_op("reverse", _reverse_type, _lower_reverse)
 
 
 def _concatenate_type(ts, axis, **_):
@@ -588,8 +592,9 @@ def _lower_take(ctx, operands):
     k = idx.ndim
     dims = (f"#stablehlo.gather<offset_dims = {list(range(k, k + x.ndim - 1))}, "
             f"collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = {k}>")
-    return ctx.hlo("stablehlo.gather", *operands, dimension_numbers=ctx.attr(dims),
-                   slice_sizes=ctx.i64s((1,) + x.shape[1:]))
+    source, index = operands
+    return ctx.hlo("stablehlo.gather", ctx.unfused_if_strided(source), index,
+                   dimension_numbers=ctx.attr(dims), slice_sizes=ctx.i64s((1,) + x.shape[1:]))
 
 
 register_op("take", _take_type, _lower_take)

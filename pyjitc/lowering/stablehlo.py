@@ -53,6 +53,20 @@ class LowerCtx:
     def hlo(self, name, *operands, type=None, **attrs) -> ir.Value:
         return self.op(name, operands, [type or self.out_types[0]], attrs).result
 
+    def unfused_if_strided(self, value: ir.Value) -> ir.Value:
+        """`value` behind an optimization_barrier when it is a slice with a step on the innermost
+        axis. IREE 3.13 (llvm-cpu) fails with "LLVM Translation failed for operation:
+        builtin.unrealized_conversion_cast" when such a slice feeds a reverse or a gather directly
+        (`x[::2][::-1]`, `x[1::2][idx]`, even for tensor<6xf64>); an elementwise op in between, or
+        a step on an outer axis only, compiles. Found by the statement fuzzer."""
+        owner = value.owner
+        owner = getattr(owner, "operation", owner)  # an OpView for a generic op
+        if not isinstance(owner, ir.Operation) or owner.name != "stablehlo.slice":
+            return value
+        if list(ir.DenseI64ArrayAttr(owner.attributes["strides"]))[-1:] in ([], [1]):
+            return value
+        return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
+
     @contextlib.contextmanager
     def block(self, region, arg_types):
         block = region.blocks.append(*[mlir_type(t) for t in arg_types])
