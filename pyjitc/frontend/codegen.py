@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
-import operator
 import os
 import types
 from dataclasses import dataclass, field
@@ -15,19 +14,16 @@ from typing import Any
 import numpy as np
 
 from ..aliasing import as_index
-from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError)
+from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, leaves, path_name
-from . import indexing, linalg, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
+from . import assignment, branches, indexing, linalg, loops, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
-from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
-                      build_if, build_while, condition, is_marker, loop_marker, negate)
+from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .source import SourceFunction, parse_function
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
-MAX_UNROLL = 10_000  # loop iterations interpreted at compile time (each unrolled into the program)
-SHORT_LOOP = 4       # compile-time ranges this short are unrolled: static indices, no loop overhead
 
 
 @dataclass
@@ -55,7 +51,7 @@ def source_of(fn) -> SourceFunction:
     src = _SOURCE_CACHE.get(fn)
     if src is None:
         src = parse_function(fn)
-        policy.check_function(src)
+        policy.check_function(src, ALLOWED_SYNTAX)
         _SOURCE_CACHE[fn] = src
     return src
 
@@ -84,7 +80,7 @@ class FunctionCompiler(ast.NodeVisitor):
             return self.visit(node.body)
         self.env[RETURN] = False
         try:
-            self.exec_body(node.body)
+            branches.exec_body(self, node.body)
         except Exit:
             pass
         returned = self.env.get(RETURN, False)
@@ -94,31 +90,6 @@ class FunctionCompiler(ast.NodeVisitor):
             return self.env[RETURN_VALUE]
         raise MergeError("this function returns a value on some paths and falls off its end (returning None) "
                          "on others", self.src.span(node), hint="end it with a return statement")
-
-    def exec_body(self, stmts):
-        """Run statements in order. After a break/continue/return that happens only at run time
-        (inside an `if` on array values), the rest runs under `if not (that flag)`."""
-        for i, stmt in enumerate(stmts):
-            self.visit(stmt)
-            flags = [self.env.get(f, False) for f in FLAGS]
-            if any(f is True for f in flags):
-                raise Exit()
-            if i + 1 < len(stmts) and any(isinstance(f, Traced) for f in flags):
-                rest = stmts[i + 1:]
-                build_if(self.em, self.env, negate(self.em, flags), [lambda: self.guarded(rest), self.skipped])
-                return
-
-    def skipped(self):
-        """The path where a pending flag is set: with a single pending flag, it is known to be set."""
-        pending = [f for f in FLAGS if isinstance(self.env.get(f), Traced)]
-        if len(pending) == 1:
-            self.env[pending[0]] = True
-
-    def guarded(self, stmts):
-        for f in FLAGS:
-            if isinstance(self.env.get(f), Traced):
-                self.env[f] = False   # this region runs only where no flag is set
-        self.exec_body(stmts)
 
     def visit(self, node):
         span = self.src.span(node)
@@ -143,8 +114,7 @@ class FunctionCompiler(ast.NodeVisitor):
             b.span = prev
 
     def generic_visit(self, node):
-        message, hint = policy.SYNTAX_REASONS.get(type(node), (f"{type(node).__name__} is not supported inside @jit", None))
-        raise UnsupportedSyntaxError(message, hint=hint)
+        raise policy.unsupported_syntax(node)
 
     # ------------------------------------------------------------ statements
     def visit_Expr(self, node):
@@ -179,400 +149,28 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(target, ast.Name):
             self.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            items = self.unpack(value, len(target.elts))
+            items = assignment.unpack(self.em, value, len(target.elts))
             for t, v in zip(target.elts, items):
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
-            base = self.subscript_base(target)
+            base = self.visit(target.value)   # every array is a value with identity: all aliases see the write
             index = self.visit(target.slice)
-            self.store(base, index, value, ast.unparse(target))
+            assignment.store(self.em, base, index, value, ast.unparse(target))
         else:
             raise UnsupportedSyntaxError(f"can't assign to {ast.unparse(target)} inside @jit")
 
-    def subscript_base(self, target):
-        """The array written by `name[...] = v` (every array is a value with identity: arrays made
-        inside the function too, so every alias sees the write)."""
-        return self.visit(target.value)
-
-    def store(self, base, index, value, shown):
-        """`base[index] = value`: arrays are updated in place (the caller's array too, for an
-        argument); Python lists and dicts only while the program is being built."""
-        if isinstance(base, Traced):
-            if base.ndim == 0 and base.view is None and id(base) not in self.em.arguments | self.em.zero_d_arrays:
-                kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
-                raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
-                               hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
-            index = numpy_api.known(index)
-            if not self.store_known(base, index, value):
-                base.value = indexing.setitem(self.em, base, index, value, shown).value
-        elif isinstance(base, (list, dict)):
-            if self.em.loop_depth:
-                raise NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop that runs "
-                                        "at run time", hint="use an array and index assignment instead")
-            index = self.em.static(index, "an index into a Python list or dict")
-            try:
-                base[index] = value
-            except (IndexError, TypeError) as e:
-                raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
-        else:
-            raise JitError(f"{shown}: a {type(base).__name__} does not support item assignment")
-
-    def store_known(self, base: Traced, index, value) -> bool:
-        """`base[index] = value` computed by NumPy where all three are known at compile time (the
-        array stays known: a mask built with writes is still a compile-time mask)."""
-        contents = base.const
-        if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index):
-            return False
-        v = numpy_api.known(value)
-        if isinstance(v, Traced) or not is_static(v):
-            return False
-        new = contents.copy()
-        try:
-            with np.errstate(all="ignore"):
-                new[index] = v
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return False     # the run-time path raises NumPy's error with its own message
-        self.em.set_known(base, new)
-        return True
-
-    def unpack(self, value, n):
-        if isinstance(value, Traced):
-            if value.ndim == 0:
-                raise ShapeError("cannot unpack a 0-d array")
-            if value.shape[0] != n:
-                raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n} names")
-            return [indexing.getitem(self.em, value, i) for i in range(n)]
-        if isinstance(value, numpy_api.Seq):
-            value = self.em.static(value.materialize(self.em), "unpacking a sequence")
-        items = list(value)
-        if len(items) != n:
-            raise ShapeError(f"cannot unpack {len(items)} values into {n} names")
-        return items
-
     def visit_AugAssign(self, node):
-        op = type(node.op).__name__
-        shown = ast.unparse(node)
-        if isinstance(node.target, ast.Name):
-            old = self.visit(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
-            value = self.visit(node.value)
-            new = apply_operator(self.em, op, old, value)
-            if self.in_place(old):
-                self.update_in_place(old, new, shown)
-            else:
-                self.env[node.target.id] = new
-        elif isinstance(node.target, ast.Subscript):
-            base = self.subscript_base(node.target)
-            index = self.visit(node.target.slice)
-            if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
-                key = self.em.static(numpy_api.known(index), "an index into a Python list or dict")
-                try:
-                    old = base[key]
-                except (IndexError, KeyError, TypeError) as e:
-                    raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
-                new = apply_operator(self.em, op, old, self.visit(node.value))
-                if self.in_place(old):
-                    self.update_in_place(old, new, shown)
-                    return
-                self.store(base, key, new, shown)
-                return
-            if not isinstance(base, Traced):
-                raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
-                                        hint="write it as x[i] = x[i] + v")
-            index = numpy_api.known(index)
-            value = self.visit(node.value)
-            if self.update_known(base, index, op, value):
-                return
-            # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back
-            if indexing.is_mask(index):   # x[mask] op= v: every element computed, the masked ones kept
-                if np.size(value) != 1 if not isinstance(value, Traced) else value.type.size != 1:
-                    raise NotSupportedError(f"{shown}: the number of values must match the number of True "
-                                            "entries, known only at run time", hint="use a scalar, or np.where")
-                holder = Traced(base.value, None, base.params)
-                self.update_in_place(holder, apply_operator(self.em, op, holder, value), shown)
-                base.value = indexing.masked_update(self.em, base, index, holder).value
-                return
-            old = indexing.getitem(self.em, base, index)
-            new = apply_operator(self.em, op, old, value)
-            holder = Traced(old.value, old.weak, old.params)
-            self.update_in_place(holder, new, shown)
-            self.store(base, index, holder, shown)
-        else:
-            raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
-
-    def update_known(self, base: Traced, index, op: str, value) -> bool:
-        """`base[index] op= value` computed by NumPy itself where all of it is known at compile time."""
-        contents, value = base.const, numpy_api.known(value)
-        if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index) \
-                or not is_static(value):
-            return False
-        new = contents.copy()
-        try:
-            with np.errstate(all="ignore"):
-                new[index] = IN_PLACE[op](new[index], value)
-        except (TypeError, ValueError, IndexError, OverflowError, KeyError):
-            return False
-        self.em.set_known(base, new)
-        return True
-
-    def in_place(self, old) -> bool:
-        """Whether `old op= v` updates `old` itself (an array; NumPy scalars and Python numbers
-        are immutable and rebind instead)."""
-        return isinstance(old, Traced) and not old.weak and bool(
-            old.ndim or old.view is not None or id(old) in self.em.arguments or id(old) in self.em.zero_d_arrays)
-
-    def update_in_place(self, old: Traced, new, what: str):
-        """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
-        written into x itself, so every name bound to x (and every view of it) sees it."""
-        if old.const is not None and old.view is None and not old.frozen and is_static(numpy_api.known(new)):
-            contents = np.asarray(numpy_api.known(new))
-            if contents.shape == old.shape and np.can_cast(contents.dtype, old.dtype, "same_kind"):
-                self.em.set_known(old, contents.astype(old.dtype))
-                return
-        new = self.em.asarray(new)
-        if new.shape != old.shape:
-            raise ShapeError(f"{what}: non-broadcastable output operand with shape {old.shape} "
-                             f"doesn't match the broadcast shape {new.shape}")
-        if new.dtype != old.dtype:
-            if not np.can_cast(new.dtype, old.dtype, "same_kind"):
-                raise ShapeError(f"{what}: Cannot cast ufunc output from dtype('{new.dtype}') to "
-                                 f"dtype('{old.dtype}') with casting rule 'same_kind'")
-            new = self.em.cast(new, old.dtype)
-        old.value = new.value
-        old.params = None if old.params is None or new.params is None else old.params | new.params
+        assignment.augmented_assign(self, node)
 
     # ------------------------------------------------------------ control flow
     def visit_If(self, node):
-        test = self.visit(node.test)
-        if not isinstance(test, Traced):
-            self.exec_body(node.body if test else node.orelse)
-            return
-        try:
-            self.run_time_if(test, [lambda: self.exec_body(node.body), lambda: self.exec_body(node.orelse)])
-        except MergeError as e:
-            if e.name:   # name the places: where each path last assigns the variable
-                places = [self.last_assignment(e.name, part) for part in (node.body, node.orelse)]
-                shown = [str(p) if p else "not assigned (its value from before)" for p in places]
-                e.message += f" (the true path: {shown[0]}; the false path: {shown[1]})"
-            raise
-
-    def last_assignment(self, name, stmts):
-        found = None
-        for stmt in stmts:
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
-                    found = n
-        return self.src.span(found) if found is not None else None
-
-    def run_time_if(self, test: Traced, branches):
-        cond = condition(self.em, test)
-        try:
-            build_if(self.em, self.env, cond, branches)
-        except MergeError as e:
-            if test.params:   # the branches can't merge: decide the branch at compile time instead
-                raise NeedStatic(test.params, reason=e) from None
-            raise
-
-    def select(self, test: Traced, then, orelse):
-        """`then() if test else orelse()` for expressions. Both sides are computed and chosen
-        between when that can't be told apart from Python's lazy evaluation (no side could raise
-        at run time); otherwise a run-time if (`i < n and x[i] > 0` must not index x[n])."""
-        eager = self.eager_select(test, then, orelse)
-        if eager is not None:
-            return eager
-        key = f"value?{id(then)}"
-        self.run_time_if(test, [lambda: self.env.__setitem__(key, then()),
-                                lambda: self.env.__setitem__(key, orelse())])
-        value = self.env.pop(key)
-        if isinstance(value, Undefined):
-            raise value.error()
-        return value
-
-    def eager_select(self, test: Traced, then, orelse):
-        em, b = self.em, self.em.b
-        checkpoint, n_checks, err = b.checkpoint(), len(em.checks), em.err.value
-        try:
-            a, c = then(), orelse()
-            if len(em.checks) == n_checks and isinstance(a, (Traced, bool, int, float)) and \
-                    isinstance(c, (Traced, bool, int, float)):
-                out = numpy_api.select_values(em, condition(em, test), a, c)
-                if out is not None:
-                    return out
-        except (JitError, NeedStatic):
-            pass
-        b.rollback(checkpoint)
-        del em.checks[n_checks:]
-        em.err.value = err
-        return None
+        branches.if_statement(self, node)
 
     def visit_For(self, node):
-        iterable = self.visit(node.iter)
-        seq = numpy_api.as_seq(iterable)
-        marker = loop_marker(node)
-        em = self.em
-        if seq is None:
-            return self.unrolled(node, self.iterate(iterable))
-        count = seq.count(em)
-        forced = marker in em.force_unroll
-        if forced or (not isinstance(count, Traced) and count <= SHORT_LOOP):
-            if isinstance(count, Traced):
-                if count.params:
-                    raise NeedStatic(count.params, reason=em.force_unroll.get(marker))
-                raise em.force_unroll.get(marker) or JitError("this loop must run at compile time, but its "
-                                                              "length depends on array values")
-            return self.unrolled(node, (seq.item(em, k) for k in range(count)))
-        self.run_time_for(node, seq, count, marker)
-
-    def enter_loop(self):
-        saved = {f: self.env.pop(f) for f in (BREAK, CONTINUE) if f in self.env}
-        self.env[BREAK] = False
-        return saved
-
-    def leave_loop(self, node, saved):
-        broke = self.env.pop(BREAK, False)
-        self.env.pop(CONTINUE, None)
-        self.env.update(saved)
-        if node.orelse:   # for/while ... else: runs when the loop was not left by break
-            go = negate(self.em, [broke, self.env.get(RETURN, False)])
-            if go is True:
-                self.exec_body(node.orelse)
-            elif isinstance(go, Traced):
-                build_if(self.em, self.env, go, [lambda: self.guarded(node.orelse), self.skipped])
-
-    def loop_body(self, stmts):
-        self.env[CONTINUE] = False
-        try:
-            self.exec_body(stmts)
-        except Exit:
-            pass
-        self.env.pop(CONTINUE, None)
-
-    def unrolled(self, node, items):
-        """A loop interpreted at compile time: each iteration is built into the program."""
-        saved = self.enter_loop()
-        for count, item in enumerate(items):
-            if count >= MAX_UNROLL:
-                raise NotSupportedError(f"this loop runs more than {MAX_UNROLL} times at compile time",
-                                        hint="use run-time values (not shapes of slices) in its body")
-            go = negate(self.em, [self.env.get(BREAK, False), self.env.get(RETURN, False)])
-            if go is False:
-                break
-            iteration = lambda item=item: (self.assign(node.target, item), self.loop_body(node.body))
-            if go is True:
-                iteration()
-            else:
-                build_if(self.em, self.env, go, [lambda: (self.guarded([]), iteration()), self.skipped])
-        self.leave_loop(node, saved)
-
-    def run_time_for(self, node, seq, count, marker):
-        em, env = self.em, self.env
-        saved = self.enter_loop()
-        counter = f"counter?{marker}"
-        env[counter] = 0
-        go = apply_operator(em, "Lt", 0, count)
-        if go is not False:
-            env[GO] = go
-
-            # the loop variable is carried out of the loop only if something reads it afterwards
-            # (carrying it needlessly also trips an IREE crash on nested loops)
-            private = [n for n in _target_names(node.target) if not self.read_outside(n, node)]
-            entry = {n: env.get(n, MISSING) for n in private}
-
-            def body():
-                k = env[counter]
-                env[BREAK] = False
-                if RETURN in env:
-                    env[RETURN] = False
-                self.assign(node.target, seq.item(em, k))
-                self.loop_body(node.body)
-                for n, v in entry.items():
-                    if v is MISSING:
-                        env.pop(n, None)
-                    else:
-                        env[n] = v
-                env[counter] = k = apply_operator(em, "Add", k, 1)
-                env[GO] = self.all_of([apply_operator(em, "Lt", k, count),
-                                       negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
-            build_while(em, env, marker, body, "loop")
-        env.pop(counter, None)
-        self.leave_loop(node, saved)
-
-    def read_outside(self, name, loop) -> bool:
-        inside = {id(n) for n in ast.walk(loop)}
-        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
-                   for n in ast.walk(self.src.node))
-
-    def all_of(self, conds):
-        if any(c is False for c in conds):
-            return False
-        traced = [condition(self.em, c) for c in conds if isinstance(c, Traced)]
-        if not traced:
-            return True
-        out = traced[0]
-        for c in traced[1:]:
-            out = self.em.emit("and", out, c)
-        return out
+        loops.for_loop(self, node)
 
     def visit_While(self, node):
-        marker = loop_marker(node)
-        if marker in self.em.force_unroll:
-            return self.unrolled_while(node, marker)
-        em, env = self.em, self.env
-        saved = self.enter_loop()
-        test = self.visit(node.test)
-        go = condition(em, test) if isinstance(test, Traced) else bool(test)
-        if go is not False:
-            env[GO] = go
-
-            def body():
-                env[BREAK] = False
-                if RETURN in env:
-                    env[RETURN] = False
-                self.loop_body(node.body)
-                stop = [env.get(BREAK, False), env.get(RETURN, False)]
-                if any(isinstance(f, Traced) for f in stop):   # Python doesn't test again after break
-                    env[GO] = self.select(negate(em, stop), lambda: self.truth_value(node.test), lambda: False)
-                else:
-                    env[GO] = self.all_of([self.truth_value(node.test), negate(em, stop)])
-            build_while(em, env, marker, body, "while loop")
-        self.leave_loop(node, saved)
-
-    def truth_value(self, test_node):
-        test = self.visit(test_node)
-        return condition(self.em, test) if isinstance(test, Traced) else bool(test)
-
-    def unrolled_while(self, node, marker):
-        saved = self.enter_loop()
-        count = 0
-        while True:
-            flags = [self.env.get(BREAK, False), self.env.get(RETURN, False)]
-            if any(isinstance(f, Traced) for f in flags):
-                raise NotSupportedError("this while loop must run at compile time, but it stops on a "
-                                        "condition known only at run time")
-            if any(flags):
-                break
-            test = self.visit(node.test)
-            if isinstance(test, Traced):
-                if test.params:
-                    raise NeedStatic(test.params, reason=self.em.force_unroll.get(marker))
-                raise self.em.force_unroll.get(marker) or JitError(
-                    "this while loop must run at compile time, but its condition depends on array values")
-            if not test:
-                break
-            count += 1
-            if count > MAX_UNROLL:
-                raise NotSupportedError(f"this while loop runs more than {MAX_UNROLL} times at compile time")
-            self.loop_body(node.body)
-        self.leave_loop(node, saved)
-
-    def iterate(self, value):
-        if isinstance(value, Traced):
-            if value.ndim == 0:
-                raise ShapeError("iteration over a 0-d array")
-            return [indexing.getitem(self.em, value, i) for i in range(value.shape[0])]
-        try:
-            return iter(value)
-        except TypeError:
-            raise ShapeError(f"{type(value).__name__} object is not iterable") from None
+        loops.while_loop(self, node)
 
     def visit_Assert(self, node):
         test = self.visit(node.test)
@@ -664,7 +262,7 @@ class FunctionCompiler(ast.NodeVisitor):
             if attr in numpy_api.METHODS:
                 return BoundMethod(numpy_api.METHODS[attr], base, attr)
             if attr in policy.FORBIDDEN_METHODS:
-                raise ForbiddenError(f".{attr}() is not allowed inside @jit: {policy.FORBIDDEN_METHODS[attr]}")
+                raise policy.not_allowed(f".{attr}()", policy.FORBIDDEN_METHODS[attr])
             raise NotSupportedError(f"the array attribute .{attr} is not supported by pyjitc yet")
         if attr.startswith("__"):
             raise NotSupportedError(f"the attribute {attr} is not available inside @jit")
@@ -678,7 +276,7 @@ class FunctionCompiler(ast.NodeVisitor):
             self.em.guards.add(("attr", base, attr, value))
         reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
         if reason:
-            raise ForbiddenError(f"{ast.unparse(node)} is not allowed inside @jit: {reason}")
+            raise policy.not_allowed(ast.unparse(node), reason)
         return self.global_value(value, f"the array {ast.unparse(node)}")
 
     def visit_Call(self, node):
@@ -769,7 +367,7 @@ class FunctionCompiler(ast.NodeVisitor):
         rest = lambda: self.compare_chain(right, ops[1:], comparators[1:])
         if not isinstance(result, Traced):
             return rest() if result else result
-        return self.select(result, rest, lambda: result)
+        return branches.select(self, result, rest, lambda: result)
 
     def visit_BoolOp(self, node):
         return self.bool_op(isinstance(node.op, ast.And), node.values)
@@ -783,13 +381,13 @@ class FunctionCompiler(ast.NodeVisitor):
         if not isinstance(value, Traced):
             return rest() if bool(value) == is_and else value
         keep = lambda: value
-        return self.select(value, rest, keep) if is_and else self.select(value, keep, rest)
+        return branches.select(self, value, rest, keep) if is_and else branches.select(self, value, keep, rest)
 
     def visit_IfExp(self, node):
         test = self.visit(node.test)
         if not isinstance(test, Traced):
             return self.visit(node.body if test else node.orelse)
-        return self.select(test, lambda: self.visit(node.body), lambda: self.visit(node.orelse))
+        return branches.select(self, test, lambda: self.visit(node.body), lambda: self.visit(node.orelse))
 
     def visit_Tuple(self, node):
         return tuple(self.elements(node.elts))
@@ -801,7 +399,7 @@ class FunctionCompiler(ast.NodeVisitor):
         out = []
         for e in elts:
             if isinstance(e, ast.Starred):
-                out.extend(self.iterate(self.visit(e.value)))
+                out.extend(loops.iterate(self.em, self.visit(e.value)))
             else:
                 out.append(self.visit(e))
         return out
@@ -838,7 +436,7 @@ class FunctionCompiler(ast.NodeVisitor):
                 out.append(self.visit(node.elt))
                 return
             gen = gens[0]
-            for item in self.iterate(self.visit(gen.iter)):
+            for item in loops.iterate(self.em, self.visit(gen.iter)):
                 self.assign(gen.target, item)
                 if all(self.truth(self.visit(c), c) for c in gen.ifs):
                     loop(gens[1:], depth + 1)
@@ -846,18 +444,15 @@ class FunctionCompiler(ast.NodeVisitor):
         return out
 
 
+# the syntax the compiler interprets: every node type FunctionCompiler has a visit_ method for
+ALLOWED_SYNTAX = frozenset(getattr(ast, name[len("visit_"):]) for name in vars(FunctionCompiler)
+                           if name.startswith("visit_") and name != "visit_")
+
+
 def _getitem(em, base, index):
     if isinstance(base, Traced):
         return indexing.getitem(em, base, index)
     return fold(lambda b, i: b[i], base, index)
-
-
-def _target_names(target) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _pos(node):
-    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
 
 
 # ---------------------------------------------------------------- entry point
@@ -871,12 +466,12 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, a
         try:
             return _trace(src, specs, force_unroll, fast_trig, aliases)
         except NeedStatic as need:
-            loops = {p for p in need.params if is_marker(p)}
-            if not loops:
+            marked = {p for p in need.params if is_marker(p)}
+            if not marked:
                 raise
-            if loops <= force_unroll.keys():
+            if marked <= force_unroll.keys():
                 raise need.reason or JitError("internal error: a loop marked for unrolling asked again")
-            for m in loops - force_unroll.keys():
+            for m in marked - force_unroll.keys():
                 force_unroll[m] = need.reason
 
 
@@ -959,10 +554,6 @@ def _argument(values, path, spec):
     return values[path]
 
 
-IN_PLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
-            "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow, "BitOr": operator.ior,
-            "BitAnd": operator.iand, "BitXor": operator.ixor, "LShift": operator.ilshift,
-            "RShift": operator.irshift, "MatMult": operator.imatmul}
 KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
 
 

@@ -1,5 +1,5 @@
 """policy: what may appear inside @jit, checked on the AST at decoration time, before any compile.
-Deny by default: syntax not in ALLOWED_SYNTAX and calls that are neither implemented (the
+Deny by default: syntax the compiler's visitor has no method for, and calls that are neither implemented (the
 numpy_api registries) nor plain Python helpers are rejected with a located error."""
 from __future__ import annotations
 
@@ -87,14 +87,20 @@ SYNTAX_REASONS = {
 if hasattr(ast, "TryStar"):
     SYNTAX_REASONS[ast.TryStar] = SYNTAX_REASONS[ast.Try]
 
-ALLOWED_SYNTAX = {
-    ast.arguments, ast.arg, ast.keyword,
-    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If, ast.For, ast.While,
-    ast.Break, ast.Continue, ast.Pass, ast.Expr, ast.Assert,
-    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Attribute, ast.Name,
-    ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Subscript, ast.Slice, ast.IfExp,
-    ast.ListComp, ast.comprehension, ast.Starred, ast.Load, ast.Store, ast.FunctionDef, ast.Lambda,
-}
+# Syntax is allowed by the compiler's visitor: a node type is allowed when
+# codegen.FunctionCompiler has a visit_ method for it (codegen.ALLOWED_SYNTAX, passed in here),
+# besides the parts of nodes that are never visited on their own.
+STRUCTURAL_SYNTAX = frozenset({ast.arguments, ast.arg, ast.keyword, ast.comprehension, ast.Starred, ast.Load, ast.Store})
+
+
+def unsupported_syntax(node) -> UnsupportedSyntaxError:
+    message, hint = SYNTAX_REASONS.get(type(node), (f"{type(node).__name__} is not supported inside @jit", None))
+    return UnsupportedSyntaxError(message, hint=hint)
+
+
+def not_allowed(shown: str, reason: str) -> ForbiddenError:
+    """The one message for a name that has no meaning in compiled code (FORBIDDEN, FORBIDDEN_METHODS)."""
+    return ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
 
 
 def _is_operator(node) -> bool:
@@ -171,7 +177,7 @@ def check_module(mod: types.ModuleType, shown: str) -> None:
                              hint=f"allowed modules are {', '.join(ALLOWED_MODULES)}; call other code outside")
     reason = forbidden_reason(mod.__name__)
     if reason:
-        raise ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
+        raise not_allowed(shown, reason)
 
 
 def classify_call(obj, shown: str):
@@ -184,7 +190,7 @@ def classify_call(obj, shown: str):
     path = qualified_name(obj)
     reason = forbidden_reason(path)
     if reason:
-        raise ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
+        raise not_allowed(shown, reason)
     if path in numpy_api.FUNCTIONS:
         return "numpy", numpy_api.FUNCTIONS[path]
     if path and path.startswith("builtins."):
@@ -222,8 +228,9 @@ def local_names(fn_node) -> set[str]:
 class PolicyChecker(ast.NodeVisitor):
     """One pass over the function's AST; raises the first violation, located."""
 
-    def __init__(self, src: SourceFunction):
+    def __init__(self, src: SourceFunction, allowed_syntax: frozenset):
         self.src = src
+        self.allowed_syntax = allowed_syntax
         self.fn = src.fn
         self.locals = local_names(src.node)
 
@@ -241,9 +248,8 @@ class PolicyChecker(ast.NodeVisitor):
             raise e.located(self.src.span(node)) from None
 
     def generic_visit(self, node):
-        if type(node) not in ALLOWED_SYNTAX and not _is_operator(node):
-            message, hint = SYNTAX_REASONS.get(type(node), (f"{type(node).__name__} is not supported inside @jit", None))
-            raise UnsupportedSyntaxError(message, hint=hint)
+        if type(node) not in self.allowed_syntax and not _is_operator(node):
+            raise unsupported_syntax(node)
         super().generic_visit(node)
 
     def visit_FunctionDef(self, node):
@@ -281,7 +287,7 @@ class PolicyChecker(ast.NodeVisitor):
         elif obj is not UNRESOLVED:
             reason = forbidden_reason(qualified_name(obj))
             if reason:
-                raise ForbiddenError(f"{shown} is not allowed inside @jit: {reason}")
+                raise not_allowed(shown, reason)
         self.visit(node.value)
 
     def visit_Call(self, node):
@@ -294,10 +300,10 @@ class PolicyChecker(ast.NodeVisitor):
             except (ForbiddenError, NotSupportedError) as e:
                 raise e.located(self.src.span(func)) from None
         elif isinstance(func, ast.Attribute) and func.attr in FORBIDDEN_METHODS:
-            raise ForbiddenError(f".{func.attr}() is not allowed inside @jit: {FORBIDDEN_METHODS[func.attr]}").located(
-                self.src.span(func))
+            raise not_allowed(f".{func.attr}()", FORBIDDEN_METHODS[func.attr]).located(self.src.span(func))
         self.generic_visit(node)
 
 
-def check_function(src: SourceFunction) -> None:
-    PolicyChecker(src).check()
+def check_function(src: SourceFunction, allowed_syntax: frozenset) -> None:
+    """`allowed_syntax`: the AST node types the compiler can interpret (besides STRUCTURAL_SYNTAX)."""
+    PolicyChecker(src, allowed_syntax | STRUCTURAL_SYNTAX).check()

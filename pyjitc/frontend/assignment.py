@@ -1,0 +1,180 @@
+"""assignment: NumPy's rules for writing into arrays, applied by the AST visitor.
+`x[i] = v` and `x op= v` update the array itself (every name and view bound to it sees the write;
+an argument's update reaches the caller's array); values known at compile time are updated by
+NumPy itself, so they stay known. Python lists and dicts are changed while the program is built."""
+from __future__ import annotations
+
+import ast
+import operator
+
+import numpy as np
+
+from ..errors import JitError, NotSupportedError, ShapeError
+from . import indexing, numpy_api
+from .numpy_api import Traced, apply_operator, is_static
+
+# NumPy's in-place operators, for contents known at compile time
+IN_PLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
+            "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow, "BitAnd": operator.iand,
+            "BitOr": operator.ior, "BitXor": operator.ixor, "LShift": operator.ilshift, "RShift": operator.irshift,
+            "MatMult": operator.imatmul}
+
+
+def store(em, base, index, value, shown):
+    """`base[index] = value`: arrays are updated in place (the caller's array too, for an
+    argument); Python lists and dicts only while the program is being built."""
+    if isinstance(base, Traced):
+        if base.ndim == 0 and base.view is None and id(base) not in em.arguments | em.zero_d_arrays:
+            kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
+            raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
+                           hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
+        index = numpy_api.known(index)
+        if not store_known(em, base, index, value):
+            base.value = indexing.setitem(em, base, index, value, shown).value
+    elif isinstance(base, (list, dict)):
+        if em.loop_depth:
+            raise NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop that runs "
+                                    "at run time", hint="use an array and index assignment instead")
+        index = em.static(index, "an index into a Python list or dict")
+        try:
+            base[index] = value
+        except (IndexError, TypeError) as e:
+            raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
+    else:
+        raise JitError(f"{shown}: a {type(base).__name__} does not support item assignment")
+
+
+def store_known(em, base: Traced, index, value) -> bool:
+    """`base[index] = value` computed by NumPy where all three are known at compile time (the
+    array stays known: a mask built with writes is still a compile-time mask)."""
+    contents = base.const
+    if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index):
+        return False
+    v = numpy_api.known(value)
+    if isinstance(v, Traced) or not is_static(v):
+        return False
+    new = contents.copy()
+    try:
+        with np.errstate(all="ignore"):
+            new[index] = v
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return False     # the run-time path raises NumPy's error with its own message
+    em.set_known(base, new)
+    return True
+
+
+def unpack(em, value, n):
+    """`a, b = value`: n items, as Python unpacks (rows, for an array)."""
+    if isinstance(value, Traced):
+        if value.ndim == 0:
+            raise ShapeError("cannot unpack a 0-d array")
+        if value.shape[0] != n:
+            raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n} names")
+        return [indexing.getitem(em, value, i) for i in range(n)]
+    if isinstance(value, numpy_api.Seq):
+        value = em.static(value.materialize(em), "unpacking a sequence")
+    items = list(value)
+    if len(items) != n:
+        raise ShapeError(f"cannot unpack {len(items)} values into {n} names")
+    return items
+
+
+def augmented_assign(fc, node: ast.AugAssign):
+    """`target op= value` for a name, an array item, or a list/dict item."""
+    em = fc.em
+    op = type(node.op).__name__
+    shown = ast.unparse(node)
+    if isinstance(node.target, ast.Name):
+        old = fc.visit(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
+        value = fc.visit(node.value)
+        new = apply_operator(em, op, old, value)
+        if in_place(em, old):
+            update_in_place(em, old, new, shown)
+        else:
+            fc.env[node.target.id] = new
+        return
+    if not isinstance(node.target, ast.Subscript):
+        raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
+    base = fc.visit(node.target.value)
+    index = fc.visit(node.target.slice)
+    if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
+        key = em.static(numpy_api.known(index), "an index into a Python list or dict")
+        try:
+            old = base[key]
+        except (IndexError, KeyError, TypeError) as e:
+            raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
+        new = apply_operator(em, op, old, fc.visit(node.value))
+        if in_place(em, old):
+            update_in_place(em, old, new, shown)
+        else:
+            store(em, base, key, new, shown)
+        return
+    if not isinstance(base, Traced):
+        raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
+                                hint="write it as x[i] = x[i] + v")
+    index = numpy_api.known(index)
+    value = fc.visit(node.value)
+    if update_known(em, base, index, op, value):
+        return
+    # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back
+    if indexing.is_mask(index):   # x[mask] op= v: every element computed, the masked ones kept
+        if np.size(value) != 1 if not isinstance(value, Traced) else value.type.size != 1:
+            raise NotSupportedError(f"{shown}: the number of values must match the number of True "
+                                    "entries, known only at run time", hint="use a scalar, or np.where")
+        holder = Traced(base.value, None, base.params)
+        update_in_place(em, holder, apply_operator(em, op, holder, value), shown)
+        base.value = indexing.masked_update(em, base, index, holder).value
+        return
+    old = indexing.getitem(em, base, index)
+    new = apply_operator(em, op, old, value)
+    holder = Traced(old.value, old.weak, old.params)
+    update_in_place(em, holder, new, shown)
+    store(em, base, index, holder, shown)
+
+
+def update_known(em, base: Traced, index, op: str, value) -> bool:
+    """`base[index] op= value` computed by NumPy itself where all of it is known at compile time."""
+    contents, value = base.const, numpy_api.known(value)
+    if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index) \
+            or not is_static(value):
+        return False
+    new = contents.copy()
+    try:
+        with np.errstate(all="ignore"):
+            new[index] = IN_PLACE[op](new[index], value)
+    except (TypeError, ValueError, IndexError, OverflowError, KeyError):
+        return False
+    em.set_known(base, new)
+    return True
+
+
+def in_place(em, old) -> bool:
+    """Whether `old op= v` updates `old` itself (an array; NumPy scalars and Python numbers
+    are immutable and rebind instead)."""
+    return isinstance(old, Traced) and not old.weak and bool(
+        old.ndim or old.view is not None or id(old) in em.arguments or id(old) in em.zero_d_arrays)
+
+
+def update_in_place(em, old: Traced, new, what: str):
+    """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
+    written into x itself, so every name bound to x (and every view of it) sees it."""
+    if old.const is not None and old.view is None and not old.frozen and is_static(numpy_api.known(new)):
+        contents = np.asarray(numpy_api.known(new))
+        if contents.shape == old.shape and np.can_cast(contents.dtype, old.dtype, "same_kind"):
+            em.set_known(old, contents.astype(old.dtype))
+            return
+    new = em.asarray(new)
+    if new.shape != old.shape:
+        raise ShapeError(f"{what}: non-broadcastable output operand with shape {old.shape} "
+                         f"doesn't match the broadcast shape {new.shape}")
+    if new.dtype != old.dtype:
+        if not np.can_cast(new.dtype, old.dtype, "same_kind"):
+            raise ShapeError(f"{what}: Cannot cast ufunc output from dtype('{new.dtype}') to "
+                             f"dtype('{old.dtype}') with casting rule 'same_kind'")
+        new = em.cast(new, old.dtype)
+    old.value = new.value
+    old.params = None if old.params is None or new.params is None else old.params | new.params
+
+
+def _pos(node):
+    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}

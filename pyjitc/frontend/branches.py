@@ -1,0 +1,107 @@
+"""branches: statements in sequence under run-time break/continue/return flags, `if` statements,
+and the choice between computing both sides of an expression (`a if c else b`, `and`/`or`) and a
+run-time branch. Functions take the visitor (`fc`: its emitter, variables and `visit`)."""
+from __future__ import annotations
+
+import ast
+
+from ..errors import JitError
+from . import numpy_api
+from .numpy_api import NeedStatic, Traced
+from .regions import FLAGS, MergeError, Exit, Undefined, build_if, condition, negate
+
+
+def exec_body(fc, stmts):
+    """Run statements in order. After a break/continue/return that happens only at run time
+    (inside an `if` on array values), the rest runs under `if not (that flag)`."""
+    for i, stmt in enumerate(stmts):
+        fc.visit(stmt)
+        flags = [fc.env.get(f, False) for f in FLAGS]
+        if any(f is True for f in flags):
+            raise Exit()
+        if i + 1 < len(stmts) and any(isinstance(f, Traced) for f in flags):
+            rest = stmts[i + 1:]
+            build_if(fc.em, fc.env, negate(fc.em, flags), [lambda: guarded(fc, rest), lambda: skipped(fc)])
+            return
+
+
+def skipped(fc):
+    """The path where a pending flag is set: with a single pending flag, it is known to be set."""
+    pending = [f for f in FLAGS if isinstance(fc.env.get(f), Traced)]
+    if len(pending) == 1:
+        fc.env[pending[0]] = True
+
+
+def guarded(fc, stmts):
+    for f in FLAGS:
+        if isinstance(fc.env.get(f), Traced):
+            fc.env[f] = False   # this region runs only where no flag is set
+    exec_body(fc, stmts)
+
+
+def if_statement(fc, node: ast.If):
+    test = fc.visit(node.test)
+    if not isinstance(test, Traced):
+        exec_body(fc, node.body if test else node.orelse)
+        return
+    try:
+        run_time_if(fc, test, [lambda: exec_body(fc, node.body), lambda: exec_body(fc, node.orelse)])
+    except MergeError as e:
+        if e.name:   # name the places: where each path last assigns the variable
+            places = [_last_assignment(fc, e.name, part) for part in (node.body, node.orelse)]
+            shown = [str(p) if p else "not assigned (its value from before)" for p in places]
+            e.message += f" (the true path: {shown[0]}; the false path: {shown[1]})"
+        raise
+
+
+def _last_assignment(fc, name, stmts):
+    found = None
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                found = n
+    return fc.src.span(found) if found is not None else None
+
+
+def run_time_if(fc, test: Traced, branches):
+    cond = condition(fc.em, test)
+    try:
+        build_if(fc.em, fc.env, cond, branches)
+    except MergeError as e:
+        if test.params:   # the branches can't merge: decide the branch at compile time instead
+            raise NeedStatic(test.params, reason=e) from None
+        raise
+
+
+def select(fc, test: Traced, then, orelse):
+    """`then() if test else orelse()` for expressions. Both sides are computed and chosen
+    between when that can't be told apart from Python's lazy evaluation (no side could raise
+    at run time); otherwise a run-time if (`i < n and x[i] > 0` must not index x[n])."""
+    eager = _eager_select(fc, test, then, orelse)
+    if eager is not None:
+        return eager
+    key = f"value?{id(then)}"
+    run_time_if(fc, test, [lambda: fc.env.__setitem__(key, then()),
+                           lambda: fc.env.__setitem__(key, orelse())])
+    value = fc.env.pop(key)
+    if isinstance(value, Undefined):
+        raise value.error()
+    return value
+
+
+def _eager_select(fc, test: Traced, then, orelse):
+    em, b = fc.em, fc.em.b
+    checkpoint, n_checks, err = b.checkpoint(), len(em.checks), em.err.value
+    try:
+        a, c = then(), orelse()
+        if len(em.checks) == n_checks and isinstance(a, (Traced, bool, int, float)) and \
+                isinstance(c, (Traced, bool, int, float)):
+            out = numpy_api.select_values(em, condition(em, test), a, c)
+            if out is not None:
+                return out
+    except (JitError, NeedStatic):
+        pass
+    b.rollback(checkpoint)
+    del em.checks[n_checks:]
+    em.err.value = err
+    return None

@@ -1,0 +1,202 @@
+"""loops: the strategies for `for` and `while`. A loop runs at compile time (unrolled into the
+program: short compile-time ranges, iterables that are Python values, loops whose variable a
+shape needs) or at run time (one IR while op carrying the state it changes). Functions take the
+visitor (`fc`: its emitter, variables, `visit` and `assign`)."""
+from __future__ import annotations
+
+import ast
+
+from ..errors import JitError, NotSupportedError, ShapeError
+from . import indexing, numpy_api
+from .branches import exec_body, guarded, select, skipped
+from .numpy_api import NeedStatic, Traced, apply_operator
+from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
+
+MAX_UNROLL = 10_000  # loop iterations interpreted at compile time (each unrolled into the program)
+SHORT_LOOP = 4       # compile-time ranges this short are unrolled: static indices, no loop overhead
+
+
+def for_loop(fc, node: ast.For):
+    iterable = fc.visit(node.iter)
+    seq = numpy_api.as_seq(iterable)
+    marker = loop_marker(node)
+    em = fc.em
+    if seq is None:
+        return _unrolled(fc, node, iterate(em, iterable))
+    count = seq.count(em)
+    forced = marker in em.force_unroll
+    if forced or (not isinstance(count, Traced) and count <= SHORT_LOOP):
+        if isinstance(count, Traced):
+            if count.params:
+                raise NeedStatic(count.params, reason=em.force_unroll.get(marker))
+            raise em.force_unroll.get(marker) or JitError("this loop must run at compile time, but its "
+                                                          "length depends on array values")
+        return _unrolled(fc, node, (seq.item(em, k) for k in range(count)))
+    _run_time_for(fc, node, seq, count, marker)
+
+
+def while_loop(fc, node: ast.While):
+    marker = loop_marker(node)
+    if marker in fc.em.force_unroll:
+        return _unrolled_while(fc, node, marker)
+    em, env = fc.em, fc.env
+    saved = _enter_loop(fc)
+    go = _truth_value(fc, node.test)
+    if go is not False:
+        env[GO] = go
+
+        def body():
+            env[BREAK] = False
+            if RETURN in env:
+                env[RETURN] = False
+            _loop_body(fc, node.body)
+            stop = [env.get(BREAK, False), env.get(RETURN, False)]
+            if any(isinstance(f, Traced) for f in stop):   # Python doesn't test again after break
+                env[GO] = select(fc, negate(em, stop), lambda: _truth_value(fc, node.test), lambda: False)
+            else:
+                env[GO] = _all_of(em, [_truth_value(fc, node.test), negate(em, stop)])
+        build_while(em, env, marker, body, "while loop")
+    _leave_loop(fc, node, saved)
+
+
+def iterate(em, value):
+    """What a Python `for` over `value` sees at compile time (rows, for an array)."""
+    if isinstance(value, Traced):
+        if value.ndim == 0:
+            raise ShapeError("iteration over a 0-d array")
+        return [indexing.getitem(em, value, i) for i in range(value.shape[0])]
+    try:
+        return iter(value)
+    except TypeError:
+        raise ShapeError(f"{type(value).__name__} object is not iterable") from None
+
+
+def _enter_loop(fc):
+    saved = {f: fc.env.pop(f) for f in (BREAK, CONTINUE) if f in fc.env}
+    fc.env[BREAK] = False
+    return saved
+
+
+def _leave_loop(fc, node, saved):
+    broke = fc.env.pop(BREAK, False)
+    fc.env.pop(CONTINUE, None)
+    fc.env.update(saved)
+    if node.orelse:   # for/while ... else: runs when the loop was not left by break
+        go = negate(fc.em, [broke, fc.env.get(RETURN, False)])
+        if go is True:
+            exec_body(fc, node.orelse)
+        elif isinstance(go, Traced):
+            build_if(fc.em, fc.env, go, [lambda: guarded(fc, node.orelse), lambda: skipped(fc)])
+
+
+def _loop_body(fc, stmts):
+    fc.env[CONTINUE] = False
+    try:
+        exec_body(fc, stmts)
+    except Exit:
+        pass
+    fc.env.pop(CONTINUE, None)
+
+
+def _unrolled(fc, node, items):
+    """A loop interpreted at compile time: each iteration is built into the program."""
+    saved = _enter_loop(fc)
+    for count, item in enumerate(items):
+        if count >= MAX_UNROLL:
+            raise NotSupportedError(f"this loop runs more than {MAX_UNROLL} times at compile time",
+                                    hint="use run-time values (not shapes of slices) in its body")
+        go = negate(fc.em, [fc.env.get(BREAK, False), fc.env.get(RETURN, False)])
+        if go is False:
+            break
+        iteration = lambda item=item: (fc.assign(node.target, item), _loop_body(fc, node.body))
+        if go is True:
+            iteration()
+        else:
+            build_if(fc.em, fc.env, go, [lambda: (guarded(fc, []), iteration()), lambda: skipped(fc)])
+    _leave_loop(fc, node, saved)
+
+
+def _run_time_for(fc, node, seq, count, marker):
+    em, env = fc.em, fc.env
+    saved = _enter_loop(fc)
+    counter = f"counter?{marker}"
+    env[counter] = 0
+    go = apply_operator(em, "Lt", 0, count)
+    if go is not False:
+        env[GO] = go
+
+        # the loop variable is carried out of the loop only if something reads it afterwards
+        # (carrying it needlessly also trips an IREE crash on nested loops)
+        private = [n for n in _target_names(node.target) if not _read_outside(fc, n, node)]
+        entry = {n: env.get(n, MISSING) for n in private}
+
+        def body():
+            k = env[counter]
+            env[BREAK] = False
+            if RETURN in env:
+                env[RETURN] = False
+            fc.assign(node.target, seq.item(em, k))
+            _loop_body(fc, node.body)
+            for n, v in entry.items():
+                if v is MISSING:
+                    env.pop(n, None)
+                else:
+                    env[n] = v
+            env[counter] = k = apply_operator(em, "Add", k, 1)
+            env[GO] = _all_of(em, [apply_operator(em, "Lt", k, count),
+                                   negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
+        build_while(em, env, marker, body, "loop")
+    env.pop(counter, None)
+    _leave_loop(fc, node, saved)
+
+
+def _unrolled_while(fc, node, marker):
+    saved = _enter_loop(fc)
+    count = 0
+    while True:
+        flags = [fc.env.get(BREAK, False), fc.env.get(RETURN, False)]
+        if any(isinstance(f, Traced) for f in flags):
+            raise NotSupportedError("this while loop must run at compile time, but it stops on a "
+                                    "condition known only at run time")
+        if any(flags):
+            break
+        test = fc.visit(node.test)
+        if isinstance(test, Traced):
+            if test.params:
+                raise NeedStatic(test.params, reason=fc.em.force_unroll.get(marker))
+            raise fc.em.force_unroll.get(marker) or JitError(
+                "this while loop must run at compile time, but its condition depends on array values")
+        if not test:
+            break
+        count += 1
+        if count > MAX_UNROLL:
+            raise NotSupportedError(f"this while loop runs more than {MAX_UNROLL} times at compile time")
+        _loop_body(fc, node.body)
+    _leave_loop(fc, node, saved)
+
+
+def _truth_value(fc, test_node):
+    test = fc.visit(test_node)
+    return condition(fc.em, test) if isinstance(test, Traced) else bool(test)
+
+
+def _read_outside(fc, name, loop) -> bool:
+    inside = {id(n) for n in ast.walk(loop)}
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
+               for n in ast.walk(fc.src.node))
+
+
+def _all_of(em, conds):
+    if any(c is False for c in conds):
+        return False
+    traced = [condition(em, c) for c in conds if isinstance(c, Traced)]
+    if not traced:
+        return True
+    out = traced[0]
+    for c in traced[1:]:
+        out = em.emit("and", out, c)
+    return out
+
+
+def _target_names(target) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
