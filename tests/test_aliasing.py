@@ -325,3 +325,26 @@ def test_bump_then_sum_with_the_second_argument_every_other_item_of_the_first():
         return {"x": x}, (x, x[::2])
     want, got = same_answer(bump_first_sum_second, make)
     assert want == 9.0
+
+
+def fill_second_sum_first(x, y):
+    y[:] = 1.5
+    return x.sum()
+
+
+def fill_reversed_view_sum(n):
+    z = np.zeros(6) + n
+    r = z[::-1]
+    r[:] = 1.5
+    return z.sum(), z[[5, 0, 2]].sum()
+
+
+@pytest.mark.parametrize("second", ["reversed", "every-other"])
+def test_a_constant_written_through_a_reversed_or_strided_alias_is_summed_right(second):
+    # IREE 3.13 summed a reversed or gathered splat (the 1.5 written back through x[::-1]) as
+    # 3.0 instead of 9.0, silently; found by the statement fuzzer
+    def make():
+        x = np.arange(6.0)
+        return {"x": x}, (x, x[::-1] if second == "reversed" else x[::2])
+    same_answer(fill_second_sum_first, make, jitted=pyjitc.jit(fill_second_sum_first))
+    assert_same(pyjitc.jit(fill_reversed_view_sum)(2.0), fill_reversed_view_sum(2.0))

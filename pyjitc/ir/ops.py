@@ -321,7 +321,7 @@ def _reverse_type(ts, dims, **_):
 
 def _lower_reverse(ctx, operands, dims):
     (x,) = operands
-    return ctx.hlo("stablehlo.reverse", ctx.unfused_if_strided(x), dimensions=ctx.i64s(dims))
+    return ctx.hlo("stablehlo.reverse", ctx.isolated(x), dimensions=ctx.i64s(dims))
 
 
 register_op("reverse", _reverse_type, _lower_reverse)
@@ -593,7 +593,7 @@ def _lower_take(ctx, operands):
     dims = (f"#stablehlo.gather<offset_dims = {list(range(k, k + x.ndim - 1))}, "
             f"collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = {k}>")
     source, index = operands
-    return ctx.hlo("stablehlo.gather", ctx.unfused_if_strided(source), index,
+    return ctx.hlo("stablehlo.gather", ctx.isolated(source), index,
                    dimension_numbers=ctx.attr(dims), slice_sizes=ctx.i64s((1,) + x.shape[1:]))
 
 

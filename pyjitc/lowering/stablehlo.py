@@ -53,19 +53,44 @@ class LowerCtx:
     def hlo(self, name, *operands, type=None, **attrs) -> ir.Value:
         return self.op(name, operands, [type or self.out_types[0]], attrs).result
 
-    def unfused_if_strided(self, value: ir.Value) -> ir.Value:
-        """`value` behind an optimization_barrier when it is a slice with a step on the innermost
-        axis. IREE 3.13 (llvm-cpu) fails with "LLVM Translation failed for operation:
-        builtin.unrealized_conversion_cast" when such a slice feeds a reverse or a gather directly
-        (`x[::2][::-1]`, `x[1::2][idx]`, even for tensor<6xf64>); an elementwise op in between, or
-        a step on an outer axis only, compiles. Found by the statement fuzzer."""
+    def isolated(self, value: ir.Value) -> ir.Value:
+        """`value` behind an optimization_barrier where IREE 3.13 (llvm-cpu) miscompiles a reverse
+        or a gather that reads it directly; both found by the statement fuzzer:
+        - a slice with a step on the innermost axis (`x[::2][::-1]`, `x[1::2][idx]`): "LLVM
+          Translation failed for operation: builtin.unrealized_conversion_cast", even for
+          tensor<6xf64> (an elementwise op in between, or a step on an outer axis only, compiles);
+        - a value computed from constants only (a splat such as the 1.5 in `y[:] = 1.5` written
+          through a reversed view): a reduction of the reversed or gathered splat came out wrong
+          (sum of 6 x 1.5 gave 3.0, silently)."""
+        if self._strided_slice(value) or self._constant_expression(value):
+            return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
+        return value
+
+    @staticmethod
+    def _producer(value: ir.Value):
         owner = value.owner
         owner = getattr(owner, "operation", owner)  # an OpView for a generic op
-        if not isinstance(owner, ir.Operation) or owner.name != "stablehlo.slice":
-            return value
-        if list(ir.DenseI64ArrayAttr(owner.attributes["strides"]))[-1:] in ([], [1]):
-            return value
-        return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
+        return owner if isinstance(owner, ir.Operation) else None   # None: a block argument
+
+    def _strided_slice(self, value: ir.Value) -> bool:
+        op = self._producer(value)
+        return op is not None and op.name == "stablehlo.slice" and \
+            list(ir.DenseI64ArrayAttr(op.attributes["strides"]))[-1:] not in ([], [1])
+
+    def _constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
+        """Whether `value` depends on no argument (walks at most `limit` ops; beyond: assumed so)."""
+        seen, todo = set(), [value]
+        while todo:
+            op = self._producer(todo.pop())
+            if op is None or len(op.regions):
+                return False
+            if op in seen:     # Operation wrappers compare and hash by the op they wrap
+                continue
+            seen.add(op)
+            if len(seen) > limit:
+                return True
+            todo.extend(op.operands)
+        return True
 
     @contextlib.contextmanager
     def block(self, region, arg_types):
