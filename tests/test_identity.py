@@ -97,6 +97,22 @@ def test_an_argument_returned_is_the_callers_array_and_its_view_a_view_of_it():
     assert whole is y and np.shares_memory(tail, y)
 
 
+@pyjitc.jit
+def copy_of_argument_and_its_tail(x):
+    c = np.array(x)
+    return c, c[2:]
+
+
+def test_a_returned_copy_of_an_argument_and_its_view_share_memory_but_not_the_argument():
+    # found by the statement fuzzer: the view came back as a copy of its own
+    x = np.arange(6.0)
+    c, tail = copy_of_argument_and_its_tail(x)
+    assert_same((c, tail), copy_of_argument_and_its_tail.__wrapped__(x))
+    assert np.shares_memory(c, tail) and not np.shares_memory(c, x)
+    c[3] = -1.0
+    assert tail[1] == -1.0 and x[3] == 3.0
+
+
 def test_the_same_array_returned_twice_is_one_object():
     c1, c2 = same_array_twice(np.arange(3.0))
     assert c1 is c2

@@ -576,7 +576,7 @@ def _flatten(em, value, outputs, argument_source, argument_object, seen):
             else None
         if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
             tree = ("input", arguments[id(value)], value.shape)
-        elif base_tree is not None and base_tree[0] in ("out", "input", "const") and base.ndim:
+        elif base_tree is not None and base_tree[0] in ("out", "input", "input_copy", "const") and base.ndim:
             tree = ("view", base_tree, tuple(recipes))   # a view of another result or argument, as in NumPy
         elif path is not None:
             tree = ("input" if argument_object(value) else "input_copy", path, value.shape)
