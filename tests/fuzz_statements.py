@@ -601,7 +601,7 @@ def main():
     ap.add_argument("--minutes", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--count", type=int, default=0, help="stop after this many programs (0: only the time limit)")
-    ap.add_argument("--minimize", action="store_true", help="shrink the first program of each failure pattern")
+    ap.add_argument("--minimize", action="store_true", help="shrink the first program of each failure pattern (with --show: that program)")
     ap.add_argument("--quiet-refusals", action="store_true")
     ap.add_argument("--show", type=int, default=0, help="print program SHOW of this seed (1-based) and run it")
     a = ap.parse_args()
@@ -613,7 +613,10 @@ def main():
         print(f"{prog.text}{prog.describe()}")
         with tempfile.TemporaryDirectory() as d:
             outcome = run_program(prog, Path(d), "shown")
-        print(f"{outcome.kind}: {outcome.detail}")
+            print(f"{outcome.kind}: {outcome.detail}")
+            if a.minimize and outcome.kind not in ("agree", "refused", "raised"):
+                small = minimize(prog, outcome, Path(d))
+                print(f"\n--- minimized ---\n{small.text}{small.describe()}")
         return 0
     deadline = time.time() + a.minutes * 60
     counts = dict.fromkeys(CLASSES, 0)

@@ -392,6 +392,30 @@ def test_loop_carrying_an_array_nothing_reads_afterwards_runs():
         assert_same_call(f, loop_carrying_an_unread_array, rng.random(6), rng.random((5, 6)), n)
 
 
+def constant_array_through_a_loop_after_a_loop_writing_an_aliased_row(x, y, A, n):
+    b = np.full((7, 8), -2.0)
+    for i in range(n):
+        x[i % 6] += 0.25
+    for i in range(n):
+        b *= -1.0
+        y += 1.0
+    return b
+
+
+def test_a_constant_array_carried_by_a_loop_that_runs_zero_times_comes_back():
+    # IREE 3.13 returned a null buffer for `b` when n == 0 ("ref is null; while invoking native
+    # function hal.buffer_view.create"); found by the statement fuzzer (x is a row of A)
+    fn = constant_array_through_a_loop_after_a_loop_writing_an_aliased_row
+    f = pyjitc.jit(fn)
+    for n in (0, 2):
+        A, A2 = rng.random((5, 6)), None
+        A2 = A.copy()
+        y, y2 = rng.random(6), None
+        y2 = y.copy()
+        assert_same(f(A[0], y, A, n), fn(A2[0], y2, A2, n))
+        assert_same((A, y), (A2, y2))
+
+
 def loop_changes_type(x):
     acc = x[:1]
     for i in range(x.shape[0]):

@@ -511,6 +511,11 @@ def _lower_while(ctx, operands, **_):
     guarded = sorted({*_ignored_arguments(ir_body), *_loop_invariant_results(ir_body), *_duplicate_results(ir_body)})
     trip_t = TensorType((), np.dtype(np.int64))
     arg_types = carried + [trip_t] * bool(guarded)
+    # An array entering the loop as a constant (`b = np.full(...)` updated in the loop) enters
+    # through an optimization_barrier: IREE 3.13 returned a null buffer for it when the loop ran
+    # zero times ("ref is null; while invoking native function hal.buffer_view.create", found by
+    # the statement fuzzer).
+    operands = [ctx.barrier(v) if t.shape and ctx.is_constant_expression(v) else v for v, t in zip(operands, carried)]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.splat(0, trip_t))

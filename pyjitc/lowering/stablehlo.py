@@ -62,9 +62,12 @@ class LowerCtx:
         - a value computed from constants only (a splat such as the 1.5 in `y[:] = 1.5` written
           through a reversed view): a reduction of the reversed or gathered splat came out wrong
           (sum of 6 x 1.5 gave 3.0, silently)."""
-        if self._strided_slice(value) or self._constant_expression(value):
-            return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
+        if self._strided_slice(value) or self.is_constant_expression(value):
+            return self.barrier(value)
         return value
+
+    def barrier(self, value: ir.Value) -> ir.Value:
+        return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
 
     @staticmethod
     def _producer(value: ir.Value):
@@ -77,7 +80,7 @@ class LowerCtx:
         return op is not None and op.name == "stablehlo.slice" and \
             list(ir.DenseI64ArrayAttr(op.attributes["strides"]))[-1:] not in ([], [1])
 
-    def _constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
+    def is_constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
         """Whether `value` depends on no argument (walks at most `limit` ops; beyond: assumed so)."""
         seen, todo = set(), [value]
         while todo:
