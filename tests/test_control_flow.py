@@ -349,7 +349,17 @@ def rebind_to_loop_invariant_values(u, v, nsteps):
     return acc
 
 
+def overwrite_reversed_then_branch(u, v, nsteps):
+    P = u.copy()
+    for t in range(nsteps):
+        P[::-1] = -u           # every element written: P is replaced wholesale (found by the fuzzer)
+    if P.sum() > 1.0:
+        v[1:5] += v[::-2] * 2.0
+    return P, v
+
+
 @pytest.mark.parametrize("fn, n_arrays", [
+    (overwrite_reversed_then_branch, 2),
     (reset_work_array, 1), (reset_zeros_like_return_both, 1), (reset_in_while_loop, 1),
     (reset_in_nested_loops, 2), (copy_back_without_reset, 3), (rebind_to_loop_invariant_values, 2)])
 def test_loop_yielding_a_loop_invariant_or_repeated_value_compiles_and_updates_in_place(fn, n_arrays):

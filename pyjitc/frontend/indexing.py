@@ -417,6 +417,8 @@ def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
     if flat.shape[0] == 0:
         return Traced(x.value, x.weak, x.params)
     placed = em.emit("take", flat, em.constant(np.maximum(pos, 0)))
+    if (pos >= 0).all():   # every element written (x[::-1] = v): the old values are not read
+        return em.wrap(placed.value, x, weak=x.weak)
     return em.emit("select", em.constant(pos >= 0), placed, x, sources=(x,), weak=x.weak)
 
 

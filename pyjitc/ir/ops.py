@@ -462,9 +462,22 @@ def _loop_invariant_results(block) -> list[int]:
     """Positions of the block results that depend on none of the block's arguments: a value from
     outside the loop, or one computed from constants only (e.g. `tmp[:, :] = 0.0` ending the body)."""
     variant = {p.id for p in block.params}
+    constants = {op.results[0].id: op.attrs["value"] for op in block.ops if op.name == "constant"}
+
+    def read(op):
+        """The operands `op` reads: a select whose predicate is a constant all True (or all
+        False) reads one side only, as IREE folds it (a full-coverage write `x[::-1] = v` in
+        a loop replaced x wholesale and crashed iree-stream-conversion, found by the fuzzer)."""
+        if op.name == "select" and op.operands[0].id in constants:
+            pred = np.asarray(constants[op.operands[0].id])
+            if pred.all():
+                return (op.operands[1],)
+            if not pred.any():
+                return (op.operands[2],)
+        return op.operands
 
     def reads_variant(op) -> bool:   # its operands, and what its regions read or yield from here
-        return (any(v.id in variant for v in op.operands)
+        return (any(v.id in variant for v in read(op))
                 or any(v.id in variant for r in op.regions for v in r.results)
                 or any(reads_variant(inner) for r in op.regions for inner in r.ops))
     for op in block.ops:
