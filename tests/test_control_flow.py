@@ -358,8 +358,27 @@ def overwrite_reversed_then_branch(u, v, nsteps):
     return P, v
 
 
+def write_under_a_mask_made_from_constants(u, nsteps):
+    w = np.zeros((3, 7))
+    s = w.T
+    row = w[2]
+    for t in range(nsteps):
+        s[:] = 3.0
+        u[0][row > 0.0] = 1.0          # the mask is all True once s is written (found by the fuzzer)
+    return s, u
+
+
+def overwrite_a_one_item_array(u, nsteps):
+    b = np.copy(u[-1, -1:])
+    for t in range(nsteps):
+        u -= u * 0.5 + b[0]
+        b[t % 1] = 0.25                # every element of b written (found by the fuzzer)
+    return u, b
+
+
 @pytest.mark.parametrize("fn, n_arrays", [
-    (overwrite_reversed_then_branch, 2),
+    (overwrite_reversed_then_branch, 2), (write_under_a_mask_made_from_constants, 1),
+    (overwrite_a_one_item_array, 1),
     (reset_work_array, 1), (reset_zeros_like_return_both, 1), (reset_in_while_loop, 1),
     (reset_in_nested_loops, 2), (copy_back_without_reset, 3), (rebind_to_loop_invariant_values, 2)])
 def test_loop_yielding_a_loop_invariant_or_repeated_value_compiles_and_updates_in_place(fn, n_arrays):

@@ -24,7 +24,7 @@ def test_static_basic_and_advanced_reads_match_numpy():
 def reversed_strided_reads(x):
     return (x[::2][::-1] * 1.0, x[1::3][::-1] + 0, x[::-1][::2] * 2, x[:, ::2][::-1, ::-1] - 1,
             np.flip(x[:, 1::2], 1) * 2, np.minimum(x[:, ::2].copy()[::-1], 1.5),
-            x[:, ::2][[0, 0]], x.ravel()[::2][[0, -1, 0]])
+            x[:, ::2][[0, 0]], x.ravel()[::2][[0, -1, 0]], x[:, ::2][-1][::-1] + 0)
 
 
 @pytest.mark.parametrize("shape", [(5, 6), (6, 7), (1, 1), (7, 2)])

@@ -462,18 +462,18 @@ def _loop_invariant_results(block) -> list[int]:
     """Positions of the block results that depend on none of the block's arguments: a value from
     outside the loop, or one computed from constants only (e.g. `tmp[:, :] = 0.0` ending the body)."""
     variant = {p.id for p in block.params}
-    constants = {op.results[0].id: op.attrs["value"] for op in block.ops if op.name == "constant"}
 
     def read(op):
-        """The operands `op` reads: a select whose predicate is a constant all True (or all
-        False) reads one side only, as IREE folds it (a full-coverage write `x[::-1] = v` in
-        a loop replaced x wholesale and crashed iree-stream-conversion, found by the fuzzer)."""
-        if op.name == "select" and op.operands[0].id in constants:
-            pred = np.asarray(constants[op.operands[0].id])
-            if pred.all():
-                return (op.operands[1],)
-            if not pred.any():
-                return (op.operands[2],)
+        """The operands `op` may read once IREE has folded constants: a select whose predicate
+        does not depend on the loop may fold to either side (a full-coverage write `x[::-1] = v`
+        is a select on an all-True mask; `x[m] = 1.0` with a mask computed from constants in the
+        body is another), so it reads the loop only if both sides do; an update of every element
+        does not read the old value. Such values made loops
+        that replace a carried array wholesale crash iree-stream-conversion (found by the fuzzer)."""
+        if op.name == "select" and op.operands[0].id not in variant:
+            return op.operands[1:] if all(v.id in variant for v in op.operands[1:]) else ()
+        if op.name == "dynamic_update_slice" and op.operands[1].type.shape == op.operands[0].type.shape:
+            return op.operands[1:]   # the update covers the whole array (`b[i % 1] = v` for a 1-item b)
         return op.operands
 
     def reads_variant(op) -> bool:   # its operands, and what its regions read or yield from here

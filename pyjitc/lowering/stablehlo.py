@@ -56,9 +56,10 @@ class LowerCtx:
     def isolated(self, value: ir.Value) -> ir.Value:
         """`value` behind an optimization_barrier where IREE 3.13 (llvm-cpu) miscompiles a reverse
         or a gather that reads it directly; both found by the statement fuzzer:
-        - a slice with a step on the innermost axis (`x[::2][::-1]`, `x[1::2][idx]`): "LLVM
-          Translation failed for operation: builtin.unrealized_conversion_cast", even for
-          tensor<6xf64> (an elementwise op in between, or a step on an outer axis only, compiles);
+        - a slice with a step (`x[::2][::-1]`, `x[1::2][idx]`, also through further slices and
+          reshapes: `U[1:-1, ::2][1][::-1]`): "LLVM Translation failed for operation:
+          builtin.unrealized_conversion_cast", even for tensor<6xf64> (an elementwise op in
+          between compiles);
         - a value computed from constants only (a splat such as the 1.5 in `y[:] = 1.5` written
           through a reversed view): a reduction of the reversed or gathered splat came out wrong
           (sum of 6 x 1.5 gave 3.0, silently)."""
@@ -76,9 +77,15 @@ class LowerCtx:
         return owner if isinstance(owner, ir.Operation) else None   # None: a block argument
 
     def _strided_slice(self, value: ir.Value) -> bool:
+        """Whether `value` is a slice with a step, or a chain of slices, reshapes, reverses and
+        transposes through one (IREE composes them into one strided read)."""
         op = self._producer(value)
-        return op is not None and op.name == "stablehlo.slice" and \
-            list(ir.DenseI64ArrayAttr(op.attributes["strides"]))[-1:] not in ([], [1])
+        while op is not None and op.name in ("stablehlo.slice", "stablehlo.reshape", "stablehlo.reverse",
+                                              "stablehlo.transpose"):
+            if op.name == "stablehlo.slice" and any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"])):
+                return True
+            op = self._producer(op.operands[0])
+        return False
 
     def is_constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
         """Whether `value` depends on no argument (walks at most `limit` ops; beyond: assumed so)."""
