@@ -11,12 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from . import cache
+from . import cache, tree
 from .backend import iree as backend
 from .errors import ArgumentError, RunError
-from .frontend.codegen import Program, unflatten
-from .frontend.numpy_api import FAST_TRIG_RETRY
 from .lowering.stablehlo import lower_functions
+from .program import FAST_TRIG_RETRY, Program
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
                        path_name)
@@ -192,7 +191,7 @@ class Compiled:
                 if message == FAST_TRIG_RETRY:
                     raise NeedsLibm(message)
                 raise RunError(message)
-        out = unflatten(self.signature.out_tree, results, values)   # before write-backs: copies see the values passed in
+        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
         for path, index in self.signature.writebacks:
             np.copyto(at_path(values, path), results[index])
         return out
@@ -212,11 +211,14 @@ def host_input(value, spec) -> np.ndarray:
 
 def check_argument(name: str, value, spec) -> None:
     if isinstance(spec, TreeSpec):
-        keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value))) if isinstance(value, (tuple, list)) else None
-        if not isinstance(value, spec.kind) or keys != spec.keys:
-            raise ArgumentError(f"argument {name!r}: expected {spec}, got a {type(value).__name__} of another structure")
-        for k, c in zip(spec.keys, spec.children):
-            check_argument(f"{name}[{k!r}]", value[k], c)
+        try:
+            items = spec.treedef.flatten_up_to(value)
+        except tree.StructureError as e:
+            part = TreeSpec(e.node, spec.specs[e.first_leaf:e.first_leaf + e.node.num_leaves])
+            raise ArgumentError(f"argument {path_name((name,) + e.path)!r}: expected {part}, "
+                                f"got a {type(e.value).__name__} of another structure") from None
+        for (path, s), item in zip(spec.leaves(), items):
+            check_argument(path_name((name,) + path), item, s)
     elif isinstance(spec, Template):
         arr = value if isinstance(value, (np.ndarray, np.generic)) else None
         if arr is None or arr.shape != spec.shape or arr.dtype.newbyteorder("=") != spec.dtype:
