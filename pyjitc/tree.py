@@ -141,6 +141,18 @@ def flatten_with_paths(value, is_leaf: IsLeaf = None) -> tuple[list[tuple[tuple,
     return list(zip(treedef.paths(), items)), treedef
 
 
+def leaves_with_paths(value, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """(key path, leaf) of each leaf, building no TreeDef (for the call path)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from leaves_with_paths(v, path + (k,))
+    elif isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from leaves_with_paths(v, path + (i,))
+    else:
+        yield path, value
+
+
 def unflatten(treedef: TreeDef, leaves):
     return treedef.unflatten(leaves)
 
