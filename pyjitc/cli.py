@@ -224,7 +224,7 @@ def cmd_devices(a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .backend.iree import TARGET_DRIVERS
+    from .backend.target import TARGET_DRIVERS
     from .stages import STAGES
     p = argparse.ArgumentParser(prog="pyjitc", description="Compile NumPy-style Python functions with IREE.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
