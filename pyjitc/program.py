@@ -78,6 +78,8 @@ class OutputTree:
     def build(self, results: list[np.ndarray], arguments: dict):
         """The Python result; `arguments`: the call's argument values by name."""
         made: dict[int, Any] = {}
+        if self.treedef.kind is None:   # one array returned: the common case, on every call
+            return _build(self.leaves[0], results, arguments, made)
         return self.treedef.unflatten([_build(leaf, results, arguments, made) for leaf in self.leaves])
 
 

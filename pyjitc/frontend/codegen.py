@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import tree
 from ..aliasing import as_index
 from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
-from .. import tree
 from ..program import Argument, Known, OutputTree, Program, Result, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
 from . import assignment, branches, indexing, linalg, loops, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
