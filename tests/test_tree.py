@@ -20,7 +20,9 @@ def test_flatten_keeps_dict_order_and_none_as_a_leaf_and_builds_back():
     assert treedef.paths() == [("b", 0), ("b", 1, 0), ("b", 1, 1), ("a",)]
     assert str(treedef) == "{'b': (*, [*, *]), 'a': *}" and treedef.num_leaves == 4
     assert treedef.unflatten(leaves) == value and list(treedef.unflatten(leaves)) == ["b", "a"]
-    assert tree.flatten(None) == ([None], tree.LEAF) and tree.flatten(((),)) == ([], tree.flatten(((),))[1])
+    assert tree.flatten(None) == ([None], tree.LEAF)
+    leaves, treedef = tree.flatten(((), []))
+    assert leaves == [] and treedef.unflatten([]) == ((), [])
     assert tree.map(lambda x, y: (x, y), [1, (2,)], [[3], (4,)]) == [(1, [3]), ((2, 4),)]   # up to the first's leaves
 
 
