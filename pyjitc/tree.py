@@ -153,10 +153,6 @@ def leaves_with_paths(value, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
         yield path, value
 
 
-def unflatten(treedef: TreeDef, leaves):
-    return treedef.unflatten(leaves)
-
-
 def map(f: Callable, value, *rest, is_leaf: IsLeaf = None):
     """`value` with each leaf x replaced by f(x, *the parts of `rest` at that leaf); each of
     `rest` must have value's structure down to its leaves (StructureError otherwise)."""
