@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import tree
 from .errors import ArgumentError
 
 Alias = tuple   # (path of the view, path of the array it views, index as a hashable tuple)
@@ -14,20 +15,7 @@ Alias = tuple   # (path of the view, path of the array it views, index as a hash
 
 def array_leaves(values: dict) -> list[tuple[tuple, np.ndarray]]:
     """(path, array) of every NumPy array among the arguments, inside tuples/lists/dicts too."""
-    out = []
-
-    def walk(path, v):
-        if isinstance(v, np.ndarray):
-            out.append((path, v))
-        elif isinstance(v, (tuple, list)):
-            for i, x in enumerate(v):
-                walk(path + (i,), x)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                walk(path + (k,), x)
-    for name, v in values.items():
-        walk((name,), v)
-    return out
+    return [(p, v) for p, v in tree.leaves_with_paths(values) if isinstance(v, np.ndarray)]
 
 
 def _extent(a: np.ndarray) -> tuple[int, int]:

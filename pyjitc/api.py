@@ -18,7 +18,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from .aliasing import find_aliases
-from .backend import iree as backend
+from .backend.target import Target
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.numpy_api import NeedStatic
@@ -101,7 +101,11 @@ def _user_facing(method):
 
 
 class JitFunction:
-    """A NumPy-style function compiled per input template. Call it like the original."""
+    """A NumPy-style function compiled per input template. Call it like the original.
+    `__wrapped__` is the Python function; the class attribute `__pyjitc_jit__` marks it for the
+    frontend (a @jit function called inside another is inlined) without importing this module."""
+
+    __pyjitc_jit__ = True
 
     def __init__(self, fn, static_argnames=(), target: str = "llvm-cpu", cpu: str = "host",
                  device: str | None = None):
@@ -114,7 +118,7 @@ class JitFunction:
         if unknown:
             raise ArgumentError(f"static_argnames names no parameter of {fn.__name__}: {', '.join(sorted(unknown))}")
         self._static = set(static_argnames)
-        self._target = backend.Target(target, cpu)
+        self._target = Target(target, cpu)
         self._driver = device
         self._cache: OrderedDict[tuple, tuple[Compiled, list]] = OrderedDict()   # key -> (compiled, guards)
         self._lock = threading.Lock()
@@ -307,4 +311,5 @@ def jit(fn=None, *, static_argnames=(), target: str = "llvm-cpu", cpu: str = "ho
 
 def devices() -> dict[str, list]:
     """IREE drivers available in this process and the devices each can see."""
+    from .backend import iree as backend
     return {d: backend.list_devices(d) for d in backend.available_drivers()}

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import tree
 from .errors import ArgumentError, JitError
 
 
@@ -132,14 +133,8 @@ def parse_input(text: str):
 
 
 def _flat_results(value, prefix="result"):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _flat_results(v, f"{prefix}[{k!r}]")
-    elif isinstance(value, (tuple, list)):
-        for i, v in enumerate(value):
-            yield from _flat_results(v, f"{prefix}[{i}]")
-    else:
-        yield prefix, value
+    for path, v in tree.leaves_with_paths(value):
+        yield prefix + "".join(f"[{k!r}]" for k in path), v
 
 
 # ---------------------------------------------------------------- progress on a terminal
@@ -229,7 +224,7 @@ def cmd_devices(a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .backend.iree import TARGET_DRIVERS
+    from .backend.target import TARGET_DRIVERS
     from .stages import STAGES
     p = argparse.ArgumentParser(prog="pyjitc", description="Compile NumPy-style Python functions with IREE.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)

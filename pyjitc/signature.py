@@ -12,9 +12,11 @@ import numpy as np
 
 from .errors import ArgumentError
 from .ir.types import short_name
+from .program import Argument, Known, OutputTree, Result, ViewOf
 from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
+from .tree import LEAF, TreeDef
 
-FORMAT = 1
+FORMAT = 2
 REFLECTION_KEY = "pyjitc.signature"
 
 
@@ -24,7 +26,7 @@ class Signature:
     name: str
     params: tuple[tuple[str, Any], ...]          # (name, Template | ScalarSpec | StaticSpec | TreeSpec)
     results: tuple[tuple[tuple[int, ...], np.dtype], ...]
-    out_tree: Any
+    out_tree: OutputTree
     writebacks: tuple[tuple[tuple, int], ...]    # (argument path, result index)
     checks: tuple[str, ...] = ()                 # run-time error messages, by error code - 1
     error_index: int | None = None               # the result holding the error code
@@ -124,7 +126,7 @@ def _spec_out(s):
         return {"scalar": s.pytype.__name__}
     if isinstance(s, StaticSpec):
         return {"static": _value_out(s.value)}
-    return {"tree": s.kind.__name__, "keys": list(s.keys), "children": [_spec_out(c) for c in s.children]}
+    return {"tree": _treedef_out(s.treedef), "specs": [_spec_out(c) for c in s.specs]}
 
 
 def _spec_in(d):
@@ -134,35 +136,52 @@ def _spec_in(d):
         return ScalarSpec(PY_SCALAR_NAMES[d["scalar"]])
     if "static" in d:
         return StaticSpec(_value_in(d["static"]))
-    kind = {"tuple": tuple, "list": list, "dict": dict}[d["tree"]]
-    return TreeSpec(kind, tuple(d["keys"]), tuple(_spec_in(c) for c in d["children"]))
+    return TreeSpec(_treedef_in(d["tree"]), tuple(_spec_in(c) for c in d["specs"]))
 
 
-def _tree_out(t):
-    kind = t[0]
-    if kind == "out":
-        return {"out": t[1], "weak": t[2].__name__ if t[2] else None}
-    if kind in ("input", "input_copy"):
-        return {"input": list(t[1]), "shape": list(t[2]), "copy": kind == "input_copy"}
-    if kind == "view":
-        return {"view": _tree_out(t[1]), "recipes": [[r[0], _value_out(r[1])] for r in t[2]]}
-    if kind in ("tuple", "list"):
-        return {kind: [_tree_out(x) for x in t[1]]}
-    if kind == "dict":
-        return {"dict": [[_value_out(k), _tree_out(x)] for k, x in t[1]]}
-    return {"const": _value_out(t[1])}
+def _treedef_out(t: TreeDef):
+    """A leaf is null; a container {"tuple"|"list": [children]} or {"dict": [[key, child], ...]}."""
+    if t.kind is None:
+        return None
+    if t.kind is dict:
+        return {"dict": [[_value_out(k), _treedef_out(c)] for k, c in zip(t.keys, t.children)]}
+    return {t.kind.__name__: [_treedef_out(c) for c in t.children]}
 
 
-def _tree_in(d):
-    if "out" in d:
-        return ("out", d["out"], PY_SCALAR_NAMES.get(d["weak"]))
-    if "input" in d:
-        return ("input_copy" if d.get("copy") else "input", tuple(d["input"]), tuple(d["shape"]))
-    if "view" in d:
-        return ("view", _tree_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
-    if "tuple" in d or "list" in d:
-        kind = "tuple" if "tuple" in d else "list"
-        return (kind, [_tree_in(x) for x in d[kind]])
+def _treedef_in(d) -> TreeDef:
+    if d is None:
+        return LEAF
     if "dict" in d:
-        return ("dict", [(_value_in(k), _tree_in(x)) for k, x in d["dict"]])
-    return ("const", _value_in(d["const"]))
+        keys = tuple(_value_in(k) for k, _ in d["dict"])
+        return TreeDef(dict, keys, tuple(_treedef_in(c) for _, c in d["dict"]))
+    kind = tuple if "tuple" in d else list
+    children = d[kind.__name__]
+    return TreeDef(kind, tuple(range(len(children))), tuple(_treedef_in(c) for c in children))
+
+
+def _tree_out(t: OutputTree):
+    return {"tree": _treedef_out(t.treedef), "leaves": [_leaf_out(n) for n in t.leaves]}
+
+
+def _tree_in(d) -> OutputTree:
+    return OutputTree(_treedef_in(d["tree"]), tuple(_leaf_in(n) for n in d["leaves"]))
+
+
+def _leaf_out(n):
+    if isinstance(n, Result):
+        return {"out": n.index, "weak": n.weak.__name__ if n.weak else None}
+    if isinstance(n, Argument):
+        return {"input": list(n.path), "shape": list(n.shape), "copy": n.copy}
+    if isinstance(n, ViewOf):
+        return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes]}
+    return {"const": _value_out(n.value)}
+
+
+def _leaf_in(d):
+    if "out" in d:
+        return Result(d["out"], PY_SCALAR_NAMES.get(d["weak"]))
+    if "input" in d:
+        return Argument(tuple(d["input"]), tuple(d["shape"]), d["copy"])
+    if "view" in d:
+        return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
+    return Known(_value_in(d["const"]))

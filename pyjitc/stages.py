@@ -1,6 +1,8 @@
 """stages: the compile pipeline as objects. Lowered holds a specialisation's typed IR and its
 StableHLO module; Compiled holds the .vmfb (which carries its own Signature) and calls it;
-Library is a .vmfb with several functions, as saved and loaded."""
+Library is a .vmfb with several functions, as saved and loaded. IREE (lowering/stablehlo.py's
+MLIR bindings, backend/iree.py's compiler and runtime) is imported where it is first used:
+importing pyjitc, or decorating a function, loads none of it."""
 from __future__ import annotations
 
 import os
@@ -11,12 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from . import cache
-from .backend import iree as backend
+from . import cache, tree
+from .backend.target import TARGET_DRIVERS, Target
 from .errors import ArgumentError, RunError
-from .frontend.codegen import Program, unflatten
-from .frontend.numpy_api import FAST_TRIG_RETRY
-from .lowering.stablehlo import lower_functions
+from .program import FAST_TRIG_RETRY, Program
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
                        path_name)
@@ -28,8 +28,8 @@ _SIGNATURE_ATTR = re.compile(r' attributes \{iree\.reflection = \{pyjitc\.signat
 class Lowered:
     """One specialisation lowered to StableHLO; `as_text(stage)` shows each stage."""
 
-    def __init__(self, program: Program, params, target: backend.Target = backend.Target(),
-                 driver: str | None = None):
+    def __init__(self, program: Program, params, target: Target = Target(), driver: str | None = None):
+        from .lowering.stablehlo import lower_functions
         self.program = program
         self.target = target
         self.driver = driver     # None: chosen per compiled function (see Compiled)
@@ -53,6 +53,7 @@ class Lowered:
             text = self._module.text(debug_info=debug_info)
             return text if signature else _SIGNATURE_ATTR.sub("", text)
         if stage == "iree-input":
+            from .backend import iree as backend
             return backend.compile_to_stage(self._module.text(debug_info=debug_info), self.target, "input")
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
 
@@ -67,6 +68,7 @@ class Lowered:
         vmfb = cache.get(key)
         from_disk = vmfb is not None
         if vmfb is None:
+            from .backend import iree as backend
             vmfb = backend.compile_stablehlo(text, self.target)
             cache.put(key, vmfb)
         compiled = Compiled(vmfb, self.signature, self.driver)
@@ -119,7 +121,7 @@ def default_driver(signature: Signature) -> str:
     at run time: "transient buffer has not been committed") and when the inputs and results hold
     fewer than 32768 elements; else `local-task` (multi-threaded, about 17 us per call, faster on
     large arrays)."""
-    driver = backend.TARGET_DRIVERS.get(signature.target, "local-task")
+    driver = TARGET_DRIVERS.get(signature.target, "local-task")
     if driver != "local-task":
         return driver
     if signature.has_loops:
@@ -155,8 +157,10 @@ class Compiled:
         self.compile_seconds = state["compile_seconds"]
 
     @property
-    def executable(self) -> "backend.Executable":
+    def executable(self):
+        """The loaded module (backend.iree.Executable), loaded on first use."""
         if self._exe is None:
+            from .backend import iree as backend
             exe = self._shared.get(self.driver)
             if exe is None:
                 exe = self._shared[self.driver] = backend.Executable(self.vmfb, self.driver)
@@ -192,7 +196,7 @@ class Compiled:
                 if message == FAST_TRIG_RETRY:
                     raise NeedsLibm(message)
                 raise RunError(message)
-        out = unflatten(self.signature.out_tree, results, values)   # before write-backs: copies see the values passed in
+        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
         for path, index in self.signature.writebacks:
             np.copyto(at_path(values, path), results[index])
         return out
@@ -212,11 +216,14 @@ def host_input(value, spec) -> np.ndarray:
 
 def check_argument(name: str, value, spec) -> None:
     if isinstance(spec, TreeSpec):
-        keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value))) if isinstance(value, (tuple, list)) else None
-        if not isinstance(value, spec.kind) or keys != spec.keys:
-            raise ArgumentError(f"argument {name!r}: expected {spec}, got a {type(value).__name__} of another structure")
-        for k, c in zip(spec.keys, spec.children):
-            check_argument(f"{name}[{k!r}]", value[k], c)
+        try:
+            items = spec.treedef.flatten_up_to(value)
+        except tree.StructureError as e:
+            part = TreeSpec(e.node, spec.specs[e.first_leaf:e.first_leaf + e.node.num_leaves])
+            raise ArgumentError(f"argument {path_name((name,) + e.path)!r}: expected {part}, "
+                                f"got a {type(e.value).__name__} of another structure") from None
+        for (path, s), item in zip(spec.leaves(), items):
+            check_argument(path_name((name,) + path), item, s)
     elif isinstance(spec, Template):
         arr = value if isinstance(value, (np.ndarray, np.generic)) else None
         if arr is None or arr.shape != spec.shape or arr.dtype.newbyteorder("=") != spec.dtype:
@@ -265,13 +272,15 @@ class Library:
         return f"<pyjitc.Library {', '.join(f.signature.describe() for f in self.functions.values())}>"
 
 
-def compile_library(lowered: list[Lowered], target: backend.Target | None = None) -> Library:
+def compile_library(lowered: list[Lowered], target: Target | None = None) -> Library:
     """Compile several specialisations into one .vmfb, each exported under its function name."""
     if not lowered:
         raise ArgumentError("compile_library needs at least one lowered function")
     names = [lw.signature.name for lw in lowered]
     if len(set(names)) != len(names):
         raise ArgumentError(f"two functions in one library have the same name: {names}")
+    from .backend import iree as backend
+    from .lowering.stablehlo import lower_functions
     target = target or lowered[0].target
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered])
     vmfb = backend.compile_stablehlo(module.text(), target)
@@ -290,6 +299,7 @@ def _library(vmfb: bytes, signatures: list[Signature], driver: str | None) -> Li
 def load(path, device: str | None = None) -> Library:
     """A .vmfb saved by pyjitc: each function checks its inputs against the signature stored in
     the file and returns what the jitted function returned. `device`: an IREE driver name."""
+    from .backend import iree as backend
     vmfb = Path(path).read_bytes()
     signatures = backend.reflected(vmfb, REFLECTION_KEY)
     if not signatures:

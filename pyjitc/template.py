@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import tree
 from .errors import ArgumentError
 from .ir.types import SUPPORTED_DTYPES, TensorType, as_dtype, dtype_from_short, short_name
 
@@ -82,17 +83,20 @@ class StaticSpec:
 
 @dataclass(frozen=True)
 class TreeSpec:
-    """A tuple, list or dict argument holding arrays: its structure and each item's spec."""
-    kind: type
-    keys: tuple
-    children: tuple
+    """A tuple, list or dict argument holding arrays: its structure and each leaf's spec (a
+    leaf is an array, a scalar, or a static value such as a nested container without arrays)."""
+    treedef: tree.TreeDef
+    specs: tuple
 
     def __str__(self) -> str:
-        items = ", ".join(f"{k!r}: {c}" if self.kind is dict else str(c) for k, c in zip(self.keys, self.children))
-        return {tuple: f"({items}{',' if len(self.keys) == 1 else ''})", list: f"[{items}]", dict: f"{{{items}}}"}[self.kind]
+        return self.treedef.show(self.specs)
 
     def build(self, items):
-        return dict(zip(self.keys, items)) if self.kind is dict else self.kind(items)
+        return self.treedef.unflatten(items)
+
+    def leaves(self) -> list[tuple[tuple, Any]]:
+        """(key path, spec) of each leaf."""
+        return list(zip(self.treedef.paths(), self.specs))
 
 
 def bind_by_name(fname: str, names: list[str], args, kwargs, defaults: dict | None = None) -> dict:
@@ -114,9 +118,8 @@ def bind_by_name(fname: str, names: list[str], args, kwargs, defaults: dict | No
 
 def leaves(path: tuple, spec) -> list[tuple[tuple, Any]]:
     """(path, spec) of each run-time leaf: path is (argument name, key, key, ...)."""
-    if isinstance(spec, TreeSpec):
-        return [leaf for k, c in zip(spec.keys, spec.children) for leaf in leaves(path + (k,), c)]
-    return [] if isinstance(spec, StaticSpec) else [(path, spec)]
+    items = spec.leaves() if isinstance(spec, TreeSpec) else [((), spec)]
+    return [(path + p, s) for p, s in items if not isinstance(s, StaticSpec)]
 
 
 def at_path(values: dict, path: tuple):
@@ -131,13 +134,7 @@ def path_name(path: tuple) -> str:
 
 
 def _has_array(value) -> bool:
-    if isinstance(value, (np.ndarray, np.generic, Template)):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(_has_array(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_array(v) for v in value.values())
-    return False
+    return any(isinstance(v, (np.ndarray, np.generic, Template)) for v in tree.leaves(value))
 
 
 def spec_of(name: str, value, static: bool):
@@ -146,15 +143,11 @@ def spec_of(name: str, value, static: bool):
         return value
     if not static and (isinstance(value, (list, dict)) or isinstance(value, tuple) and _has_array(value)):
         # containers: arrays inside are run-time inputs; other items are static (part of the key)
-        if isinstance(value, dict):
-            if not all(isinstance(k, (str, int)) for k in value):
-                raise ArgumentError(f"argument {name!r}: dict keys must be strings or integers")
-            keys = tuple(value)
-        else:
-            keys = tuple(range(len(value)))
-        kind = dict if isinstance(value, dict) else tuple if isinstance(value, tuple) else list
-        return TreeSpec(kind, keys, tuple(spec_of(f"{name}[{k!r}]", value[k], not _has_array(value[k]))
-                                          for k in keys))
+        items, treedef = tree.flatten_with_paths(value, is_leaf=lambda v: v is not value and not _has_array(v))
+        for path, node in treedef.nodes():
+            if node.kind is dict and not all(isinstance(k, (str, int)) for k in node.keys):
+                raise ArgumentError(f"argument {path_name((name,) + path)!r}: dict keys must be strings or integers")
+        return TreeSpec(treedef, tuple(spec_of(path_name((name,) + p), v, not _has_array(v)) for p, v in items))
     if static:
         try:
             hash(value)

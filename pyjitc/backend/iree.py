@@ -1,72 +1,21 @@
-"""iree: the only module that talks to the IREE compiler and runtime.
-StableHLO text -> .vmfb bytes (compile), and .vmfb bytes -> a callable executable (load/invoke)."""
+"""iree: the only module that talks to the IREE compiler and runtime (imported on first use, by
+stages.py and api.devices: importing pyjitc loads no IREE). StableHLO text -> .vmfb bytes
+(compile), and .vmfb bytes -> a callable executable (load/invoke). Targets and their flags are
+in target.py."""
 from __future__ import annotations
 
 import os
 import re
 import shutil
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 import iree.compiler as ireec
 import iree.runtime as ireert
 from iree.runtime.dtypes import map_dtype_to_hal_element_type
 
-from ..errors import ArgumentError, CompileError
-
-# Flags chosen on purpose:
-#  - f64/i64 stay 64-bit: IREE would otherwise be free to demote them, and NumPy doesn't.
-#  - llvm-cpu tuned for the host CPU by default (a cross-compile names its CPU instead).
-#  - no indirect command buffers: with them, IREE 3.13 fails at run time ("indirect buffer
-#    reference slot 0 is out range") on loops that slice at a computed run-time index.
-SEMANTIC_FLAGS = (
-    "--iree-input-demote-f64-to-f32=false",
-    "--iree-input-demote-i64-to-i32=false",
-    "--iree-hal-indirect-command-buffers=false",
-)
-# Chosen for speed (measured with bench/bench_suite.py, same run, same machine): peeling instead of
-# masking the leftover vector iterations. IREE's default (masking) made a reduction over a short
-# innermost axis slow: softmax over f32[1000,1000,5] 16.9 ms -> 9.0 ms, the MLP 1.03 -> 0.83 ms,
-# nothing slower.
-LLVM_CPU_SPEED_FLAGS = ("--iree-llvmcpu-vector-pproc-strategy=peel",)
-
-TARGET_DRIVERS = {  # compile target backend -> runtime driver that runs it
-    "llvm-cpu": "local-task",
-    "vmvx": "local-task",
-    "cuda": "cuda",
-    "vulkan-spirv": "vulkan",
-    "rocm": "hip",
-    "metal-spirv": "metal",
-}
-
-
-@dataclass(frozen=True)
-class Target:
-    backend: str = "llvm-cpu"
-    cpu: str = "host"
-
-    def __post_init__(self):
-        if self.backend not in TARGET_DRIVERS:
-            raise ArgumentError(f"unknown target {self.backend!r}; choose one of {', '.join(TARGET_DRIVERS)}")
-
-    def flags(self) -> list[str]:
-        """`cpu`: the llvm-cpu CPU (`host`, `generic`, `znver4`, ...) or the GPU chip (`sm_90`,
-        `gfx942`, a Vulkan/Metal target name); `host` means IREE's default for GPUs."""
-        flags = list(SEMANTIC_FLAGS)
-        if self.backend == "llvm-cpu":
-            flags.append(f"--iree-llvmcpu-target-cpu={self.cpu}")
-            flags.extend(LLVM_CPU_SPEED_FLAGS)
-        elif self.backend == "rocm":
-            flags.append(f"--iree-rocm-target={'gfx942' if self.cpu == 'host' else self.cpu}")
-        elif self.cpu != "host" and self.backend in GPU_TARGET_FLAGS:
-            flags.append(f"{GPU_TARGET_FLAGS[self.backend]}={self.cpu}")
-        return flags
-
-
-GPU_TARGET_FLAGS = {"cuda": "--iree-cuda-target", "vulkan-spirv": "--iree-vulkan-target",
-                    "metal-spirv": "--iree-metal-target"}
-
+from ..errors import CompileError
+from .target import Target
 
 def compile_to_stage(text: str, target: Target, stage: str) -> str:
     """The module after one of IREE's phases (`input`, `abi`, `flow`, `stream`, `hal`...)."""

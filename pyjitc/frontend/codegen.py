@@ -8,16 +8,18 @@ import dataclasses
 import inspect
 import os
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .. import tree
 from ..aliasing import as_index
 from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
-from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, leaves, path_name
+from ..program import Argument, Known, OutputTree, Program, Result, ViewOf
+from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
 from . import assignment, branches, indexing, linalg, loops, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
 from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
 from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
@@ -31,17 +33,6 @@ class BoundMethod:
     impl: Any
     target: Traced
     name: str
-
-
-@dataclass
-class Program:
-    """The typed IR of one specialisation, plus how to rebuild the Python result from it."""
-    function: Function
-    out_tree: Any           # nested ('tuple'|'list'|'dict'|'out'|'const', ...) description
-    writebacks: list[tuple[tuple, int]] = field(default_factory=list)  # (argument path, result index)
-    checks: list[str] = field(default_factory=list)   # run-time error messages (code k -> checks[k-1])
-    guards: list = field(default_factory=list)         # globals read as constants (see api.Guard)
-    error_index: int | None = None                     # which result holds the error code
 
 
 _SOURCE_CACHE: dict[Any, SourceFunction] = {}
@@ -526,9 +517,10 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
             root = root.view.base
         sharing.setdefault(id(root), set()).add(id(t))
     shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
-    out_tree = _flatten(em, result, outputs, argument_source, argument_object,
-                        {"returned": returned, "shared": shared_roots,
-                         "arguments": {id(t): p for p, t in params.items()}})
+    seen = {"returned": returned, "shared": shared_roots, "arguments": {id(t): p for p, t in params.items()}}
+    items, treedef = tree.flatten(result)
+    out_tree = OutputTree(treedef, tuple(_output_leaf(em, v, outputs, argument_source, argument_object, seen)
+                                         for v in items))
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
@@ -542,26 +534,26 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     prune(block)
     fn_name = src.name if src.name.isidentifier() else "lambda"
     function = Function(fn_name, block, [path_name(p) for p, _ in dynamic])
-    return Program(function, out_tree, writebacks, checks=list(em.checks), error_index=error_index,
-                   guards=em.guard_list())
+    return Program(function, out_tree, tuple(writebacks), checks=tuple(em.checks), error_index=error_index,
+                   guards=tuple(em.guard_list()))
 
 
 def _argument(values, path, spec):
     if isinstance(spec, StaticSpec):
         return spec.value
     if isinstance(spec, TreeSpec):
-        return spec.build([_argument(values, path + (k,), c) for k, c in zip(spec.keys, spec.children)])
+        return spec.build([_argument(values, path + p, s) for p, s in spec.leaves()])
     return values[path]
 
 
 KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
 
 
-def _flatten(em, value, outputs, argument_source, argument_object, seen):
-    """The output tree: `input` is the caller's array (or a view of it), `input_copy` a new array
-    holding an argument's values unchanged (a copy: IREE would hand back the input's own buffer),
-    `const` a value known at compile time (a new copy of it per call). The same array returned
-    twice is one result (`seen`), so the caller gets the same object twice, as from NumPy."""
+def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
+    """How the caller gets one returned leaf: Argument is the caller's array (or a view of it), or
+    with copy, a new array holding an argument's values unchanged (IREE would hand back the
+    input's own buffer); Known a value known at compile time (a new copy of it per call). The
+    same array returned twice is one node (`seen`), so the caller gets the same object twice."""
     if isinstance(value, Traced):
         if id(value) in seen:
             return seen[id(value)]
@@ -571,68 +563,24 @@ def _flatten(em, value, outputs, argument_source, argument_object, seen):
             recipes.insert(0, base.view.recipe)
             base = base.view.base
         arguments = seen["arguments"]
-        base_tree = _flatten(em, base, outputs, argument_source, argument_object, seen) \
+        base_node = _output_leaf(em, base, outputs, argument_source, argument_object, seen) \
             if recipes and (id(base) in seen["returned"] or id(base) in arguments or id(base) in seen["shared"]) \
             else None
         if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
-            tree = ("input", arguments[id(value)], value.shape)
-        elif base_tree is not None and base_tree[0] in ("out", "input", "input_copy", "const") and base.ndim:
-            tree = ("view", base_tree, tuple(recipes))   # a view of another result or argument, as in NumPy
+            node = Argument(arguments[id(value)], value.shape)
+        elif isinstance(base_node, (Result, Known, Argument)) and base.ndim:
+            node = ViewOf(base_node, tuple(recipes))   # a view of another result, an argument or a copy of one, as in NumPy
         elif path is not None:
-            tree = ("input" if argument_object(value) else "input_copy", path, value.shape)
+            node = Argument(path, value.shape, copy=not argument_object(value))
         elif value.const is not None and value.weak is None and value.const.size <= KNOWN_RESULT_MAX:
             contents = value.const
-            tree = ("const", contents if id(value) in em.zero_d_arrays or contents.ndim else contents[()])
+            node = Known(contents if id(value) in em.zero_d_arrays or contents.ndim else contents[()])
         else:
             outputs.append(value.value)
-            tree = ("out", len(outputs) - 1, value.weak)
-        seen[id(value)] = tree
-        return tree
-    flat = lambda v: _flatten(em, v, outputs, argument_source, argument_object, seen)
-    if isinstance(value, tuple):
-        return ("tuple", [flat(v) for v in value])
-    if isinstance(value, list):
-        return ("list", [flat(v) for v in value])
-    if isinstance(value, dict):
-        return ("dict", [(k, flat(v)) for k, v in value.items()])
+            node = Result(len(outputs) - 1, value.weak)
+        seen[id(value)] = node
+        return node
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)):
-        return ("const", value)
+        return Known(value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",
                             hint="return arrays, numbers, or tuples/lists/dicts of them")
-
-
-def unflatten(tree, results, arguments: dict, made: dict | None = None):
-    """The Python result from the IR results; `arguments`: the call's argument values by name.
-    One tree node is one object (`made`): an array returned twice comes back as the same object."""
-    made = {} if made is None else made
-    if id(tree) in made:
-        return made[id(tree)]
-    out = made[id(tree)] = _unflatten(tree, results, arguments, made)
-    return out
-
-
-def _unflatten(tree, results, arguments: dict, made: dict):
-    kind = tree[0]
-    if kind in ("input", "input_copy"):   # the caller's own array (a view of it if reshaped), as NumPy returns it
-        arr = at_path(arguments, tree[1])
-        if kind == "input_copy":
-            arr = np.array(arr, copy=True)
-        return arr if np.shape(arr) == tuple(tree[2]) else np.reshape(arr, tree[2])
-    if kind == "view":
-        arr = unflatten(tree[1], results, arguments, made)
-        for recipe in tree[2]:
-            arr = numpy_api.view_of(recipe, arr)
-        return arr
-    if kind == "out":
-        r = results[tree[1]]
-        if tree[2] is not None:   # a weakly typed value is a Python scalar, as in NumPy
-            return tree[2](r)
-        return r[()] if r.ndim == 0 else r
-    if kind == "tuple":
-        return tuple(unflatten(t, results, arguments, made) for t in tree[1])
-    if kind == "list":
-        return [unflatten(t, results, arguments, made) for t in tree[1]]
-    if kind == "dict":
-        return {k: unflatten(t, results, arguments, made) for k, t in tree[1]}
-    value = tree[1]
-    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value

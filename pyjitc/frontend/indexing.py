@@ -131,7 +131,7 @@ def getitem(em: Emitter, x: Traced, index) -> Traced:
 
 
 def _recipe(items: list[Item]):
-    """How NumPy makes this view (numpy_api.view_of), where the index is known at compile time."""
+    """How NumPy makes this view (program.view_of), where the index is known at compile time."""
     parts = []
     for it in items:
         if it.kind == "int":

@@ -15,6 +15,7 @@ from ..errors import JitError, NotSupportedError, ShapeError, ForbiddenError
 from ..ir.graph import Builder, Value
 from ..ir.ops import OPS
 from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
+from ..program import FAST_TRIG_RETRY, view_of
 
 PY_SCALARS = (bool, int, float, complex)
 
@@ -131,21 +132,6 @@ def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> T
     if base.view is not None and base.view.forward is None:
         forward = backward = recipe = None
     return Traced(result._value, result.weak, result.params, View(base, forward, backward, recipe))
-
-
-def view_of(recipe, a: np.ndarray) -> np.ndarray:
-    """The view a recipe describes, made by NumPy from the array `a`. Recipes are data (they
-    travel in a .vmfb's signature): ("index", ((kind, ...), ...)) with kinds i (an int), s (start,
-    stop, step; stop None past the front), n (np.newaxis); ("reshape", shape); ("transpose", perm);
-    ("flip", axes)."""
-    kind, arg = recipe
-    if kind == "index":
-        return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg)]
-    if kind == "reshape":
-        return a.reshape(arg)
-    if kind == "transpose":
-        return a.transpose(arg)
-    return np.flip(a, arg)
 
 
 class NeedStatic(Exception):
@@ -755,7 +741,6 @@ def _via_float64(prim):
 # the template). A run-time `if` instead would split the fused kernel around every sin and cos.
 FAST_TRIG_ELEMENTS = 1 << 14
 FAST_TRIG_LIMIT = 1e6
-FAST_TRIG_RETRY = "vectorised float64 sin/cos met a value with |x| > 1e6: libm's from now on"
 _PIO2 = ((1.57079632673412561417e+00, 6.07710050650619224932e-11),    # pio2_1, pio2_1t
          (6.07710050630396597660e-11, 2.02226624879595063154e-21),    # pio2_2, pio2_2t
          (2.02226624871116645580e-21, 8.47842766036889956997e-32))    # pio2_3, pio2_3t

@@ -183,9 +183,7 @@ def check_module(mod: types.ModuleType, shown: str) -> None:
 def classify_call(obj, shown: str):
     """What calling `obj` means in compiled code: ('numpy'|'builtin'|'math'|'user', target).
     Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
-    from ..api import JitFunction
-
-    if isinstance(obj, JitFunction):
+    if getattr(type(obj), "__pyjitc_jit__", False):   # a @jit function: inlined, like any Python function
         return "user", obj.__wrapped__
     path = qualified_name(obj)
     reason = forbidden_reason(path)

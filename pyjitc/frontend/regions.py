@@ -5,10 +5,12 @@ NumPy would see it; the `if` and `while` ops are built with regions that yield t
 Loop-carried values are found by interpreting the body, not by reading it."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
+from .. import tree
 from ..errors import JitError
 from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
 from .numpy_api import Emitter, NeedStatic, Traced, make_view
@@ -54,18 +56,9 @@ def is_marker(param: str) -> bool:
 def roots(values) -> list[Traced]:
     """The arrays holding state reachable from `values` (views lead to their base)."""
     found: dict[int, Traced] = {}
-
-    def walk(v):
+    for v in tree.leaves(values):
         if isinstance(v, Traced):
             found.setdefault(id(v.root), v.root)
-        elif isinstance(v, (tuple, list)):
-            for x in v:
-                walk(x)
-        elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-    for v in values:
-        walk(v)
     return list(found.values())
 
 
@@ -376,7 +369,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     region arguments, until their types stop changing (a Python int that becomes an array scalar)."""
     b = em.b
     before = State(env, em)
-    carried: dict = {GO_KEY: ("leaf", (), np.dtype(np.bool_), None, frozenset({marker}))}
+    carried: dict = {GO_KEY: Carried((), np.dtype(np.bool_), None, frozenset({marker}))}
     for _ in range(MAX_PASSES):
         before.restore(env)
         checkpoint = b.checkpoint()
@@ -397,7 +390,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 old = carried.get(key)
                 name = key[1] if key[0] == "name" else "an array updated in place"
                 try:
-                    base = old if old is not None else _as_template(_entry_value(before, key), name, marker)
+                    base = old if old is not None else _as_template(_entry_value(before, key), marker)
                     leaf = _widen(base, now, name, marker)
                 except MergeError as e:
                     raise NeedStatic({marker}, reason=e) from None
@@ -449,18 +442,42 @@ def _current(env, before, key):
     return Traced(c._value, c.weak, c.params)
 
 
-def _as_template(value, name, marker):
-    """The carried form of a value: a tree of ('static', v), ('leaf', shape, dtype, weak, params),
-    ('undefined',) and containers of those."""
-    if value is MISSING or isinstance(value, Undefined):
-        return ("undefined",)
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__, tuple(_as_template(v, f"{name}[{i}]", marker) for i, v in enumerate(value)))
-    if isinstance(value, dict):
-        return ("dict", tuple((k, _as_template(v, f"{name}[{k!r}]", marker)) for k, v in value.items()))
-    if isinstance(value, Traced):
-        return ("leaf", value.shape, value.dtype, value.weak, _param_with(value.params, marker))
-    return ("static", value)
+# The carried form of a value: its tuples, lists and dicts (tree.py) with one of these at each leaf.
+
+@dataclass(frozen=True)
+class Static:
+    """A value known at compile time on every pass so far."""
+    value: Any
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A run-time value: its type, and the parameters (loop markers) it is computed from."""
+    shape: tuple
+    dtype: np.dtype
+    weak: type | None
+    params: frozenset | None
+
+
+@dataclass(frozen=True)
+class Unset:
+    """A name not (yet) bound: no type so far."""
+
+
+UNSET = Unset()
+
+
+def _as_template(value, marker):
+    """The carried form of `value`."""
+    return tree.map(lambda v: _leaf_template(v, marker), value)
+
+
+def _leaf_template(v, marker):
+    if v is MISSING or isinstance(v, Undefined):
+        return UNSET
+    if isinstance(v, Traced):
+        return Carried(v.shape, v.dtype, v.weak, _param_with(v.params, marker))
+    return Static(v)
 
 
 def _param_with(params, marker):
@@ -469,54 +486,37 @@ def _param_with(params, marker):
 
 def _widen(t, now, name, marker):
     """Template t widened so that `now` fits it."""
-    kind = t[0]
-    if kind == "undefined":
-        return _as_template(now, name, marker)
-    if kind in ("tuple", "list"):
-        if not isinstance(now, (tuple, list)) or type(now).__name__ != kind or len(now) != len(t[1]):
-            raise MergeError(f"'{name}' changes structure inside the loop")
-        return (kind, tuple(_widen(s, v, f"{name}[{i}]", marker) for i, (s, v) in enumerate(zip(t[1], now))))
-    if kind == "dict":
-        if not isinstance(now, dict) or tuple(now) != tuple(k for k, _ in t[1]):
-            raise MergeError(f"'{name}' changes keys inside the loop")
-        return ("dict", tuple((k, _widen(s, now[k], f"{name}[{k!r}]", marker)) for k, s in t[1]))
+    shown = lambda path: name + "".join(f"[{k!r}]" for k in path)
+    try:
+        return tree.map_with_path(lambda path, s, v: _widen_leaf(s, v, shown(path), marker), t, now)
+    except tree.StructureError as e:
+        what = "keys" if e.node.kind is dict else "structure"
+        raise MergeError(f"'{shown(e.path)}' changes {what} inside the loop") from None
+
+
+def _widen_leaf(t, now, name, marker):
+    if isinstance(t, Unset):
+        return _as_template(now, marker)
     if now is MISSING or isinstance(now, Undefined):
         return t
-    if kind == "static":
-        if not isinstance(now, Traced) and _same_static(t[1], now):
+    if isinstance(t, Static):
+        if not isinstance(now, Traced) and _same_static(t.value, now):
             return t
-        shape, dtype, weak = unify(t[1], now, name, cross_kind=True)
-        return ("leaf", shape, dtype, weak, _param_with(_join([_params_of(t[1]), _params_of(now)]), marker))
-    _, shape, dtype, weak, params = t
-    s2, d2, w2 = unify(TypeOnly((shape, dtype, weak)), now, name, cross_kind=True)
-    p2 = _param_with(_join([params, _params_of(now)]), marker)
-    return ("leaf", s2, d2, w2, p2)
+        shape, dtype, weak = unify(t.value, now, name, cross_kind=True)
+        return Carried(shape, dtype, weak, _param_with(_join([_params_of(t.value), _params_of(now)]), marker))
+    s2, d2, w2 = unify(TypeOnly((t.shape, t.dtype, t.weak)), now, name, cross_kind=True)
+    return Carried(s2, d2, w2, _param_with(_join([t.params, _params_of(now)]), marker))
 
 
-def _leaves(t) -> list:
-    kind = t[0]
-    if kind == "leaf":
-        return [t]
-    if kind in ("tuple", "list"):
-        return [x for s in t[1] for x in _leaves(s)]
-    if kind == "dict":
-        return [x for _, s in t[1] for x in _leaves(s)]
-    return []
+def _leaves(t) -> list[Carried]:
+    return [s for s in tree.leaves(t) if isinstance(s, Carried)]
 
 
 def _build(t, values: list):
-    """Rebuild a value from its template, taking traced leaves from `values` (consumed in order)."""
-    kind = t[0]
-    if kind == "leaf":
-        return Traced(values.pop(0), t[3], t[4])
-    if kind == "static":
-        return t[1]
-    if kind == "undefined":
-        return MISSING
-    if kind in ("tuple", "list"):
-        items = [_build(s, values) for s in t[1]]
-        return tuple(items) if kind == "tuple" else items
-    return {k: _build(s, values) for k, s in t[1]}
+    """Rebuild a value from its template, taking run-time leaves from `values` (in order)."""
+    items = iter(values)
+    return tree.map(lambda s: Traced(next(items), s.weak, s.params) if isinstance(s, Carried)
+                    else MISSING if isinstance(s, Unset) else s.value, t)
 
 
 def _rebuilders(carried):
@@ -530,21 +530,18 @@ def _rebuilders(carried):
 
 
 def _flatten_as(em, t, value) -> list:
-    """The IR values of `value` in template t's leaf types (zeros where it is undefined)."""
-    kind = t[0]
-    if kind == "leaf":
-        _, shape, dtype, _, _ = t
-        if value is MISSING or isinstance(value, Undefined):
-            return [em.full(0, dtype, shape).value]
-        if isinstance(value, Traced):
-            return [em.cast(Traced(value.value), dtype).value]
-        return [em.broadcast(em.asarray(value, dtype), shape).value]
-    if kind in ("tuple", "list"):
-        vals = value if isinstance(value, (tuple, list)) else [MISSING] * len(t[1])
-        return [x for s, v in zip(t[1], vals) for x in _flatten_as(em, s, v)]
-    if kind == "dict":
-        return [x for k, s in t[1] for x in _flatten_as(em, s, value[k] if isinstance(value, dict) else MISSING)]
-    return []
+    """The IR values of `value` in template t's run-time leaf types (zeros where it is unset)."""
+    items, treedef = tree.flatten(t)
+    parts = treedef.flatten_up_to(value, fill=MISSING, strict=False)
+    return [_leaf_as(em, s, v) for s, v in zip(items, parts) if isinstance(s, Carried)]
+
+
+def _leaf_as(em, t: Carried, value):
+    if value is MISSING or isinstance(value, Undefined):
+        return em.full(0, t.dtype, t.shape).value
+    if isinstance(value, Traced):
+        return em.cast(Traced(value.value), t.dtype).value
+    return em.broadcast(em.asarray(value, t.dtype), t.shape).value
 
 
 def _entry_values(em, before: State, carried: dict):
@@ -553,5 +550,5 @@ def _entry_values(em, before: State, carried: dict):
     entry, types = [], []
     for key, t in carried.items():
         entry.extend(_flatten_as(em, t, _entry_value(before, key)))
-        types.extend((s, d, w) for _, s, d, w, _ in _leaves(t))
+        types.extend((c.shape, c.dtype, c.weak) for c in _leaves(t))
     return entry, types, _rebuilders(carried)

@@ -1,0 +1,116 @@
+"""program: what tracing produces (the typed IR function, and how to give the caller NumPy's
+result) and the run-time half of it: OutputTree.build makes the Python result from the compiled
+function's results and the call's arguments. The call path (stages.py) needs this module and no
+frontend code."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .ir.graph import Function
+from .template import at_path
+from .tree import TreeDef
+
+# The run-time check message that asks the @jit wrapper to recompile with libm's float64 sin/cos
+# and call again (see numpy_api's vectorised sin/cos).
+FAST_TRIG_RETRY = "vectorised float64 sin/cos met a value with |x| > 1e6: libm's from now on"
+
+
+def view_of(recipe, a: np.ndarray) -> np.ndarray:
+    """The view a recipe describes, made by NumPy from the array `a`. Recipes are data (they
+    travel in a .vmfb's signature): ("index", ((kind, ...), ...)) with kinds i (an int), s (start,
+    stop, step; stop None past the front), n (np.newaxis); ("reshape", shape); ("transpose", perm);
+    ("flip", axes)."""
+    kind, arg = recipe
+    if kind == "index":
+        return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg)]
+    if kind == "reshape":
+        return a.reshape(arg)
+    if kind == "transpose":
+        return a.transpose(arg)
+    return np.flip(a, arg)
+
+
+# ---------------------------------------------------------------- the leaves of an output tree
+
+@dataclass(frozen=True)
+class Result:
+    """Result `index` of the compiled function; `weak`: the Python scalar type a weakly typed
+    value is returned as (as in NumPy), or None for an array (a NumPy scalar if 0-d)."""
+    index: int
+    weak: type | None = None
+
+
+@dataclass(frozen=True)
+class Argument:
+    """The caller's array at `path` (reshaped to `shape`), the very object NumPy returns; with
+    `copy`, a new array holding its values unchanged (IREE would hand back the input's own buffer)."""
+    path: tuple
+    shape: tuple
+    copy: bool = False
+
+
+@dataclass(frozen=True)
+class ViewOf:
+    """NumPy's view of another returned array or argument, made by `recipes` (see view_of)."""
+    base: Result | Argument | Known
+    recipes: tuple
+
+
+@dataclass(frozen=True)
+class Known:
+    """A value known at compile time: a new copy of it per call."""
+    value: Any
+
+
+Leaf = Result | Argument | ViewOf | Known
+
+
+@dataclass(frozen=True)
+class OutputTree:
+    """The returned structure (tree.py) and how each leaf is made. One node is one object: the
+    same array returned twice is one node, and the caller gets one object twice, as from NumPy."""
+    treedef: TreeDef
+    leaves: tuple[Leaf, ...]
+
+    def build(self, results: list[np.ndarray], arguments: dict):
+        """The Python result; `arguments`: the call's argument values by name."""
+        made: dict[int, Any] = {}
+        if self.treedef.kind is None:   # one array returned: the common case, on every call
+            return _build(self.leaves[0], results, arguments, made)
+        return self.treedef.unflatten([_build(leaf, results, arguments, made) for leaf in self.leaves])
+
+
+def _build(node: Leaf, results, arguments: dict, made: dict):
+    if id(node) in made:
+        return made[id(node)]
+    if isinstance(node, Argument):   # the caller's own array (a view of it if reshaped), as NumPy returns it
+        out = at_path(arguments, node.path)
+        if node.copy:
+            out = np.array(out, copy=True)
+        if np.shape(out) != tuple(node.shape):
+            out = np.reshape(out, node.shape)
+    elif isinstance(node, ViewOf):
+        out = _build(node.base, results, arguments, made)
+        for recipe in node.recipes:
+            out = view_of(recipe, out)
+    elif isinstance(node, Result):
+        r = results[node.index]
+        out = node.weak(r) if node.weak is not None else r[()] if r.ndim == 0 else r
+    else:
+        out = np.array(node.value, copy=True) if isinstance(node.value, np.ndarray) else node.value
+    made[id(node)] = out
+    return out
+
+
+@dataclass(frozen=True)
+class Program:
+    """The typed IR of one specialisation, plus how to rebuild the Python result from it."""
+    function: Function
+    out_tree: OutputTree
+    writebacks: tuple[tuple[tuple, int], ...] = ()   # (argument path, result index)
+    checks: tuple[str, ...] = ()                      # run-time error messages (code k -> checks[k-1])
+    guards: tuple = ()                                # globals read as constants (see api.Guard)
+    error_index: int | None = None                    # which result holds the error code

@@ -1,0 +1,168 @@
+"""tree: nests of tuples, lists and dicts flattened to their leaves plus a TreeDef, and built back
+(like jax.tree_util). Argument specs, output trees, loop-carried state and the CLI's printing all
+use it, so no other module walks containers by hand.
+Unlike jax.tree_util: dicts keep their insertion order (the order the user's code made), None is
+a leaf (a value a function can return or carry), and tuple/list subclasses count as tuples/lists."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+IsLeaf = Callable[[Any], bool] | None   # a container for which it is true is one leaf
+
+
+@dataclass(frozen=True, repr=False)
+class TreeDef:
+    """The structure of a nest: `kind` None for a leaf, else tuple, list or dict, with its keys
+    (0..n-1 for tuples and lists) and one TreeDef per key."""
+    kind: type | None = None
+    keys: tuple = ()
+    children: tuple["TreeDef", ...] = ()
+
+    @property
+    def num_leaves(self) -> int:
+        return 1 if self.kind is None else sum(c.num_leaves for c in self.children)
+
+    def unflatten(self, leaves):
+        """The nest of this structure holding `leaves` (in flatten's order)."""
+        items = iter(leaves)
+        out = self._build(items)
+        if next(items, _END) is not _END:
+            raise ValueError(f"more leaves than the {self.num_leaves} of {self}")
+        return out
+
+    def _build(self, items: Iterator):
+        if self.kind is None:
+            leaf = next(items, _END)
+            if leaf is _END:
+                raise ValueError(f"fewer leaves than the {self.num_leaves} this structure holds")
+            return leaf
+        built = [c._build(items) for c in self.children]
+        return dict(zip(self.keys, built)) if self.kind is dict else self.kind(built)
+
+    def paths(self) -> list[tuple]:
+        """The key path of each leaf, in flatten's order: (key, key, ...)."""
+        if self.kind is None:
+            return [()]
+        return [(k,) + p for k, c in zip(self.keys, self.children) for p in c.paths()]
+
+    def nodes(self, path: tuple = ()) -> Iterator[tuple[tuple, "TreeDef"]]:
+        """(path, node) of each container, outermost first."""
+        if self.kind is not None:
+            yield path, self
+            for k, c in zip(self.keys, self.children):
+                yield from c.nodes(path + (k,))
+
+    def flatten_up_to(self, value, fill=None, strict: bool = True) -> list:
+        """The parts of `value` at this structure's leaves (whole subtrees where `value` nests
+        deeper). `value` must have this structure down to those leaves: else StructureError, or
+        with strict=False, `fill` for each leaf under the node that differs."""
+        out: list = []
+        self._up_to(value, (), out, fill, strict)
+        return out
+
+    def _up_to(self, value, path, out, fill, strict):
+        if self.kind is None:
+            out.append(value)
+            return
+        keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value))) \
+            if isinstance(value, (tuple, list)) else None
+        if not isinstance(value, self.kind) or keys != self.keys:
+            if strict:
+                raise StructureError(path, self, value, len(out))
+            out.extend([fill] * self.num_leaves)
+            return
+        for k, c in zip(self.keys, self.children):
+            c._up_to(value[k], path + (k,), out, fill, strict)
+
+    def show(self, leaves) -> str:
+        """Python's notation for this structure with each leaf written as the given text."""
+        items = iter(leaves)
+        return self._show(items)
+
+    def _show(self, items: Iterator) -> str:
+        if self.kind is None:
+            return str(next(items))
+        parts = [c._show(items) for c in self.children]
+        if self.kind is dict:
+            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(self.keys, parts)) + "}"
+        if self.kind is list:
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def __str__(self) -> str:
+        return self.show(["*"] * self.num_leaves)
+
+    def __repr__(self) -> str:
+        return f"TreeDef({self})"
+
+
+LEAF = TreeDef()
+_END = object()
+
+
+class StructureError(ValueError):
+    """A value without the structure a TreeDef expects: at `path`, `node` was expected (its leaves
+    are the treedef's leaves from `first_leaf` on) and `value` found."""
+
+    def __init__(self, path: tuple, node: TreeDef, value, first_leaf: int):
+        super().__init__(f"at {path}: expected {node}, got a {type(value).__name__}")
+        self.path, self.node, self.value, self.first_leaf = path, node, value, first_leaf
+
+
+def _kind(value) -> type | None:
+    return dict if isinstance(value, dict) else tuple if isinstance(value, tuple) else \
+        list if isinstance(value, list) else None
+
+
+def flatten(value, is_leaf: IsLeaf = None) -> tuple[list, TreeDef]:
+    """(leaves, treedef) of `value`: containers are walked depth-first in their own order;
+    `is_leaf(x)` true makes a container x one leaf."""
+    leaves: list = []
+    return leaves, _flatten(value, leaves, is_leaf)
+
+
+def _flatten(value, leaves: list, is_leaf: IsLeaf) -> TreeDef:
+    kind = _kind(value)
+    if kind is None or is_leaf is not None and is_leaf(value):
+        leaves.append(value)
+        return LEAF
+    keys = tuple(value) if kind is dict else tuple(range(len(value)))
+    return TreeDef(kind, keys, tuple(_flatten(value[k], leaves, is_leaf) for k in keys))
+
+
+def leaves(value, is_leaf: IsLeaf = None) -> list:
+    return flatten(value, is_leaf)[0]
+
+
+def flatten_with_paths(value, is_leaf: IsLeaf = None) -> tuple[list[tuple[tuple, Any]], TreeDef]:
+    """([(path, leaf)], treedef): each leaf with its key path."""
+    items, treedef = flatten(value, is_leaf)
+    return list(zip(treedef.paths(), items)), treedef
+
+
+def leaves_with_paths(value, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """(key path, leaf) of each leaf, building no TreeDef (for the call path)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from leaves_with_paths(v, path + (k,))
+    elif isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from leaves_with_paths(v, path + (i,))
+    else:
+        yield path, value
+
+
+def map(f: Callable, value, *rest, is_leaf: IsLeaf = None):
+    """`value` with each leaf x replaced by f(x, *the parts of `rest` at that leaf); each of
+    `rest` must have value's structure down to its leaves (StructureError otherwise)."""
+    items, treedef = flatten(value, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten(f(*xs) for xs in zip(items, *others))
+
+
+def map_with_path(f: Callable, value, *rest, is_leaf: IsLeaf = None):
+    """Like map, with the leaf's key path as f's first argument."""
+    items, treedef = flatten(value, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten(f(p, *xs) for p, *xs in zip(treedef.paths(), items, *others))
