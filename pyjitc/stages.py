@@ -15,7 +15,7 @@ from . import cache
 from .backend import iree as backend
 from .errors import ArgumentError, RunError
 from .frontend.codegen import Program, unflatten
-from .frontend.numpy_api import FAST_TRIG_RETRY
+from .frontend.numpy.accurate import FAST_TRIG_RETRY
 from .lowering.stablehlo import lower_functions
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,

@@ -19,8 +19,11 @@ from ..errors import (ForbiddenError, JitError, NotSupportedError, ShapeError, U
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name, leaves, path_name
-from . import indexing, linalg, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
-from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
+from . import indexing, operators, policy, registry, sequences
+from .numpy.builtins import MATH   # (importing the numpy package registers every function)
+from .operators import apply_operator
+from .values import (Emitter, NeedStatic, Traced, call_known, contains_unknown, fold, is_static, items_of, known,
+                     view_of)
 from .regions import (BREAK, CONTINUE, FLAGS, GO, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined,
                       build_if, build_while, condition, is_marker, loop_marker, negate)
 from .source import SourceFunction, parse_function
@@ -202,7 +205,7 @@ class FunctionCompiler(ast.NodeVisitor):
                 kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
                 raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
                                hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
-            index = numpy_api.known(index)
+            index = known(index)
             if not self.store_known(base, index, value):
                 base.value = indexing.setitem(self.em, base, index, value, shown).value
         elif isinstance(base, (list, dict)):
@@ -221,9 +224,9 @@ class FunctionCompiler(ast.NodeVisitor):
         """`base[index] = value` computed by NumPy where all three are known at compile time (the
         array stays known: a mask built with writes is still a compile-time mask)."""
         contents = base.const
-        if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index):
+        if contents is None or base.view is not None or base.frozen or contains_unknown(index):
             return False
-        v = numpy_api.known(value)
+        v = known(value)
         if isinstance(v, Traced) or not is_static(v):
             return False
         new = contents.copy()
@@ -242,7 +245,7 @@ class FunctionCompiler(ast.NodeVisitor):
             if value.shape[0] != n:
                 raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n} names")
             return [indexing.getitem(self.em, value, i) for i in range(n)]
-        if isinstance(value, numpy_api.Seq):
+        if isinstance(value, sequences.Seq):
             value = self.em.static(value.materialize(self.em), "unpacking a sequence")
         items = list(value)
         if len(items) != n:
@@ -264,7 +267,7 @@ class FunctionCompiler(ast.NodeVisitor):
             base = self.subscript_base(node.target)
             index = self.visit(node.target.slice)
             if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
-                key = self.em.static(numpy_api.known(index), "an index into a Python list or dict")
+                key = self.em.static(known(index), "an index into a Python list or dict")
                 try:
                     old = base[key]
                 except (IndexError, KeyError, TypeError) as e:
@@ -278,7 +281,7 @@ class FunctionCompiler(ast.NodeVisitor):
             if not isinstance(base, Traced):
                 raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                         hint="write it as x[i] = x[i] + v")
-            index = numpy_api.known(index)
+            index = known(index)
             value = self.visit(node.value)
             if self.update_known(base, index, op, value):
                 return
@@ -301,8 +304,8 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def update_known(self, base: Traced, index, op: str, value) -> bool:
         """`base[index] op= value` computed by NumPy itself where all of it is known at compile time."""
-        contents, value = base.const, numpy_api.known(value)
-        if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index) \
+        contents, value = base.const, known(value)
+        if contents is None or base.view is not None or base.frozen or contains_unknown(index) \
                 or not is_static(value):
             return False
         new = contents.copy()
@@ -323,8 +326,8 @@ class FunctionCompiler(ast.NodeVisitor):
     def update_in_place(self, old: Traced, new, what: str):
         """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
         written into x itself, so every name bound to x (and every view of it) sees it."""
-        if old.const is not None and old.view is None and not old.frozen and is_static(numpy_api.known(new)):
-            contents = np.asarray(numpy_api.known(new))
+        if old.const is not None and old.view is None and not old.frozen and is_static(known(new)):
+            contents = np.asarray(known(new))
             if contents.shape == old.shape and np.can_cast(contents.dtype, old.dtype, "same_kind"):
                 self.em.set_known(old, contents.astype(old.dtype))
                 return
@@ -394,7 +397,7 @@ class FunctionCompiler(ast.NodeVisitor):
             a, c = then(), orelse()
             if len(em.checks) == n_checks and isinstance(a, (Traced, bool, int, float)) and \
                     isinstance(c, (Traced, bool, int, float)):
-                out = numpy_api.select_values(em, condition(em, test), a, c)
+                out = operators.select_values(em, condition(em, test), a, c)
                 if out is not None:
                     return out
         except (JitError, NeedStatic):
@@ -406,7 +409,7 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_For(self, node):
         iterable = self.visit(node.iter)
-        seq = numpy_api.as_seq(iterable)
+        seq = sequences.as_seq(iterable)
         marker = loop_marker(node)
         em = self.em
         if seq is None:
@@ -659,10 +662,10 @@ class FunctionCompiler(ast.NodeVisitor):
         base = self.visit(node.value)
         attr = node.attr
         if isinstance(base, Traced):
-            if attr in numpy_api.PROPERTIES:
-                return numpy_api.call_known(self.em, numpy_api.PROPERTIES[attr], (base,))
-            if attr in numpy_api.METHODS:
-                return BoundMethod(numpy_api.METHODS[attr], base, attr)
+            if attr in registry.PROPERTIES:
+                return call_known(self.em, registry.PROPERTIES[attr], (base,))
+            if attr in registry.METHODS:
+                return BoundMethod(registry.METHODS[attr], base, attr)
             if attr in policy.FORBIDDEN_METHODS:
                 raise ForbiddenError(f".{attr}() is not allowed inside @jit: {policy.FORBIDDEN_METHODS[attr]}")
             raise NotSupportedError(f"the array attribute .{attr} is not supported by pyjitc yet")
@@ -704,11 +707,11 @@ class FunctionCompiler(ast.NodeVisitor):
         if kind in ("numpy", "builtin"):
             return self.call_impl(target, shown, args, kwargs)
         if kind == "math":
-            args, kwargs = numpy_api.known(args), numpy_api.known(kwargs)
+            args, kwargs = known(args), known(kwargs)
             if is_static(*args, *kwargs.values()):
                 return fold(target, *args, **kwargs)
-            if target.__name__ in numpy_surface.MATH and not kwargs:
-                return numpy_surface.MATH[target.__name__](self.em, *args)
+            if target.__name__ in MATH and not kwargs:
+                return MATH[target.__name__](self.em, *args)
             raise NotSupportedError(f"{shown} is not supported on run-time values",
                                     hint=f"use np.{target.__name__} on arrays")
         return self.inline(target, shown, args, kwargs)
@@ -722,9 +725,9 @@ class FunctionCompiler(ast.NodeVisitor):
             pass
 
         def call(em, *args, **kwargs):
-            numpy_api.refuse_complex(impl, shown, args, kwargs)
+            registry.refuse_complex(impl, shown, args, kwargs)
             return impl(em, *args, **kwargs)
-        return numpy_api.call_known(self.em, call, args, kwargs)
+        return call_known(self.em, call, args, kwargs)
 
     def inline(self, fn, shown, args, kwargs):
         if fn in self.stack:
@@ -821,9 +824,9 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
-        index = numpy_api.known(self.visit(node.slice))
+        index = known(self.visit(node.slice))
         if isinstance(base, Traced):
-            return numpy_api.call_known(self.em, _getitem, (base, index))
+            return call_known(self.em, _getitem, (base, index))
         index = self.em.static(index, "an index into a Python value")
         try:
             return base[index]
@@ -923,7 +926,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
         return id(t) in em.arguments
 
     outputs = []
-    returned = {id(t): t for t in numpy_api.items_of(result, Traced)}
+    returned = {id(t): t for t in items_of(result, Traced)}
     sharing: dict[int, set] = {}   # root array -> the returned values that are it or views of it
     for t in returned.values():
         root = t
@@ -1030,7 +1033,7 @@ def _unflatten(tree, results, arguments: dict, made: dict):
     if kind == "view":
         arr = unflatten(tree[1], results, arguments, made)
         for recipe in tree[2]:
-            arr = numpy_api.view_of(recipe, arr)
+            arr = view_of(recipe, arr)
         return arr
     if kind == "out":
         r = results[tree[1]]

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
-from .numpy_api import Emitter, NeedStatic, Traced, make_view
+from .values import Emitter, NeedStatic, Traced, make_view
 
 
 @dataclass
@@ -131,7 +131,7 @@ def getitem(em: Emitter, x: Traced, index) -> Traced:
 
 
 def _recipe(items: list[Item]):
-    """How NumPy makes this view (numpy_api.view_of), where the index is known at compile time."""
+    """How NumPy makes this view (values.view_of), where the index is known at compile time."""
     parts = []
     for it in items:
         if it.kind == "int":
