@@ -74,12 +74,6 @@ def complex_ok_names(kind: str) -> list[str]:
     return [e.name for e in ENTRIES.values() if e.kind == kind and e.complex_ok]
 
 
-def note(name: str) -> str:
-    """The note registered with a NumPy function ("" if none)."""
-    entry = ENTRIES.get(("function", name))
-    return entry.note if entry else ""
-
-
 # ---------------------------------------------------------------- complex numbers: deny by default
 
 def _complex_value(v) -> bool:

@@ -14,6 +14,8 @@ from ..errors import JitError, NotSupportedError, ShapeError
 from ..ir.graph import Builder, Value
 from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
 
+# ---------------------------------------------------------------- arrays and views
+
 PY_SCALARS = (bool, int, float, complex)
 
 
@@ -145,6 +147,8 @@ def view_of(recipe, a: np.ndarray) -> np.ndarray:
         return a.transpose(arg)
     return np.flip(a, arg)
 
+
+# ---------------------------------------------------------------- the emitter
 
 class NeedStatic(Exception):
     """Raised when a value computed from scalar arguments is needed at compile time: the
@@ -328,6 +332,8 @@ class Emitter:
     def full(self, value, dtype, shape) -> Traced:
         return self.broadcast(self.constant(np.asarray(value, dtype=dtype)), shape)
 
+
+# ---------------------------------------------------------------- values known at compile time
 
 def is_static(*xs) -> bool:
     return not any(isinstance(x, Traced) for x in xs)

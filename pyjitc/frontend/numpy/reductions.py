@@ -239,7 +239,6 @@ def _scan(name, prim, identity, np_fn):
     return impl
 
 
-
 register("numpy.cumsum", method="cumsum",
          note="float sums in a different order than NumPy's sequential one (reduction tolerance)")(
     _scan("cumsum", "add", 0, np.cumsum))

@@ -88,7 +88,6 @@ def take_slice(em, x, ax, start, stop):
     return em.emit("slice", x, start=tuple(s), limit=tuple(lim), strides=(1,) * x.ndim)
 
 
-
 @register("numpy.squeeze", method="squeeze", complex_ok=True)
 def squeeze(em, a, axis=None):
     if is_static(a):

@@ -42,7 +42,6 @@ def argsort(em, a, axis=-1, kind=None, order=None, stable=None):
     return idx
 
 
-
 @register("numpy.take", complex_ok=True)
 def take(em, a, indices, axis=None, out=None, mode=None):
     if mode not in (None, "raise"):

@@ -54,7 +54,6 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     return Traced(out.value, weak, join_params(args))
 
 
-
 def ufunc_impl(np_ufunc, lower):
     """The implementation of a ufunc (not registered): `lower` sees operands in its loop dtypes."""
     def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
@@ -73,7 +72,6 @@ def ufunc(np_ufunc, lower, *names, method=(), builtin=(), complex_ok=False, note
     """Register a ufunc under its NumPy names (numpy.<its name> if none are given)."""
     return register(*(names or (f"numpy.{np_ufunc.__name__}",)), method=method, builtin=builtin,
                     complex_ok=complex_ok, note=note)(ufunc_impl(np_ufunc, lower))
-
 
 
 # ---------------------------------------------------------------- lowerings
@@ -106,7 +104,6 @@ def _remainder_int(em, a, b, out_dtype):
                          cmp(em, cmp(em, r, zero, "LT"), cmp(em, b, zero, "LT"), "NE"))
         r = sel(em, adjust, em.emit("add", r, b), r)
     return r
-
 
 
 def _float_divmod(em, a, b):
