@@ -21,7 +21,7 @@ from .aliasing import find_aliases
 from .backend.target import Target
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
-from .frontend.numpy_api import NeedStatic
+from .frontend.values import NeedStatic
 from .stages import Compiled, Lowered, NeedsLibm
 from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of
 

@@ -21,19 +21,16 @@ to give a located error.
 
 
 def table() -> str:
-    from .frontend import linalg, numpy_api, numpy_surface  # noqa: F401 (registers everything)
+    from .frontend import numpy as _numpy_functions, registry  # noqa: F401 (importing the package registers them)
     methods: dict[object, list[str]] = {}
-    for name, impl in numpy_api.METHODS.items():
+    for name, impl in registry.METHODS.items():
         methods.setdefault(impl, []).append(f"`.{name}()`")
     rows = []
-    for name in sorted(numpy_api.FUNCTIONS, key=lambda n: n.replace("numpy.", "")):
-        impl = numpy_api.FUNCTIONS[name]
-        note = numpy_surface.NOTES.get(name, "")
-        if name in ("numpy.nonzero", "numpy.argwhere", "numpy.unique", "numpy.flatnonzero"):
-            note = "located error: the result's shape depends on the data"
-        cx = "yes" if name in numpy_api.COMPLEX_OK else ""
-        rows.append(f"| `np.{name[len('numpy.'):]}` | {', '.join(sorted(methods.get(impl, [])))} | {cx} | {note} |")
-    builtins = ", ".join(f"`{b}`" for b in sorted(numpy_api.BUILTINS))
+    for name in sorted(registry.FUNCTIONS, key=lambda n: n.replace("numpy.", "")):
+        entry = registry.ENTRIES["function", name]
+        cx = "yes" if entry.complex_ok else ""
+        rows.append(f"| `np.{name[len('numpy.'):]}` | {', '.join(sorted(methods.get(entry.impl, [])))} | {cx} | {entry.note} |")
+    builtins = ", ".join(f"`{b}`" for b in sorted(registry.BUILTINS))
     return HEADER + "\n".join(rows) + f"\n\nPython builtins: {builtins}.\n"
 
 

@@ -14,7 +14,7 @@ from .template import at_path
 from .tree import TreeDef
 
 # The run-time check message that asks the @jit wrapper to recompile with libm's float64 sin/cos
-# and call again (see numpy_api's vectorised sin/cos).
+# and call again (see frontend/numpy/accurate.py, the vectorised sin/cos).
 FAST_TRIG_RETRY = "vectorised float64 sin/cos met a value with |x| > 1e6: libm's from now on"
 
 

@@ -10,8 +10,10 @@ import operator
 import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError
-from . import indexing, numpy_api
-from .numpy_api import Traced, apply_operator, is_static
+from . import indexing
+from .operators import apply_operator
+from .sequences import Seq
+from .values import Traced, contains_unknown, is_static, known
 
 # NumPy's in-place operators, for contents known at compile time
 IN_PLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
@@ -28,7 +30,7 @@ def store(em, base, index, value, shown):
             kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
             raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
                            hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
-        index = numpy_api.known(index)
+        index = known(index)
         if not store_known(em, base, index, value):
             base.value = indexing.setitem(em, base, index, value, shown).value
     elif isinstance(base, (list, dict)):
@@ -48,9 +50,9 @@ def store_known(em, base: Traced, index, value) -> bool:
     """`base[index] = value` computed by NumPy where all three are known at compile time (the
     array stays known: a mask built with writes is still a compile-time mask)."""
     contents = base.const
-    if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index):
+    if contents is None or base.view is not None or base.frozen or contains_unknown(index):
         return False
-    v = numpy_api.known(value)
+    v = known(value)
     if isinstance(v, Traced) or not is_static(v):
         return False
     new = contents.copy()
@@ -71,7 +73,7 @@ def unpack(em, value, n):
         if value.shape[0] != n:
             raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n} names")
         return [indexing.getitem(em, value, i) for i in range(n)]
-    if isinstance(value, numpy_api.Seq):
+    if isinstance(value, Seq):
         value = em.static(value.materialize(em), "unpacking a sequence")
     items = list(value)
     if len(items) != n:
@@ -98,7 +100,7 @@ def augmented_assign(fc, node: ast.AugAssign):
     base = fc.visit(node.target.value)
     index = fc.visit(node.target.slice)
     if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
-        key = em.static(numpy_api.known(index), "an index into a Python list or dict")
+        key = em.static(known(index), "an index into a Python list or dict")
         try:
             old = base[key]
         except (IndexError, KeyError, TypeError) as e:
@@ -112,7 +114,7 @@ def augmented_assign(fc, node: ast.AugAssign):
     if not isinstance(base, Traced):
         raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                 hint="write it as x[i] = x[i] + v")
-    index = numpy_api.known(index)
+    index = known(index)
     value = fc.visit(node.value)
     if update_known(em, base, index, op, value):
         return
@@ -134,8 +136,8 @@ def augmented_assign(fc, node: ast.AugAssign):
 
 def update_known(em, base: Traced, index, op: str, value) -> bool:
     """`base[index] op= value` computed by NumPy itself where all of it is known at compile time."""
-    contents, value = base.const, numpy_api.known(value)
-    if contents is None or base.view is not None or base.frozen or numpy_api._contains_unknown(index) \
+    contents, value = base.const, known(value)
+    if contents is None or base.view is not None or base.frozen or contains_unknown(index) \
             or not is_static(value):
         return False
     new = contents.copy()
@@ -158,8 +160,8 @@ def in_place(em, old) -> bool:
 def update_in_place(em, old: Traced, new, what: str):
     """NumPy semantics of `x op= y`: the result is cast back to x's dtype (same_kind) and
     written into x itself, so every name bound to x (and every view of it) sees it."""
-    if old.const is not None and old.view is None and not old.frozen and is_static(numpy_api.known(new)):
-        contents = np.asarray(numpy_api.known(new))
+    if old.const is not None and old.view is None and not old.frozen and is_static(known(new)):
+        contents = np.asarray(known(new))
         if contents.shape == old.shape and np.can_cast(contents.dtype, old.dtype, "same_kind"):
             em.set_known(old, contents.astype(old.dtype))
             return

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 
 from ..errors import JitError
-from . import numpy_api
-from .numpy_api import NeedStatic, Traced
+from .operators import select_values
+from .values import NeedStatic, Traced
 from .regions import FLAGS, MergeError, Exit, Undefined, build_if, condition, negate
 
 
@@ -96,7 +96,7 @@ def _eager_select(fc, test: Traced, then, orelse):
         a, c = then(), orelse()
         if len(em.checks) == n_checks and isinstance(a, (Traced, bool, int, float)) and \
                 isinstance(c, (Traced, bool, int, float)):
-            out = numpy_api.select_values(em, condition(em, test), a, c)
+            out = select_values(em, condition(em, test), a, c)
             if out is not None:
                 return out
     except (JitError, NeedStatic):

@@ -20,8 +20,10 @@ from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..program import Argument, Known, OutputTree, Program, Result, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
-from . import assignment, branches, indexing, linalg, loops, numpy_api, numpy_surface, policy  # noqa: F401 (they register functions)
-from .numpy_api import Emitter, NeedStatic, Traced, apply_operator, fold, is_static
+from . import assignment, branches, indexing, loops, policy, registry
+from .numpy.builtins import MATH   # (importing the numpy package registers every function)
+from .operators import apply_operator
+from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
 from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .source import SourceFunction, parse_function
 
@@ -248,10 +250,10 @@ class FunctionCompiler(ast.NodeVisitor):
         base = self.visit(node.value)
         attr = node.attr
         if isinstance(base, Traced):
-            if attr in numpy_api.PROPERTIES:
-                return numpy_api.call_known(self.em, numpy_api.PROPERTIES[attr], (base,))
-            if attr in numpy_api.METHODS:
-                return BoundMethod(numpy_api.METHODS[attr], base, attr)
+            if attr in registry.PROPERTIES:
+                return call_known(self.em, registry.PROPERTIES[attr], (base,))
+            if attr in registry.METHODS:
+                return BoundMethod(registry.METHODS[attr], base, attr)
             if attr in policy.FORBIDDEN_METHODS:
                 raise policy.not_allowed(f".{attr}()", policy.FORBIDDEN_METHODS[attr])
             raise NotSupportedError(f"the array attribute .{attr} is not supported by pyjitc yet")
@@ -293,11 +295,11 @@ class FunctionCompiler(ast.NodeVisitor):
         if kind in ("numpy", "builtin"):
             return self.call_impl(target, shown, args, kwargs)
         if kind == "math":
-            args, kwargs = numpy_api.known(args), numpy_api.known(kwargs)
+            args, kwargs = known(args), known(kwargs)
             if is_static(*args, *kwargs.values()):
                 return fold(target, *args, **kwargs)
-            if target.__name__ in numpy_surface.MATH and not kwargs:
-                return numpy_surface.MATH[target.__name__](self.em, *args)
+            if target.__name__ in MATH and not kwargs:
+                return MATH[target.__name__](self.em, *args)
             raise NotSupportedError(f"{shown} is not supported on run-time values",
                                     hint=f"use np.{target.__name__} on arrays")
         return self.inline(target, shown, args, kwargs)
@@ -311,9 +313,9 @@ class FunctionCompiler(ast.NodeVisitor):
             pass
 
         def call(em, *args, **kwargs):
-            numpy_api.refuse_complex(impl, shown, args, kwargs)
+            registry.refuse_complex(impl, shown, args, kwargs)
             return impl(em, *args, **kwargs)
-        return numpy_api.call_known(self.em, call, args, kwargs)
+        return call_known(self.em, call, args, kwargs)
 
     def inline(self, fn, shown, args, kwargs):
         if fn in self.stack:
@@ -410,9 +412,9 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
-        index = numpy_api.known(self.visit(node.slice))
+        index = known(self.visit(node.slice))
         if isinstance(base, Traced):
-            return numpy_api.call_known(self.em, _getitem, (base, index))
+            return call_known(self.em, _getitem, (base, index))
         index = self.em.static(index, "an index into a Python value")
         try:
             return base[index]
@@ -509,7 +511,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
         return id(t) in em.arguments
 
     outputs = []
-    returned = {id(t): t for t in numpy_api.items_of(result, Traced)}
+    returned = {id(t): t for t in items_of(result, Traced)}
     sharing: dict[int, set] = {}   # root array -> the returned values that are it or views of it
     for t in returned.values():
         root = t

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
-from .numpy_api import Emitter, NeedStatic, Traced, make_view
+from .values import Emitter, NeedStatic, Traced, make_view
 
 
 @dataclass

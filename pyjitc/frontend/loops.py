@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 
 from ..errors import JitError, NotSupportedError, ShapeError
-from . import indexing, numpy_api
+from . import indexing
 from .branches import exec_body, guarded, select, skipped
-from .numpy_api import NeedStatic, Traced, apply_operator
+from .operators import apply_operator
+from .sequences import as_seq
+from .values import NeedStatic, Traced
 from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
 
 MAX_UNROLL = 10_000  # loop iterations interpreted at compile time (each unrolled into the program)
@@ -18,7 +20,7 @@ SHORT_LOOP = 4       # compile-time ranges this short are unrolled: static indic
 
 def for_loop(fc, node: ast.For):
     iterable = fc.visit(node.iter)
-    seq = numpy_api.as_seq(iterable)
+    seq = as_seq(iterable)
     marker = loop_marker(node)
     em = fc.em
     if seq is None:

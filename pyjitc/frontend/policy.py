@@ -1,6 +1,6 @@
 """policy: what may appear inside @jit, checked on the AST at decoration time, before any compile.
-Deny by default: syntax the compiler's visitor has no method for, and calls that are neither implemented (the
-numpy_api registries) nor plain Python helpers are rejected with a located error."""
+Deny by default: syntax the compiler's visitor has no method for, and calls that are neither implemented
+(the registry) nor plain Python helpers are rejected with a located error."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +11,7 @@ import types
 import numpy as np
 
 from ..errors import ForbiddenError, NotSupportedError, UnsupportedSyntaxError
-from . import numpy_api
+from . import numpy as _numpy_functions, registry  # noqa: F401 (importing the package registers them)
 from .source import SourceFunction
 
 ALLOWED_MODULES = ("numpy", "math")
@@ -139,12 +139,12 @@ def _resolve_path(path: str):
 
 
 _NAMES: dict[int, str] = {}
-for _registry in (numpy_api.FUNCTIONS, FORBIDDEN):
+for _registry in (registry.FUNCTIONS, FORBIDDEN):
     for _path in _registry:
         _obj = _resolve_path(_path)
         if _obj is not None and not isinstance(_obj, (int, float, str)):
             _NAMES.setdefault(id(_obj), _path)
-for _b in numpy_api.BUILTINS:
+for _b in registry.BUILTINS:
     _NAMES[id(getattr(builtins, _b))] = f"builtins.{_b}"
 
 
@@ -189,10 +189,10 @@ def classify_call(obj, shown: str):
     reason = forbidden_reason(path)
     if reason:
         raise not_allowed(shown, reason)
-    if path in numpy_api.FUNCTIONS:
-        return "numpy", numpy_api.FUNCTIONS[path]
+    if path in registry.FUNCTIONS:
+        return "numpy", registry.FUNCTIONS[path]
     if path and path.startswith("builtins."):
-        impl = numpy_api.BUILTINS.get(path.split(".", 1)[1])
+        impl = registry.BUILTINS.get(path.split(".", 1)[1])
         if impl is None:
             raise NotSupportedError(f"the builtin {shown}() is not supported inside @jit")
         return "builtin", impl

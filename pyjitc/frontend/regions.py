@@ -13,7 +13,7 @@ import numpy as np
 from .. import tree
 from ..errors import JitError
 from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
-from .numpy_api import Emitter, NeedStatic, Traced, make_view
+from .values import Emitter, NeedStatic, Traced, make_view
 
 # Reserved names in the interpreter's environment (never Python identifiers).
 BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"

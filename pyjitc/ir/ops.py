@@ -1,7 +1,7 @@
 """ops: the typed IR's op registry. Each primitive is defined once: its type rule (operand
 types + attributes -> result types) beside its StableHLO lowering rule. Primitives are strict
 (equal shapes and dtypes where StableHLO requires it); NumPy semantics (promotion,
-broadcasting) live one level up, in frontend/numpy_api.py, which emits only these ops."""
+broadcasting) live one level up, in frontend/numpy/, which emits only these ops."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,5 @@
 """linalg: np.linalg.solve, inv, det, slogdet and cholesky, written as run-time loops over the IR's
-primitives (IREE has no StableHLO cholesky, triangular_solve or LU on the CPU backend).
+primitives (IREE has no StableHLO cholesky, triangular_solve or LU on the CPU backend), and norm.
 
 Each is one registry entry like any other NumPy function. LU is LAPACK's unblocked getf2: partial
 pivoting (the first row with the largest |value|), a rank-1 update per column; solve eliminates on
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
-from ..ir.types import TensorType
-from .indexing import getitem
-from .numpy_api import FUNCTIONS, Traced, register, reshape, transpose
-from .numpy_surface import note
+from ...errors import NotSupportedError, ShapeError
+from ...ir.types import TensorType, is_float
+from ..indexing import getitem
+from ..registry import FUNCTIONS, register
+from ..values import Traced
+from .shapes import reshape, transpose
 
 F = FUNCTIONS
 INT64 = np.dtype(np.int64)
@@ -129,7 +130,8 @@ def _check_singular(em, u_diag):
     em.check(F["numpy.any"](em, F["numpy.equal"](em, u_diag, 0)), "LinAlgError: Singular matrix")
 
 
-@register("numpy.linalg.solve")
+@register("numpy.linalg.solve", note="float32/64 (integers as float64); stacks of matrices; LU with partial pivoting "
+                                       "in a run-time loop; a singular matrix raises RunError (a LinAlgError)")
 def solve(em, a, b):
     a = _square(em, a, "solve")
     b = em.asarray(b)
@@ -157,7 +159,7 @@ def solve(em, a, b):
     return reshape(em, x, batch + (n,)) if vector else x
 
 
-@register("numpy.linalg.inv")
+@register("numpy.linalg.inv", note="as solve(a, identity)")
 def inv(em, a):
     a = _square(em, a, "inv")
     dt = _linalg_dtype("inv", a)
@@ -182,19 +184,21 @@ def _slogdet(em, a, name):
     return em.cast(sign, dt), em.cast(logdet, dt)
 
 
-@register("numpy.linalg.slogdet")
+@register("numpy.linalg.slogdet", note="returns a plain (sign, logabsdet) tuple")
 def slogdet(em, a):
     return _slogdet(em, a, "slogdet")
 
 
-@register("numpy.linalg.det")
+@register("numpy.linalg.det", note="sign * exp(log|det|) from the LU factors, as NumPy computes it")
 def det(em, a):
     """As NumPy computes it: sign * exp(log|det|) from the LU factors."""
     sign, logdet = _slogdet(em, a, "det")
     return F["numpy.multiply"](em, sign, F["numpy.exp"](em, logdet))
 
 
-@register("numpy.linalg.cholesky")
+@register("numpy.linalg.cholesky",
+          note="reads the lower triangle (the upper one with upper=True), as NumPy; not positive definite raises "
+               "RunError (a LinAlgError)")
 def cholesky(em, a, upper=False):
     a = _square(em, a, "cholesky")
     dt = _linalg_dtype("cholesky", a)
@@ -225,10 +229,23 @@ def cholesky(em, a, upper=False):
     return transpose(em, low, *range(nb), nb + 1, nb) if upper else low
 
 
-note("numpy.linalg.solve", "float32/64 (integers as float64); stacks of matrices; LU with partial pivoting in a "
-                           "run-time loop; a singular matrix raises RunError (a LinAlgError)")
-note("numpy.linalg.inv", "as solve(a, identity)")
-note("numpy.linalg.det", "sign * exp(log|det|) from the LU factors, as NumPy computes it")
-note("numpy.linalg.slogdet", "returns a plain (sign, logabsdet) tuple")
-note("numpy.linalg.cholesky", "reads the lower triangle (the upper one with upper=True), as NumPy; not positive definite raises RunError "
-                              "(a LinAlgError)")
+@register("numpy.linalg.norm", note="ord None, 'fro', 2 (vectors), 1, inf, -inf (vectors)")
+def norm(em, x, ord=None, axis=None, keepdims=False):
+    ord, keepdims = em.static(ord, "norm: ord"), em.static(keepdims, "norm: keepdims")
+    axis = em.static(axis, "norm: axis")
+    x = em.asarray(x)
+    if not is_float(x.dtype):
+        x = em.cast(x, np.float64)
+    if axis is None and ord is None or ord in ("fro",) or (ord == 2 and (x.ndim == 1 if axis is None else np.ndim(axis) == 0)):
+        sq = em.emit("mul", x, x)
+        return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
+    vector = (x.ndim == 1 and axis is None) or np.ndim(axis) == 0
+    if vector and ord in (1, np.inf, -np.inf, float("inf"), float("-inf")):
+        a = em.emit("abs", x)
+        fn = {1: "numpy.sum", np.inf: "numpy.max", -np.inf: "numpy.min"}[ord]
+        return FUNCTIONS[fn](em, a, axis=axis, keepdims=keepdims)
+    if vector and ord is None:
+        sq = em.emit("mul", x, x)
+        return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
+    raise NotSupportedError(f"linalg.norm: ord={ord!r} for these axes is not supported",
+                            hint="ord None/'fro'/2 (vectors), 1, inf, -inf (vectors) are")

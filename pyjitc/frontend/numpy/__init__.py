@@ -1,0 +1,21 @@
+"""The NumPy functions, ndarray methods and Python builtins pyjitc compiles, by topic (as JAX's
+jax/_src/numpy/ and Numba's numba/np/). Each implementation maps NumPy's semantics (dtypes from
+NumPy's own type resolution, NEP 50 weak Python scalars, broadcasting, axis rules, views) onto the
+typed IR's primitives, and is registered next to its definition (registry.register); importing
+this package registers them all.
+
+    elementwise.py   building blocks of lowerings (compare, select, computing in float64)
+    accurate.py      lowerings that match NumPy's float results where IREE's ops do not
+    ufuncs.py        apply_ufunc and the ufunc table; where, clip, round
+    dtypes.py        astype and the scalar types (np.float32(x))
+    shapes.py        reshape, transpose, concatenate, flip, diagonal, pad, ...; shape/ndim/T
+    creation.py      zeros, arange, full, *_like, array, asarray, copy
+    reductions.py    sum, mean, max, var, argmax, nan*, cumsum, ...
+    contractions.py  matmul, dot, vdot, inner, outer, tensordot, einsum
+    sorting.py       sort, argsort, searchsorted, take, take_along_axis
+    linalg.py        numpy.linalg: solve, inv, det, slogdet, cholesky, norm
+    complex.py       conjugate, real, imag, angle
+    builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
+"""
+from . import (accurate, builtins, complex, contractions, creation, dtypes, elementwise, linalg,  # noqa: F401
+               reductions, shapes, sorting, ufuncs)

@@ -1,0 +1,100 @@
+"""builtins: Python's builtins in compiled code (len, abs and divmod are registered with the NumPy
+functions they are; range, enumerate and zip make the sequences loops run over), and the `math`
+module's functions on run-time numbers (MATH; on compile-time values Python's math computes them)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ForbiddenError, ShapeError
+from ..registry import FUNCTIONS, register
+from ..sequences import enumerate_, range_, zip_
+from ..values import NeedStatic, Traced, fold, is_static
+from .elementwise import cmp
+from .shapes import reshape
+
+def _static_builtin(fn, what):
+    def impl(em, *args, **kwargs):
+        if not is_static(*args, *kwargs.values()):
+            for x in (*args, *kwargs.values()):
+                if isinstance(x, Traced) and x.params:
+                    raise NeedStatic(x.params)
+            raise ForbiddenError(f"{fn.__name__}() on an array needs its value at compile time, "
+                                 f"but it is only known when the compiled code runs", hint=what)
+        return fold(fn, *args, **kwargs)
+    return impl
+
+
+for _fn, _hint in ((int, "use x.astype(np.int64) to stay in compiled code"),
+                  (float, "use x.astype(np.float64) to stay in compiled code"),
+                  (bool, "use a comparison that yields an array, with np.where"),
+                  (min, "use np.minimum or np.min for arrays"),
+                  (max, "use np.maximum or np.max for arrays"),
+                  (round, "use np.round for arrays"),
+                  (tuple, "tuples of arrays are built with (a, b)"),
+                  (list, "lists of arrays are built with [a, b]")):
+    register(builtin=_fn.__name__)(_static_builtin(_fn, _hint))
+
+
+@register(builtin="isinstance")
+def isinstance_(em, x, cls):
+    """An array is an np.ndarray; anything else is what Python says."""
+    return isinstance(x, cls) if not isinstance(x, Traced) else (np.ndarray in (cls if isinstance(cls, tuple) else (cls,)))
+
+
+@register(builtin="len", complex_ok=True)
+def len_(em, x):
+    if isinstance(x, Traced):
+        if x.ndim == 0:
+            raise ShapeError("len() of unsized object")
+        return x.shape[0]
+    return len(x)
+
+
+register(builtin="range")(range_)
+register(builtin="enumerate")(enumerate_)
+register(builtin="zip")(zip_)
+
+
+# ---------------------------------------------------------------- the math module on run-time values
+
+def _math(np_name, domain=None, overflow=False, to_int=False):
+    """math.f(x) where x is a run-time number (a 0-d array or Python scalar argument): Python
+    converts x to float, so this is NumPy's float64 function with a Python float (weak) result;
+    where math raises (a domain or range error) the compiled code raises RunError."""
+    def impl(em, *args):
+        xs = []
+        for x in args:
+            if isinstance(x, Traced):
+                if x.type.size != 1:
+                    raise ShapeError("TypeError: only 0-dimensional arrays can be converted to Python scalars")
+                x = em.cast(reshape(em, x, ()) if x.ndim else x, np.float64)
+                x = Traced(x.value, None, x.params)
+            xs.append(x)
+        out = FUNCTIONS[np_name](em, *[em.asarray(x, np.float64) for x in xs])
+        if domain is not None:
+            em.check(domain(em, *[em.asarray(x, np.float64) for x in xs]), "ValueError: math domain error")
+        if overflow:
+            finite_in = em.asarray(xs[0], np.float64)
+            em.check(em.emit("and", em.emit("is_finite", finite_in),
+                             em.emit("not", em.emit("is_finite", out))), "OverflowError: math range error")
+        if to_int:
+            return Traced(em.cast(out, np.int64).value, int, out.params)
+        return Traced(out.value, float, out.params)
+    return impl
+
+
+def _below(limit, inclusive=False):
+    return lambda em, x: cmp(em, x, em.full(limit, np.float64, x.shape), "LE" if inclusive else "LT")
+
+
+MATH = {
+    "sqrt": _math("numpy.sqrt", _below(0.0)), "exp": _math("numpy.exp", overflow=True),
+    "log": _math("numpy.log", _below(0.0, True)), "log10": _math("numpy.log10", _below(0.0, True)),
+    "log2": _math("numpy.log2", _below(0.0, True)), "log1p": _math("numpy.log1p", _below(-1.0, True)),
+    "expm1": _math("numpy.expm1", overflow=True), "sin": _math("numpy.sin"), "cos": _math("numpy.cos"),
+    "tan": _math("numpy.tan"), "tanh": _math("numpy.tanh"), "atan": _math("numpy.arctan"),
+    "atan2": _math("numpy.arctan2"), "hypot": _math("numpy.hypot"), "fabs": _math("numpy.absolute"),
+    "floor": _math("numpy.floor", to_int=True), "ceil": _math("numpy.ceil", to_int=True),
+    "trunc": _math("numpy.trunc", to_int=True), "sinh": _math("numpy.sinh", overflow=True),
+    "cosh": _math("numpy.cosh", overflow=True),
+}

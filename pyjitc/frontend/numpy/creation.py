@@ -1,0 +1,98 @@
+"""creation: NumPy's functions that make arrays (zeros, arange, full, *_like, array, asarray, copy).
+Shapes and dtypes are known at compile time, so NumPy itself makes most of these arrays: the program
+holds the result as an array whose contents are known (values.Emitter.array)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import NotSupportedError
+from ...ir.types import SUPPORTED_DTYPES
+from ..registry import register
+from ..values import Traced, fold, is_static
+from .dtypes import cast_impl, static_dtype
+from .shapes import ravel, stack
+
+def _creation(np_fn):
+    """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
+    def impl(em, *args, **kwargs):
+        args = em.static(list(args), f"np.{np_fn.__name__}: its arguments")
+        kwargs = {k: em.static(v, f"np.{np_fn.__name__}: {k}") for k, v in kwargs.items()}
+        if "dtype" in kwargs and kwargs["dtype"] is not None:
+            kwargs["dtype"] = static_dtype(em, kwargs["dtype"])
+        out = fold(np_fn, *args, **kwargs)
+        if out.dtype not in SUPPORTED_DTYPES:
+            raise NotSupportedError(f"np.{np_fn.__name__} made dtype {out.dtype}, which pyjitc does not support")
+        return out
+    return impl
+
+
+for _fn in (np.zeros, np.ones, np.arange, np.linspace, np.eye, np.identity):
+    register(f"numpy.{_fn.__name__}", complex_ok=_fn in (np.zeros, np.ones))(_creation(_fn))
+# deterministic: NumPy's empty is uninitialised
+register("numpy.empty", complex_ok=True, note="zero-filled")(_creation(np.zeros))
+
+
+@register("numpy.full", complex_ok=True)
+def full(em, shape, fill_value, dtype=None):
+    shape = em.static(shape, "np.full: shape")
+    if is_static(fill_value):
+        return fold(np.full, shape, fill_value, dtype=None if dtype is None else static_dtype(em, dtype))
+    dt = static_dtype(em, dtype) if dtype is not None else fill_value.dtype
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return em.broadcast(em.cast(fill_value, dt), shape)
+
+
+def _like_dtype(em, a, dtype):
+    """The dtype of an np.*_like result: `dtype=` if given, else the prototype's."""
+    if dtype is not None:
+        return static_dtype(em, dtype)
+    return a.dtype if isinstance(a, Traced) else np.asarray(a).dtype
+
+
+def _like(value):
+    def impl(em, a, dtype=None, shape=None):
+        dt = _like_dtype(em, a, dtype)
+        shape = em.shape_of(a) if shape is None else em.static(shape, "shape")
+        return np.full(shape, value, dtype=dt)
+    return impl
+
+
+register("numpy.zeros_like", "numpy.empty_like", complex_ok=True)(_like(0))
+register("numpy.ones_like", complex_ok=True)(_like(1))
+
+
+@register("numpy.full_like", complex_ok=True)
+def full_like(em, a, fill_value, dtype=None):
+    dt = _like_dtype(em, a, dtype)
+    return full(em, em.shape_of(a), fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
+
+
+@register(method="flatten", complex_ok=True)
+def flatten(em, a, order="C"):
+    return numpy_copy(em, ravel(em, a, order))
+
+
+@register("numpy.copy", method="copy", complex_ok=True)
+def numpy_copy(em, a, order="C"):
+    if is_static(a):
+        return np.copy(a)
+    return Traced(a.value, None, a.params)   # a new array object: in-place updates don't reach `a`
+
+
+@register("numpy.asarray", complex_ok=True)
+def asarray(em, a, dtype=None, copy=None, order=None):
+    if isinstance(a, (list, tuple)) and not is_static(*a):
+        return stack(em, a) if dtype is None else cast_impl(em, stack(em, a), dtype)
+    if is_static(a):
+        return np.asarray(a, dtype=dtype)
+    out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
+    if copy is False and out is not a:
+        raise NotSupportedError("copy=False: the dtype can't change without a copy (NumPy raises ValueError)",
+                                hint="leave out copy=False, or pass copy=None")
+    return numpy_copy(em, out) if copy and out is a else out
+
+
+@register("numpy.array", complex_ok=True)
+def array(em, a, dtype=None, copy=True, order=None):
+    """np.array copies unless told `copy=False`/`None` (then it is np.asarray)."""
+    return asarray(em, a, dtype=dtype, copy=copy, order=order)

@@ -1,0 +1,245 @@
+"""reductions: sums, products, extrema, means, variances, arg-extrema, NaN-ignoring reductions and
+cumulative sums, with NumPy's result dtypes (NumPy run on a one-element array decides them) and its
+accumulation dtypes (float16 in float32, integer means in float64)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import NotSupportedError, ShapeError
+from ...ir.types import is_bool, is_complex, is_float
+from ..registry import FUNCTIONS, register
+from ..values import fold, is_static
+from .accurate import complex_divide
+from .dtypes import static_dtype
+from .elementwise import cmp, const, isnan, sel
+from .shapes import normalize_axes, normalize_axis, reshape, take_slice
+
+def _reduce_dtype(np_fn, dtype, requested):
+    kw = {} if requested is None else {"dtype": requested}
+    with np.errstate(all="ignore"):
+        return np.asarray(np_fn(np.ones(1, dtype=dtype), **kw)).dtype
+
+
+def _keep(em, out, shape, axes, keepdims):
+    if not keepdims:
+        return out
+    return reshape(em, out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def _reduction(np_fn, kind_for):
+    """sum/prod/max/min/any/all: NumPy's result dtype, accumulation in it (f16 in f32)."""
+    name = np_fn.__name__
+
+    def impl(em, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        if out is not None or initial is not None or where is not None:
+            raise NotSupportedError(f"{name}: out=, initial= and where= are not supported")
+        keepdims = em.static(keepdims, f"{name}: keepdims")
+        dtype = None if dtype is None else static_dtype(em, dtype)
+        if is_static(a):
+            return fold(np_fn, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims) if dtype else \
+                fold(np_fn, a, axis=em.static(axis, "axis"), keepdims=keepdims)
+        a = em.asarray(a)
+        axes = normalize_axes(em, axis, a.ndim, name)
+        res = _reduce_dtype(np_fn, a.dtype, dtype) if name not in ("max", "min") else a.dtype
+        kind = kind_for(res)
+        if kind in ("max", "min") and any(a.shape[i] == 0 for i in axes):
+            op = {"max": "maximum", "min": "minimum"}[kind]
+            raise ShapeError(f"zero-size array to reduction operation {op} which has no identity")
+        acc = np.dtype(np.float32) if res == np.float16 else res
+        x = em.cast(a, acc)
+        out = em.emit("reduce", x, kind=kind, axes=axes) if axes else x
+        return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
+    impl.__name__ = name
+    return impl
+
+
+_sum = _reduction(np.sum, lambda dt: "or" if is_bool(dt) else "add")
+_prod = _reduction(np.prod, lambda dt: "and" if is_bool(dt) else "mul")
+_max = _reduction(np.max, lambda dt: "or" if is_bool(dt) else "max")
+_min = _reduction(np.min, lambda dt: "and" if is_bool(dt) else "min")
+_any = _reduction(np.any, lambda dt: "or")
+_all = _reduction(np.all, lambda dt: "and")
+register("numpy.sum", method="sum", complex_ok=True)(_sum)
+register("numpy.prod", method="prod", complex_ok=True)(_prod)
+register("numpy.max", "numpy.amax", method="max")(_max)
+register("numpy.min", "numpy.amin", method="min")(_min)
+register("numpy.any", method="any")(_any)
+register("numpy.all", method="all")(_all)
+
+
+@register("numpy.mean", method="mean", complex_ok=True)
+def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    if out is not None or where is not None:
+        raise NotSupportedError("mean: out= and where= are not supported")
+    keepdims = em.static(keepdims, "mean: keepdims")
+    dtype = None if dtype is None else static_dtype(em, dtype)
+    if is_static(a):
+        return fold(np.mean, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims)
+    a = em.asarray(a)
+    axes = normalize_axes(em, axis, a.ndim, "mean")
+    res = _reduce_dtype(np.mean, a.dtype, dtype)
+    # NumPy sums integers in float64 and float16 in float32, then divides and casts back.
+    acc = dtype if dtype is not None else (np.dtype(np.float64) if a.dtype.kind in "biu" else
+                                          np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)
+    if acc.kind not in "fc":
+        acc = np.dtype(np.float64)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    x = em.cast(a, acc)
+    s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
+    count = em.full(n, acc, s.shape)
+    out = complex_divide(em, s, count) if is_complex(acc) else em.emit("div", s, count)
+    return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
+
+
+def _axes_and_count(em, a, axis, name):
+    axes = normalize_axes(em, axis, a.ndim, name)
+    return axes, int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+
+
+def _moments(name):
+    np_fn = getattr(np, name)
+
+    def impl(em, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
+             correction=None):
+        if out is not None or where is not None or mean is not None:
+            raise NotSupportedError(f"{name}: out=, where= and mean= are not supported")
+        if correction is not None:
+            ddof = correction
+        ddof, keepdims = em.static(ddof, f"{name}: ddof"), em.static(keepdims, f"{name}: keepdims")
+        dtype = None if dtype is None else static_dtype(em, dtype)
+        if is_static(a):
+            return fold(np_fn, a, axis=em.static(axis, "axis"), dtype=dtype, ddof=ddof, keepdims=keepdims)
+        a = em.asarray(a)
+        axes, n = _axes_and_count(em, a, axis, name)
+        res = _reduce_dtype(np_fn, a.dtype, dtype)
+        acc = np.dtype(np.float64) if a.dtype.kind in "biu" else np.dtype(np.float32) if a.dtype == np.float16 else a.dtype
+        if dtype is not None and dtype.kind == "f":
+            acc = np.dtype(np.float32) if dtype == np.float16 else dtype
+        x = em.cast(a, acc)
+        s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
+        mean_ = em.emit("div", s, em.full(n, acc, s.shape))
+        mean_b = reshape(em, mean_, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
+        d = em.emit("sub", x, em.broadcast(mean_b, a.shape))
+        sq = em.emit("reduce", em.emit("mul", d, d), kind="add", axes=axes) if axes else em.emit("mul", d, d)
+        out_ = em.emit("div", sq, em.full(max(n - ddof, 0), acc, sq.shape))
+        if name == "std":
+            out_ = em.emit("sqrt", out_)
+        return _keep(em, em.cast(out_, res), a.shape, axes, keepdims)
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.var", method="var")(_moments("var"))
+register("numpy.std", method="std")(_moments("std"))
+
+
+def _arg_reduce(name, kind):
+    def impl(em, a, axis=None, out=None, keepdims=False):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported")
+        keepdims = em.static(keepdims, f"{name}: keepdims")
+        axis = em.static(axis, f"{name}: axis")
+        if is_static(a):
+            return fold(getattr(np, name), a, axis=axis, keepdims=keepdims)
+        a = em.asarray(a)
+        x = a
+        if axis is None:
+            x = reshape(em, a, -1)
+            ax = 0
+        else:
+            ax = normalize_axis(axis, a.ndim, name)
+        n = x.shape[ax]
+        if n == 0:
+            raise ShapeError(f"attempt to get {name} of an empty sequence")
+        if is_bool(x.dtype):
+            x = em.cast(x, np.int8)
+        m = em.emit("reduce", x, kind=kind, axes=(ax,))
+        mb = em.emit("broadcast_in_dim", m, shape=x.shape, dims=tuple(i for i in range(x.ndim) if i != ax))
+        hit = cmp(em, x, mb, "EQ")
+        if is_float(x.dtype):   # the first NaN wins, as in NumPy
+            hit = em.emit("or", hit, em.emit("and", isnan(em, x), isnan(em, mb)))
+        idx = em.emit("iota", shape=x.shape, dim=ax, dtype=np.dtype(np.int64))
+        big = em.full(n, np.int64, x.shape)
+        first = em.emit("reduce", sel(em, hit, idx, big), kind="min", axes=(ax,))
+        if axis is None:
+            return reshape(em, first, (1,) * a.ndim) if keepdims else first
+        return _keep(em, first, x.shape, (ax,), keepdims)
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.argmax", method="argmax")(_arg_reduce("argmax", "max"))
+register("numpy.argmin", method="argmin")(_arg_reduce("argmin", "min"))
+
+
+@register("numpy.count_nonzero")
+def count_nonzero(em, a, axis=None, keepdims=False):
+    if is_static(a):
+        return fold(np.count_nonzero, a, axis=em.static(axis, "axis"), keepdims=em.static(keepdims, "keepdims"))
+    a = em.asarray(a)
+    nz = em.cast(a, np.bool_)
+    total = FUNCTIONS["numpy.sum"](em, nz, axis=axis, keepdims=keepdims, dtype=np.int64)
+    return total
+
+
+def _nan_reduction(name, base, fill):
+    def impl(em, a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        if is_static(a):
+            return fold(getattr(np, name), a, axis=em.static(axis, "axis"), keepdims=em.static(keepdims, "keepdims"))
+        a = em.asarray(a)
+        if not is_float(a.dtype):
+            return FUNCTIONS[base](em, a, axis=axis, keepdims=keepdims, **({"dtype": dtype} if dtype else {}))
+        nan = isnan(em, a)
+        if name == "nanmean":
+            s = FUNCTIONS["numpy.sum"](em, sel(em, nan, const(em, 0, a), a), axis=axis, keepdims=keepdims)
+            cnt = FUNCTIONS["numpy.sum"](em, em.emit("not", nan), axis=axis, keepdims=keepdims, dtype=s.dtype)
+            return em.emit("div", s, cnt)
+        filled = sel(em, nan, const(em, fill(a.dtype), a), a)
+        out_ = FUNCTIONS[base](em, filled, axis=axis, keepdims=keepdims, **({"dtype": dtype} if dtype else {}))
+        if name in ("nanmax", "nanmin"):   # all-NaN slices give NaN, as NumPy (which also warns)
+            all_nan = FUNCTIONS["numpy.all"](em, nan, axis=axis, keepdims=keepdims)
+            out_ = sel(em, all_nan, em.full(np.nan, out_.dtype, out_.shape), out_)
+        return out_
+    impl.__name__ = name
+    return impl
+
+
+for _name, _base, _fill in (("nansum", "numpy.sum", lambda dt: 0), ("nanprod", "numpy.prod", lambda dt: 1),
+                            ("nanmax", "numpy.max", lambda dt: -np.inf), ("nanmin", "numpy.min", lambda dt: np.inf),
+                            ("nanmean", "numpy.mean", None)):
+    register(f"numpy.{_name}")(_nan_reduction(_name, _base, _fill))
+
+
+def _scan(name, prim, identity, np_fn):
+    """cumsum/cumprod: log2(n) steps of shift-and-combine (Hillis-Steele)."""
+    def impl(em, a, axis=None, dtype=None, out=None):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported")
+        axis = em.static(axis, f"{name}: axis")
+        dtype = None if dtype is None else static_dtype(em, dtype)
+        if is_static(a):
+            return fold(np_fn, a, axis=axis, dtype=dtype)
+        a = em.asarray(a)
+        res = np.asarray(np_fn(np.ones(1, dtype=a.dtype), dtype=dtype)).dtype
+        x = em.cast(reshape(em, a, -1) if axis is None else a, res)
+        ax = 0 if axis is None else normalize_axis(axis, a.ndim, name)
+        n = x.shape[ax]
+        kind = prim if not is_bool(res) else {"add": "or", "mul": "and"}[prim]
+        step = 1
+        while step < n:
+            shifted = take_slice(em, x, ax, 0, n - step)
+            pad_shape = list(x.shape)
+            pad_shape[ax] = step
+            pad = em.full(identity, res, tuple(pad_shape))
+            moved = em.emit("concatenate", pad, shifted, axis=ax)
+            x = em.emit(kind, x, moved)
+            step *= 2
+        return x
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.cumsum", method="cumsum",
+         note="float sums in a different order than NumPy's sequential one (reduction tolerance)")(
+    _scan("cumsum", "add", 0, np.cumsum))
+register("numpy.cumprod", method="cumprod")(_scan("cumprod", "mul", 1, np.cumprod))

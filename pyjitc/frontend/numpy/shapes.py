@@ -1,0 +1,404 @@
+"""shapes: NumPy's functions that move, join, split and repeat array elements (reshape, transpose,
+concatenate, flip, diagonal, pad, ...), and the ndarray attributes shape, ndim, dtype, size and T.
+Where NumPy returns a view, so do these (values.make_view): writes through it reach the base."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import NotSupportedError, ShapeError
+from ..indexing import getitem
+from ..registry import FUNCTIONS, register
+from ..values import Traced, fold, is_static, make_view
+from .dtypes import static_dtype
+from .elementwise import cmp, sel
+
+def normalize_axis(axis, ndim, name):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise ShapeError(f"{name}: axis must be an integer, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ShapeError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+    return int(axis) % ndim if ndim else 0
+
+
+def normalize_axes(em, axis, ndim, name) -> tuple[int, ...]:
+    axis = em.static(axis, f"{name}: axis")
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    out = tuple(normalize_axis(a, ndim, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{name}: repeated axis in {axis!r}")
+    return out
+
+
+@register("numpy.reshape", method="reshape", complex_ok=True)
+def reshape(em, a, *shape, order="C", newshape=None, copy=None):
+    if newshape is not None:
+        shape = (newshape,)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = em.static(shape, "reshape: the new shape")
+    if order != "C":
+        raise NotSupportedError("reshape: only order='C' is supported")
+    if is_static(a):
+        return fold(np.reshape, a, shape)
+    a = em.asarray(a)
+    try:
+        new = np.empty(a.shape, dtype=np.bool_).reshape(shape).shape  # NumPy's own -1 and size rules
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"reshape: {e}") from None
+    if new == a.shape:
+        return a
+    out = em.emit("reshape", a, shape=tuple(new), weak=a.weak)
+    if a.view is not None:   # NumPy copies or not depending on the view's memory layout
+        return make_view(a, out, None, None)
+    old = a.shape
+    return make_view(a, out, lambda base: em.b.emit("reshape", base, shape=tuple(new)),
+                     lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", tuple(new)))
+
+
+@register("numpy.transpose", method="transpose", complex_ok=True)
+def transpose(em, a, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    axes = em.static(axes, "transpose: axes") or None
+    if is_static(a):
+        return fold(np.transpose, a, axes)
+    a = em.asarray(a)
+    perm = tuple(reversed(range(a.ndim))) if axes is None else tuple(normalize_axis(x, a.ndim, "transpose") for x in axes)
+    if sorted(perm) != list(range(a.ndim)):
+        raise ShapeError(f"transpose: axes {axes} don't match array of dimension {a.ndim}")
+    if perm == tuple(range(a.ndim)):
+        return a
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return make_view(a, em.emit("transpose", a, perm=perm, weak=a.weak),
+                     lambda base: em.b.emit("transpose", base, perm=perm),
+                     lambda base, v: em.b.emit("transpose", v, perm=inverse), ("transpose", perm))
+
+
+@register("numpy.ravel", method="ravel", complex_ok=True)
+def ravel(em, a, order="C"):
+    return reshape(em, a, -1, order=order)
+
+
+def take_slice(em, x, ax, start, stop):
+    s = [0] * x.ndim
+    lim = list(x.shape)
+    s[ax], lim[ax] = start, stop
+    return em.emit("slice", x, start=tuple(s), limit=tuple(lim), strides=(1,) * x.ndim)
+
+
+@register("numpy.squeeze", method="squeeze", complex_ok=True)
+def squeeze(em, a, axis=None):
+    if is_static(a):
+        return fold(np.squeeze, a, axis=em.static(axis, "axis"))
+    a = em.asarray(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = normalize_axes(em, axis, a.ndim, "squeeze")
+        if any(a.shape[i] != 1 for i in axes):
+            raise ShapeError("cannot select an axis to squeeze out which has size not equal to one")
+    return reshape(em, a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+
+
+@register("numpy.expand_dims", complex_ok=True)
+def expand_dims(em, a, axis):
+    if is_static(a):
+        return fold(np.expand_dims, a, em.static(axis, "axis"))
+    a = em.asarray(a)
+    new = np.expand_dims(np.empty(a.shape, np.bool_), em.static(axis, "expand_dims: axis")).shape
+    return reshape(em, a, new)
+
+
+@register("numpy.swapaxes", method="swapaxes", complex_ok=True)
+def swapaxes(em, a, axis1, axis2):
+    a = em.asarray(a)
+    i, j = (normalize_axis(em.static(v, "swapaxes: axis"), a.ndim, "swapaxes") for v in (axis1, axis2))
+    perm = list(range(a.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(em, a, tuple(perm))
+
+
+@register("numpy.moveaxis", complex_ok=True)
+def moveaxis(em, a, source, destination):
+    a = em.asarray(a)
+    src = [normalize_axis(int(v), a.ndim, "moveaxis") for v in np.atleast_1d(em.static(source, "moveaxis: source"))]
+    dst = [normalize_axis(int(v), a.ndim, "moveaxis") for v in np.atleast_1d(em.static(destination, "moveaxis: destination"))]
+    if len(src) != len(dst):
+        raise ShapeError("`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s_ in sorted(zip(dst, src)):   # NumPy's own algorithm
+        order.insert(d, s_)
+    return transpose(em, a, tuple(order))
+
+
+@register("numpy.concatenate", "numpy.concat", complex_ok=True)
+def concatenate(em, arrays, axis=0, dtype=None, out=None, casting="same_kind"):
+    if out is not None:
+        raise NotSupportedError("concatenate: out= is not supported")
+    arrays = list(em.static(arrays, "concatenate: the list of arrays") if not isinstance(arrays, (list, tuple)) else arrays)
+    if not arrays:
+        raise ShapeError("need at least one array to concatenate")
+    axis = em.static(axis, "concatenate: axis")
+    if all(is_static(x) for x in arrays):
+        return fold(np.concatenate, arrays, axis=axis)
+    xs = [em.asarray(x) for x in arrays]
+    dt = static_dtype(em, dtype) if dtype is not None else np.result_type(*[em.dtype_of(x) for x in arrays])
+    if axis is None:
+        xs = [reshape(em, x, -1) for x in xs]
+        axis = 0
+    nd = xs[0].ndim
+    if nd == 0 or any(x.ndim != nd for x in xs):
+        raise ShapeError("all the input arrays must have same number of dimensions" if nd else
+                         "zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(axis, nd, "concatenate")
+    for x in xs[1:]:
+        if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != ax):
+            raise ShapeError("all the input array dimensions except for the concatenation axis must match exactly")
+    xs = [em.cast(x, dt) for x in xs if x.shape[ax] > 0] or [em.cast(xs[0], dt)]
+    return em.emit("concatenate", *xs, axis=ax) if len(xs) > 1 else xs[0]
+
+
+def stack(em, arrays, axis=0):
+    arrays = [em.asarray(a) for a in arrays]
+    dt = np.result_type(*[a.dtype for a in arrays])
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ShapeError("all input arrays must have the same shape")
+    axis = normalize_axis(axis, len(shape) + 1, "stack")
+    parts = [reshape(em, em.cast(a, dt), shape[:axis] + (1,) + shape[axis:]) for a in arrays]
+    return em.emit("concatenate", *parts, axis=axis) if len(parts) > 1 else parts[0]
+
+
+register("numpy.stack", complex_ok=True)(lambda em, arrays, axis=0: stack(em, arrays, em.static(axis, "stack: axis")))
+
+
+def _atleast(em, x, n):
+    x = em.asarray(x)
+    if n == 1:
+        return reshape(em, x, (1,)) if x.ndim == 0 else x
+    if x.ndim == 0:
+        return reshape(em, x, (1, 1))
+    return reshape(em, x, (1,) + x.shape) if x.ndim == 1 else x
+
+
+@register("numpy.hstack", complex_ok=True)
+def hstack(em, tup, dtype=None):
+    return concatenate(em, [_atleast(em, x, 1) for x in tup], axis=0 if all(_atleast(em, x, 1).ndim == 1 for x in tup)
+                       else 1, dtype=dtype)
+
+
+@register("numpy.vstack", "numpy.row_stack", complex_ok=True)
+def vstack(em, tup, dtype=None):
+    return concatenate(em, [_atleast(em, x, 2) for x in tup], 0, dtype)
+
+
+@register("numpy.column_stack", complex_ok=True)
+def column_stack(em, tup):
+    return concatenate(em, [reshape(em, em.asarray(x), (-1, 1)) if em.asarray(x).ndim < 2 else em.asarray(x)
+                            for x in tup], 1)
+
+
+@register("numpy.broadcast_to", complex_ok=True)
+def broadcast_to(em, array, shape):
+    shape = tuple(em.static(shape, "broadcast_to: shape")) if not isinstance(shape, int) else (shape,)
+    x = em.asarray(array)
+    try:
+        np.broadcast_to(np.empty(x.shape, np.bool_), shape)
+    except ValueError as e:
+        raise ShapeError(f"broadcast_to: {e}") from None
+    if len(shape) > x.ndim:
+        x = reshape(em, x, (1,) * (len(shape) - x.ndim) + x.shape)
+    out = em.emit("broadcast_in_dim", x, shape=shape, dims=tuple(range(len(shape))))
+    return make_view(x, out, None, None)    # read-only in NumPy: writes are refused
+
+
+@register("numpy.flip", complex_ok=True)
+def flip(em, m, axis=None):
+    x = em.asarray(m)
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(em, axis, x.ndim, "flip")
+    out = em.emit("reverse", x, dims=axes, weak=x.weak) if axes else x
+    return make_view(x, out, lambda base: em.b.emit("reverse", base, dims=axes),
+                     lambda base, v: em.b.emit("reverse", v, dims=axes), ("flip", axes)) if axes else out
+
+
+register("numpy.fliplr", complex_ok=True)(lambda em, m: flip(em, m, 1))
+register("numpy.flipud", complex_ok=True)(lambda em, m: flip(em, m, 0))
+
+
+@register("numpy.roll", complex_ok=True)
+def roll(em, a, shift, axis=None):
+    shift = em.static(shift, "roll: shift")
+    x = em.asarray(a)
+    if axis is None:
+        flat = reshape(em, x, -1)
+        return reshape(em, roll(em, flat, shift, 0), x.shape)
+    axes = normalize_axes(em, axis, x.ndim, "roll")
+    shifts = np.broadcast_to(np.asarray(shift), (len(axes),)) if np.ndim(shift) <= 1 else shift
+    out = x
+    for ax, k in zip(axes, shifts):
+        n = out.shape[ax]
+        if n == 0:
+            continue
+        k = int(k) % n
+        if k:
+            out = em.emit("concatenate", take_slice(em, out, ax, n - k, n), take_slice(em, out, ax, 0, n - k), axis=ax)
+    return out if out is not x else Traced(x.value, x.weak, x.params)
+
+
+def _tri_mask(em, shape, k, lower):
+    r = em.emit("iota", shape=shape, dim=len(shape) - 2, dtype=np.dtype(np.int64))
+    c = em.emit("iota", shape=shape, dim=len(shape) - 1, dtype=np.dtype(np.int64))
+    diff = em.emit("sub", c, r)
+    return cmp(em, diff, em.full(k, np.int64, shape), "LE" if lower else "GE")
+
+
+def _tri(lower):
+    def impl(em, m, k=0):
+        k = em.static(k, "tril/triu: k")
+        if is_static(m):
+            return fold(np.tril if lower else np.triu, m, k)
+        x = em.asarray(m)
+        if x.ndim < 2:
+            x = em.broadcast(x, (x.shape[-1] if x.ndim else 1,) * 2)
+        mask = _tri_mask(em, x.shape, k, lower)
+        return sel(em, mask, x, em.full(0, x.dtype, x.shape))
+    return impl
+
+
+register("numpy.tril", complex_ok=True)(_tri(True))
+register("numpy.triu", complex_ok=True)(_tri(False))
+
+
+@register("numpy.diagonal", method="diagonal", complex_ok=True)
+def diagonal(em, a, offset=0, axis1=0, axis2=1):
+    offset = em.static(offset, "diagonal: offset")
+    x = em.asarray(a)
+    if x.ndim < 2:
+        raise ShapeError("diag requires an array of at least two dimensions")
+    x = moveaxis(em, x, (axis1, axis2), (-2, -1))
+    n, m = x.shape[-2:]
+    rows = np.arange(max(0, -offset), n)
+    cols = rows + offset
+    keep = (cols >= 0) & (cols < m)
+    rows, cols = rows[keep], cols[keep]
+    return getitem(em, x, (Ellipsis, rows, cols)) if rows.size else em.full(0, x.dtype, x.shape[:-2] + (0,))
+
+
+@register("numpy.trace", method="trace", complex_ok=True)
+def trace(em, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d = diagonal(em, a, offset, axis1, axis2)
+    return FUNCTIONS["numpy.sum"](em, d, axis=-1, **({"dtype": dtype} if dtype is not None else {}))
+
+
+@register("numpy.diag", complex_ok=True)
+def diag(em, v, k=0):
+    k = em.static(k, "diag: k")
+    if is_static(v):
+        return fold(np.diag, v, k)
+    x = em.asarray(v)
+    if x.ndim == 2:
+        return diagonal(em, x, k)
+    if x.ndim != 1:
+        raise ShapeError("Input must be 1- or 2-d.")
+    n = x.shape[0] + abs(k)
+    r = em.emit("iota", shape=(n, n), dim=0, dtype=np.dtype(np.int64))
+    c = em.emit("iota", shape=(n, n), dim=1, dtype=np.dtype(np.int64))
+    on = cmp(em, em.emit("sub", c, r), em.full(k, np.int64, (n, n)), "EQ")
+    padded = em.emit("concatenate", x, em.full(0, x.dtype, (abs(k),)), axis=0) if k else x
+    # k >= 0: row i holds v[i] at column i + k; k < 0: column j holds v[j] at row j - k
+    vals = em.emit("broadcast_in_dim", padded, shape=(n, n), dims=(0,) if k >= 0 else (1,))
+    return sel(em, on, vals, em.full(0, x.dtype, (n, n)))
+
+
+def _split(name, even):
+    def impl(em, ary, indices_or_sections, axis=0):
+        x = em.asarray(ary)
+        ios = em.static(indices_or_sections, f"{name}: indices_or_sections")
+        axis = normalize_axis(em.static(axis, f"{name}: axis"), x.ndim, name)
+        try:
+            parts = getattr(np, name)(np.arange(x.shape[axis]), ios)   # NumPy decides the pieces
+        except ValueError as e:
+            raise ShapeError(f"{name}: {e}") from None
+        return [take_slice(em, x, axis, int(p[0]) if p.size else 0, int(p[-1]) + 1 if p.size else 0) if p.size
+                else take_slice(em, x, axis, 0, 0) for p in parts]
+    return impl
+
+
+register("numpy.split", complex_ok=True, note="compile-time sections or indices; returns a list")(_split("split", True))
+register("numpy.array_split", complex_ok=True, note="compile-time sections or indices; returns a list")(
+    _split("array_split", False))
+
+
+@register("numpy.tile", complex_ok=True)
+def tile(em, A, reps):
+    x = em.asarray(A)
+    reps = tuple(np.atleast_1d(em.static(reps, "tile: reps")).tolist())
+    nd = max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    x = reshape(em, x, (1,) * (nd - x.ndim) + x.shape)
+    inter = tuple(v for r, d in zip(reps, x.shape) for v in (r, d))
+    y = em.emit("broadcast_in_dim", x, shape=inter, dims=tuple(range(1, 2 * nd, 2)))
+    return reshape(em, y, tuple(r * d for r, d in zip(reps, x.shape)))
+
+
+@register("numpy.repeat", method="repeat", complex_ok=True, note="compile-time repeats")
+def repeat(em, a, repeats, axis=None):
+    x = em.asarray(a)
+    repeats = em.static(repeats, "repeat: repeats")
+    if axis is None:
+        x, axis = reshape(em, x, -1), 0
+    ax = normalize_axis(em.static(axis, "repeat: axis"), x.ndim, "repeat")
+    index = np.repeat(np.arange(x.shape[ax]), repeats)
+    return getitem(em, x, (slice(None),) * ax + (index,))
+
+
+@register("numpy.pad", note="modes constant, edge, reflect, symmetric, wrap")
+def pad(em, array, pad_width, mode="constant", constant_values=0):
+    x = em.asarray(array)
+    mode = em.static(mode, "pad: mode")
+    width = np.broadcast_to(np.asarray(em.static(pad_width, "pad: pad_width")), (x.ndim, 2))
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
+        raise NotSupportedError(f"pad: mode {mode!r} is not supported", hint="constant, edge, reflect, symmetric, wrap are")
+    for ax in range(x.ndim):
+        lo, hi = (int(v) for v in width[ax])
+        if not (lo or hi):
+            continue
+        n = x.shape[ax]
+        if mode == "constant":
+            cv = np.broadcast_to(np.asarray(em.static(constant_values, "pad: constant_values")), (x.ndim, 2))
+            blocks = []
+            for w, v in ((lo, cv[ax][0]), (None, None), (hi, cv[ax][1])):
+                if w is None:
+                    blocks.append(x)
+                elif w:
+                    shape = list(x.shape)
+                    shape[ax] = w
+                    blocks.append(em.full(np.asarray(v).astype(x.dtype), x.dtype, tuple(shape)))
+            x = em.emit("concatenate", *blocks, axis=ax)
+        else:
+            index = np.pad(np.arange(n), (lo, hi), mode=mode)   # NumPy's own index pattern
+            x = getitem(em, x, (slice(None),) * ax + (index,))
+    return x
+
+
+@register("numpy.meshgrid")
+def meshgrid(em, *xi, indexing="xy", sparse=False, copy=True):
+    indexing = em.static(indexing, "meshgrid: indexing")
+    xs = [reshape(em, em.asarray(x), -1) for x in xi]
+    shape = [x.shape[0] for x in xs]
+    if indexing == "xy" and len(xs) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        dim = (1 - i if i < 2 else i) if indexing == "xy" and len(xs) >= 2 else i
+        out.append(em.emit("broadcast_in_dim", x, shape=tuple(shape), dims=(dim,)))
+    return tuple(out)   # NumPy 2 returns a tuple
+
+
+register(attribute="shape")(lambda em, a: a.shape)
+register(attribute="ndim")(lambda em, a: a.ndim)
+register(attribute="dtype")(lambda em, a: a.dtype)
+register(attribute="size")(lambda em, a: int(np.prod(a.shape, dtype=np.int64)))
+register(attribute="T")(lambda em, a: transpose(em, a))

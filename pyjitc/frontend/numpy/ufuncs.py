@@ -1,0 +1,442 @@
+"""ufuncs: NumPy's ufuncs on traced arrays. apply_ufunc gives every ufunc NumPy's semantics (loop
+dtypes from NumPy's own resolver, broadcasting, NEP 50 weak Python scalars); each ufunc is then one
+registration: its NumPy names and a lowering that sees operands already in the loop dtypes.
+Lowerings that need care to match NumPy's float results live in accurate.py."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import NotSupportedError, ShapeError
+from ...ir.types import is_bool, is_float
+from ..operators import apply_operator
+from ..registry import FUNCTIONS, register
+from ..values import Emitter, Traced, fold, is_py_scalar, is_static, join_params
+from . import accurate
+from .dtypes import cast_impl
+from .elementwise import by_kind, cmp, const, identity, in_double, isnan, prim, sel, signbit, via_float64, zero_like
+
+
+def broadcast_shapes(name, *shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError(f"{name}: operands could not be broadcast together with shapes "
+                         + " ".join(str(tuple(s)) for s in shapes)) from None
+
+
+_PY_DEFAULT = {int: np.dtype(np.int64), float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
+
+def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
+    """NumPy ufunc semantics: loop dtypes from NumPy's own resolver, broadcasting, weak scalars.
+    `lower(em, *operands, out_dtype)` emits the computation on operands already in loop dtypes."""
+    if is_static(*args):
+        return fold(ufunc, *args)
+    name = ufunc.__name__
+    try:
+        dtypes = tuple(em.dtype_of(a) for a in args)
+        loop = ufunc.resolve_dtypes(dtypes + (None,) * ufunc.nout)
+        if any(d == object for d in loop):   # only Python scalars (e.g. int < int): 64-bit, as Python's
+            loop = ufunc.resolve_dtypes(tuple(_PY_DEFAULT.get(d, d) for d in dtypes) + (None,) * ufunc.nout)
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"{name}: {e}") from None
+    shape = broadcast_shapes(name, *[em.shape_of(a) for a in args])
+    ops = [em.operand(a, loop[i], shape) for i, a in enumerate(args)]
+    out = lower(em, *ops, out_dtype=loop[-1])
+    if out.dtype != loop[-1]:
+        out = em.cast(out, loop[-1])
+    weak = None
+    if all(is_py_scalar(a) or (isinstance(a, Traced) and a.weak) for a in args):
+        weak = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[loop[-1].kind]
+    return Traced(out.value, weak, join_params(args))
+
+
+def ufunc_impl(np_ufunc, lower):
+    """The implementation of a ufunc (not registered): `lower` sees operands in its loop dtypes."""
+    def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
+        if out is not None or where is not True or kwargs:
+            raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['out'] * (out is not None) + ['where'] * (where is not True) + list(kwargs))} are not supported")
+        if len(args) != np_ufunc.nin:
+            raise ShapeError(f"{np_ufunc.__name__}() takes {np_ufunc.nin} positional arguments but {len(args)} were given")
+        if dtype is not None:
+            return impl(em, *[cast_impl(em, a, dtype) for a in args])
+        return apply_ufunc(em, np_ufunc, args, lower)
+    impl.__name__ = np_ufunc.__name__
+    return impl
+
+
+def ufunc(np_ufunc, lower, *names, method=(), builtin=(), complex_ok=False, note=""):
+    """Register a ufunc under its NumPy names (numpy.<its name> if none are given)."""
+    return register(*(names or (f"numpy.{np_ufunc.__name__}",)), method=method, builtin=builtin,
+                    complex_ok=complex_ok, note=note)(ufunc_impl(np_ufunc, lower))
+
+
+# ---------------------------------------------------------------- lowerings
+
+def _floor_divide_int(em, a, b, out_dtype):
+    zero, one = zero_like(em, b), em.full(1, b.dtype, b.shape)
+    bad = cmp(em, b, zero, "EQ")
+    signed = a.dtype.kind == "i"
+    if signed:  # b == -1 would trap on INT_MIN / -1; NumPy wraps to -a
+        minus1 = cmp(em, b, em.full(-1, b.dtype, b.shape), "EQ")
+        bad = em.emit("or", bad, minus1)
+    safe = sel(em, bad, one, b)
+    q, r = em.emit("div", a, safe), em.emit("rem", a, safe)
+    if signed:
+        q = sel(em, minus1, em.emit("neg", a), q)
+        adjust = em.emit("and", cmp(em, r, zero, "NE"),
+                         cmp(em, cmp(em, r, zero, "LT"), cmp(em, b, zero, "LT"), "NE"))
+        q = sel(em, adjust, em.emit("sub", q, one), q)
+    return sel(em, cmp(em, b, zero, "EQ"), zero, q)
+
+
+def _remainder_int(em, a, b, out_dtype):
+    zero, one = zero_like(em, b), em.full(1, b.dtype, b.shape)
+    bad = cmp(em, b, zero, "EQ")
+    if a.dtype.kind == "i":
+        bad = em.emit("or", bad, cmp(em, b, em.full(-1, b.dtype, b.shape), "EQ"))
+    r = sel(em, bad, zero, em.emit("rem", a, sel(em, bad, one, b)))
+    if a.dtype.kind == "i":
+        adjust = em.emit("and", cmp(em, r, zero, "NE"),
+                         cmp(em, cmp(em, r, zero, "LT"), cmp(em, b, zero, "LT"), "NE"))
+        r = sel(em, adjust, em.emit("add", r, b), r)
+    return r
+
+
+def _float_divmod(em, a, b):
+    """NumPy's npy_divmod for floats (fmod-based, so results match NumPy bit for bit in
+    the common cases), returning (floor quotient, remainder). float16 is computed in float32, as
+    NumPy's half loops do (in float16 itself 1043 // 1.198 gave 869, NumPy 870: bench/accuracy.py)."""
+    if a.dtype == np.float16:
+        return tuple(em.cast(r, np.float16) for r in _float_divmod(em, em.cast(a, np.float32), em.cast(b, np.float32)))
+    zero = zero_like(em, b)
+    negzero = em.full(-0.0, b.dtype, b.shape)
+    mod = em.emit("rem", a, b)
+    div = em.emit("div", em.emit("sub", a, mod), b)
+    fix = em.emit("and", cmp(em, mod, zero, "NE"),
+                  cmp(em, cmp(em, b, zero, "LT"), cmp(em, mod, zero, "LT"), "NE"))
+    mod = sel(em, fix, em.emit("add", mod, b), mod)
+    div = sel(em, fix, em.emit("sub", div, em.full(1, b.dtype, b.shape)), div)
+    mod = sel(em, cmp(em, mod, zero, "EQ"), sel(em, cmp(em, b, zero, "LT"), negzero, zero), mod)
+    floordiv = em.emit("floor", div)
+    half = em.full(0.5, b.dtype, b.shape)
+    floordiv = sel(em, cmp(em, em.emit("sub", div, floordiv), half, "GT"),
+                    em.emit("add", floordiv, em.full(1, b.dtype, b.shape)), floordiv)
+    true_q = em.emit("div", a, b)
+    floordiv = sel(em, cmp(em, div, zero, "EQ"), sel(em, signbit(em, true_q), negzero, zero), floordiv)
+    floordiv = sel(em, cmp(em, b, zero, "EQ"), true_q, floordiv)
+    return floordiv, mod
+
+
+def _compare(direction):
+    def lower(em, a, b, out_dtype):
+        if a.dtype == b.dtype:
+            return cmp(em, a, b, direction)
+        # NumPy compares int64 with uint64 exactly (mixed loop); so do we.
+        swap = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+        d = direction
+        if a.dtype.kind == "u":
+            a, b, d = b, a, swap[direction]
+        neg = cmp(em, a, zero_like(em, a), "LT")
+        same = cmp(em, em.cast(a, b.dtype), b, d)
+        if d in ("LT", "LE", "NE"):
+            return em.emit("or", neg, same)
+        return em.emit("and", em.emit("not", neg), same)
+    return lower
+
+
+def _trunc(em, x, out_dtype):
+    return sel(em, cmp(em, x, const(em, 0, x), "LT"), em.emit("ceil", x), em.emit("floor", x))
+
+
+def _copysign(em, x, y, out_dtype):
+    ax = em.emit("abs", x)
+    return sel(em, signbit(em, y), em.emit("neg", ax), ax)
+
+
+def _fmax_fmin(kind):
+    def lower(em, x, y, out_dtype):
+        if not is_float(x.dtype):
+            return em.emit(kind, x, y) if not is_bool(x.dtype) else em.emit("or" if kind == "max" else "and", x, y)
+        m = em.emit(kind, x, y)
+        return sel(em, isnan(em, x), y, sel(em, isnan(em, y), x, m))
+    return lower
+
+
+def _heaviside(em, x, h, out_dtype):
+    zero = const(em, 0.0, x)
+    out = sel(em, cmp(em, x, zero, "LT"), zero, sel(em, cmp(em, x, zero, "GT"), const(em, 1.0, x), h))
+    return sel(em, isnan(em, x), x, out)
+
+
+def _scale(factor):
+    return lambda em, x, out_dtype: em.emit("mul", x, const(em, factor, x))
+
+
+def _to_bool_ufunc(float_fn, other=False, combine="or"):
+    """A float predicate; constant `other` for integers and bools; for complex numbers the
+    predicate of the real and the imaginary part, combined with `combine`."""
+    def lower(em, x, out_dtype):
+        if is_float(x.dtype):
+            return float_fn(em, x)
+        if x.dtype.kind == "c":
+            return em.emit(combine, float_fn(em, em.emit("real", x)), float_fn(em, em.emit("imag", x)))
+        return em.full(other, np.bool_, x.shape)
+    return lower
+
+
+def _logical(prim):
+    return lambda em, a, b, out_dtype: em.emit(prim, em.cast(a, np.bool_), em.cast(b, np.bool_))
+
+
+def _reciprocal(em, x, out_dtype):
+    if not is_float(x.dtype):
+        raise NotSupportedError("reciprocal of integers (NumPy's 1 // x) is not supported",
+                                hint="use 1.0 / x")
+    return em.emit("div", const(em, 1.0, x), x)
+
+
+def _rint(em, x, out_dtype):
+    return em.emit("round_even", x) if is_float(x.dtype) else x
+
+
+def _fmod(em, a, b, out_dtype):
+    """C fmod: the remainder has the dividend's sign (stablehlo.remainder). Integers: NumPy gives
+    0 for a divisor of 0."""
+    if is_float(a.dtype):
+        return em.emit("rem", a, b)
+    if is_bool(a.dtype):
+        raise NotSupportedError("np.fmod of booleans is not supported")
+    zero = const(em, 0, b)
+    safe = sel(em, cmp(em, b, zero, "EQ"), const(em, 1, b), b)
+    if a.dtype.kind == "i":   # INT_MIN fmod -1 overflows in C: the answer is 0
+        safe = sel(em, cmp(em, safe, const(em, -1, b), "EQ"), const(em, 1, b), safe)
+    return sel(em, cmp(em, b, zero, "EQ"), zero, em.emit("rem", a, safe))
+
+
+# ---------------------------------------------------------------- power
+
+def _fast_power(em, base, exponent):
+    """NumPy's exact fast paths for array ** scalar (2 -> square, 0.5 -> sqrt, -1 -> 1/x, 1 -> +x)."""
+    if not isinstance(base, Traced) or not isinstance(exponent, (int, float)) or isinstance(exponent, bool):
+        return None
+    loop = np.power.resolve_dtypes((em.dtype_of(base), em.dtype_of(exponent), None))
+    x = em.asarray(base, loop[0])
+    if exponent == 2:
+        return Traced(em.emit("mul", x, x).value, None, x.params)
+    if loop[0].kind == "f":
+        if exponent == 0.5:
+            return em.emit("sqrt", x)
+        if exponent == -1:
+            return em.emit("div", em.full(1, x.dtype, x.shape), x)
+        if exponent == 1:
+            return Traced(x.value, None, x.params)
+    return None
+
+
+def _check_int_power(em, base, exponent):
+    dts = [em.dtype_of(base), em.dtype_of(exponent)]
+    if all(d is int or d is bool or (isinstance(d, np.dtype) and d.kind in "biu") for d in dts):
+        if isinstance(exponent, Traced):
+            raise NotSupportedError(
+                "integer ** integer with an exponent known only at run time: NumPy raises for negative "
+                "exponents, which compiled code can't", hint="use a constant exponent, or cast to float first")
+        if np.any(np.asarray(exponent) < 0):
+            raise ShapeError("Integers to negative integer powers are not allowed.")
+
+
+_unchecked_power = ufunc_impl(np.power, accurate.power)
+
+
+@register("numpy.power", "numpy.pow",
+          note="float: C99 pow special cases, computed in float64 with ln x in double-double (within 1 ulp); "
+               "integer ** integer needs a compile-time non-negative exponent")
+def power(em, a, b, **kw):
+    """The power ufunc, after NumPy's checks on integer exponents and with its exact fast paths."""
+    _check_int_power(em, a, b)
+    fast = None if kw else _fast_power(em, a, b)
+    return fast if fast is not None else _unchecked_power(em, a, b, **kw)
+
+
+# ---------------------------------------------------------------- the ufuncs
+
+_TRIG_NOTE = "float16/32 computed in float64 (IREE's float32 versions are up to 5e5 ulp off)"
+_COMPOSED_NOTE = "composed from exp/log/atan2; float16/32 computed in float64"
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+# arithmetic
+ufunc(np.add, by_kind(b=prim("or"), any=prim("add")), "numpy.add", complex_ok=True)
+ufunc(np.subtract, prim("sub"), "numpy.subtract", complex_ok=True)
+ufunc(np.multiply, by_kind(b=prim("and"), any=prim("mul")), "numpy.multiply", complex_ok=True)
+ufunc(np.true_divide, by_kind(c=accurate.complex_divide, any=prim("div")), "numpy.true_divide", "numpy.divide",
+      complex_ok=True)
+ufunc(np.floor_divide, by_kind(iu=_floor_divide_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[0]),
+      "numpy.floor_divide")
+ufunc(np.remainder, by_kind(iu=_remainder_int, f=lambda em, a, b, out_dtype: _float_divmod(em, a, b)[1]),
+      "numpy.remainder", "numpy.mod")
+ufunc(np.fmod, _fmod)
+ufunc(np.negative, by_kind(u=lambda em, x, out_dtype: em.emit("sub", zero_like(em, x), x), any=prim("neg")),
+      "numpy.negative", complex_ok=True)
+ufunc(np.positive, lambda em, x, out_dtype: x, "numpy.positive", complex_ok=True)
+ufunc(np.absolute, by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dtype: x,
+                           c=lambda em, z, out_dtype: accurate.hypot(em, em.emit("real", z), em.emit("imag", z)),
+                           any=prim("abs")),
+      "numpy.absolute", "numpy.abs", builtin="abs", complex_ok=True)
+ufunc(np.square, by_kind(b=prim("and"), any=lambda em, x, out_dtype: em.emit("mul", x, x)), "numpy.square",
+      complex_ok=True)
+ufunc(np.reciprocal, _reciprocal, note="floats only (integer reciprocal is refused)")
+ufunc(np.sign, by_kind(b=identity, u=lambda em, x, out_dtype: em.cast(cmp(em, x, const(em, 0, x), "NE"), x.dtype),
+                       any=lambda em, x, out_dtype: em.emit("sign", x)))
+ufunc(np.maximum, by_kind(b=prim("or"), any=prim("max")), "numpy.maximum")
+ufunc(np.minimum, by_kind(b=prim("and"), any=prim("min")), "numpy.minimum")
+ufunc(np.fmax, _fmax_fmin("max"))
+ufunc(np.fmin, _fmax_fmin("min"))
+ufunc(np.heaviside, _heaviside)
+ufunc(np.copysign, _copysign)
+
+# comparisons and predicates
+for _u, _d in ((np.equal, "EQ"), (np.not_equal, "NE"), (np.less, "LT"), (np.less_equal, "LE"),
+               (np.greater, "GT"), (np.greater_equal, "GE")):
+    ufunc(_u, _compare(_d), complex_ok=_d in ("EQ", "NE"))
+ufunc(np.isnan, _to_bool_ufunc(lambda em, x: isnan(em, x)), complex_ok=True)
+ufunc(np.isinf, _to_bool_ufunc(lambda em, x: cmp(em, em.emit("abs", x), const(em, np.inf, x), "EQ")), complex_ok=True)
+ufunc(np.isfinite, _to_bool_ufunc(lambda em, x: em.emit("is_finite", x), other=True, combine="and"), complex_ok=True)
+
+# logical and bitwise
+ufunc(np.logical_not, lambda em, x, out_dtype: em.emit("not", em.cast(x, np.bool_)))
+ufunc(np.logical_and, _logical("and"))
+ufunc(np.logical_or, _logical("or"))
+ufunc(np.logical_xor, _logical("xor"))
+ufunc(np.bitwise_and, prim("and"))
+ufunc(np.bitwise_or, prim("or"))
+ufunc(np.bitwise_xor, prim("xor"))
+ufunc(np.invert, prim("not"), "numpy.invert", "numpy.bitwise_not")
+ufunc(np.left_shift, lambda em, a, b, out_dtype: em.emit("shift_left", a, b), "numpy.left_shift",
+      "numpy.bitwise_left_shift")
+ufunc(np.right_shift, lambda em, a, b, out_dtype: em.emit(
+    "shift_right_arithmetic" if a.dtype.kind == "i" else "shift_right_logical", a, b),
+    "numpy.right_shift", "numpy.bitwise_right_shift")
+
+# rounding
+for _u, _p in ((np.floor, "floor"), (np.ceil, "ceil")):   # integer loops (NumPy 2.1+): the value itself
+    ufunc(_u, by_kind(f=prim(_p), any=lambda em, x, out_dtype: x))
+ufunc(np.trunc, by_kind(f=_trunc, any=identity), "numpy.trunc", "numpy.fix")
+ufunc(np.rint, _rint, "numpy.rint")
+
+# exponents, logarithms, roots
+ufunc(np.exp, by_kind(c=via_float64("exp"), any=accurate.exp_f32("exp")), complex_ok=True)
+ufunc(np.expm1, accurate.exp_f32("expm1"))
+ufunc(np.exp2, in_double(accurate.exp2), note=_COMPOSED_NOTE)
+for _u, _p in ((np.log, "log"), (np.sqrt, "sqrt")):
+    ufunc(_u, by_kind(c=via_float64(_p), any=prim(_p)), complex_ok=True)
+ufunc(np.log1p, prim("log1p"))
+ufunc(np.log2, in_double(accurate.log_base(LN2)), note=_COMPOSED_NOTE)
+ufunc(np.log10, in_double(accurate.log_base(LN10)), note=_COMPOSED_NOTE)
+ufunc(np.cbrt, in_double(accurate.cbrt), note="abs(x) ** (1/3) and one Newton step, computed in float64 (within 1 ulp)")
+ufunc(np.hypot, accurate.hypot)
+
+# trigonometric and hyperbolic
+for _u, _p in ((np.sin, "sin"), (np.cos, "cos")):
+    ufunc(_u, accurate.sincos(_p), note=_TRIG_NOTE + "; under @jit, arrays of 16384+ elements vectorised (within 2 "
+                                                      "ulp), libm if any |x| > 1e6")
+ufunc(np.tan, via_float64("tan"), note=_TRIG_NOTE)
+# IREE's float32 tanh is up to 4 ulp off everywhere (bench/accuracy.py); in float64 and rounded: 1.
+ufunc(np.tanh, via_float64("tanh"))
+ufunc(np.arctan2, via_float64("atan2"))
+for _u, _fn, _alias in ((np.sinh, accurate.sinh, ()), (np.cosh, accurate.cosh, ()),
+                        (np.arcsin, accurate.arcsin, ("numpy.asin",)), (np.arccos, accurate.arccos, ("numpy.acos",)),
+                        (np.arctan, accurate.arctan, ("numpy.atan",)), (np.arcsinh, accurate.arcsinh, ("numpy.asinh",)),
+                        (np.arccosh, accurate.arccosh, ("numpy.acosh",)),
+                        (np.arctanh, accurate.arctanh, ("numpy.atanh",))):
+    ufunc(_u, in_double(_fn), f"numpy.{_u.__name__}", *_alias, note=_COMPOSED_NOTE)
+ufunc(np.deg2rad, _scale(math.pi / 180), "numpy.deg2rad", "numpy.radians")
+ufunc(np.rad2deg, _scale(180 / math.pi), "numpy.rad2deg", "numpy.degrees")
+
+
+@register("numpy.divmod", builtin="divmod")
+def divmod_(em, a, b, **kwargs):
+    """(a // b, a % b), as NumPy's divmod ufunc and Python's builtin on arrays."""
+    return FUNCTIONS["numpy.floor_divide"](em, a, b, **kwargs), FUNCTIONS["numpy.remainder"](em, a, b, **kwargs)
+
+
+@register("numpy.float_power")
+def float_power(em, a, b):
+    return FUNCTIONS["numpy.power"](em, cast_impl(em, a, np.float64) if not is_static(a) else np.float64(a),
+                                    cast_impl(em, b, np.float64) if not is_static(b) else np.float64(b))
+
+_clip_ufunc = np._core.umath.clip
+
+
+@register("numpy.clip", method="clip")
+def clip(em, a, a_min=None, a_max=None, out=None, **kwargs):
+    if "min" in kwargs or "max" in kwargs:
+        a_min, a_max = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
+    if out is not None or kwargs:
+        raise NotSupportedError("clip: out= and other keywords are not supported")
+    if a_min is None and a_max is None:
+        raise ShapeError("clip: One of max or min must be given")
+    if a_min is None:
+        return FUNCTIONS["numpy.minimum"](em, a, a_max)
+    if a_max is None:
+        return FUNCTIONS["numpy.maximum"](em, a, a_min)
+
+    def lower(em, x, lo, hi, out_dtype):
+        if is_bool(x.dtype):
+            return em.emit("and", em.emit("or", x, lo), hi)
+        return em.emit("min", em.emit("max", x, lo), hi)
+    return apply_ufunc(em, _clip_ufunc, (a, a_min, a_max), lower)
+
+
+@register("numpy.round", "numpy.around", method="round")
+def round_(em, a, decimals=0, out=None):
+    decimals = em.static(decimals, "round: decimals")
+    if out is not None:
+        raise NotSupportedError("round: out= is not supported")
+    if is_static(a):
+        return fold(np.round, a, decimals)
+    a = em.asarray(a)
+    if is_bool(a.dtype):   # NumPy: rint's float16 loop for decimals=0, a casting error otherwise
+        if decimals:
+            raise ShapeError("UFuncTypeError: Cannot cast ufunc 'multiply' output from dtype('float64') to "
+                             "dtype('bool') with casting rule 'same_kind'")
+        return em.cast(a, np.float16)
+    if not is_float(a.dtype):
+        if decimals >= 0:
+            return a
+        # to a multiple of 10**-decimals, half to even, in the integer dtype (as NumPy)
+        f = 10 ** (-decimals)
+        q = apply_operator(em, "FloorDiv", a, f)
+        r = apply_operator(em, "Sub", a, apply_operator(em, "Mult", q, f))
+        twice = apply_operator(em, "Mult", r, 2)
+        up = FUNCTIONS["numpy.logical_or"](em, apply_operator(em, "Gt", twice, f), FUNCTIONS["numpy.logical_and"](
+            em, apply_operator(em, "Eq", twice, f), apply_operator(em, "Eq", apply_operator(em, "Mod", q, 2), 1)))
+        q = sel(em, up, apply_operator(em, "Add", q, 1), q)
+        return em.cast(apply_operator(em, "Mult", q, f), a.dtype)
+    if decimals == 0:
+        return em.emit("round_even", a)
+    f = const(em, 10.0 ** abs(decimals), a)     # NumPy: x * 10**d, round half to even, / 10**d
+    if decimals > 0:
+        return em.emit("div", em.emit("round_even", em.emit("mul", a, f)), f)
+    return em.emit("mul", em.emit("round_even", em.emit("div", a, f)), f)
+
+
+@register("numpy.where", complex_ok=True,
+          note="three-argument form; the one-argument form's shape depends on the data")
+def where(em, condition, x=None, y=None):
+    if x is None or y is None:
+        raise NotSupportedError("np.where(condition) with one argument returns a shape that depends on the data",
+                                hint="use the three-argument form np.where(condition, x, y)")
+    if is_static(condition, x, y):
+        return fold(np.where, condition, x, y)
+    try:
+        dt = np.result_type(em.dtype_of(x) if not isinstance(em.dtype_of(x), type) else x,
+                            em.dtype_of(y) if not isinstance(em.dtype_of(y), type) else y)
+    except TypeError as e:
+        raise ShapeError(f"where: {e}") from None
+    shape = broadcast_shapes("where", em.shape_of(condition), em.shape_of(x), em.shape_of(y))
+    c = em.broadcast(em.cast(em.asarray(condition), np.bool_), shape)
+    out = em.emit("select", c, em.operand(x, dt, shape), em.operand(y, dt, shape), sources=(condition, x, y))
+    return out

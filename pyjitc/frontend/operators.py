@@ -1,0 +1,76 @@
+"""operators: Python's operators and conditional expression on the values of a compiled function.
+On compile-time values Python (or NumPy) computes them; on arrays each operator is the NumPy ufunc
+it names in the registry (`+` is numpy.add), with NumPy's dtype rules."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..errors import NotSupportedError
+from .regions import MergeError, unify
+from .registry import FUNCTIONS, refuse_complex
+from .values import Emitter, Traced, call_known, fold, is_static, join_params
+
+_UNARY_OPS = {"USub": "numpy.negative", "UAdd": "numpy.positive", "Invert": "numpy.invert"}
+_BINARY_OPS = {"Add": "numpy.add", "Sub": "numpy.subtract", "Mult": "numpy.multiply",
+               "Div": "numpy.true_divide", "FloorDiv": "numpy.floor_divide", "Mod": "numpy.remainder",
+               "Pow": "numpy.power", "MatMult": "numpy.matmul", "BitAnd": "numpy.bitwise_and",
+               "BitOr": "numpy.bitwise_or", "BitXor": "numpy.bitwise_xor"}
+_COMPARE_OPS = {"Eq": "numpy.equal", "NotEq": "numpy.not_equal", "Lt": "numpy.less",
+                "LtE": "numpy.less_equal", "Gt": "numpy.greater", "GtE": "numpy.greater_equal"}
+OPERATORS = {**_UNARY_OPS, **_BINARY_OPS, **_COMPARE_OPS}
+OPERATOR_SYMBOLS = {"USub": "-", "UAdd": "+", "Invert": "~", "Add": "+", "Sub": "-", "Mult": "*", "Div": "/",
+                    "FloorDiv": "//", "Mod": "%", "Pow": "**", "MatMult": "@", "BitAnd": "&", "BitOr": "|",
+                    "BitXor": "^", "LShift": "<<", "RShift": ">>", "Eq": "==", "NotEq": "!=", "Lt": "<",
+                    "LtE": "<=", "Gt": ">", "GtE": ">="}
+_PY_OPERATORS = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert, "Not": operator.not_,
+                 "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+                 "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow,
+                 "MatMult": operator.matmul, "BitAnd": operator.and_, "BitOr": operator.or_,
+                 "BitXor": operator.xor, "LShift": operator.lshift, "RShift": operator.rshift,
+                 "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+                 "Gt": operator.gt, "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
+                 "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b}
+
+
+def apply_operator(em: Emitter, op_name: str, *args):
+    """A Python operator: on compile-time values Python/NumPy computes it; on arrays the ufunc."""
+    return call_known(em, lambda em, *a: _apply_operator(em, op_name, *a), args)
+
+
+def _apply_operator(em: Emitter, op_name: str, *args):
+    if is_static(*args):
+        return fold(_PY_OPERATORS[op_name], *args)
+    if op_name not in OPERATORS:
+        raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
+    refuse_complex(FUNCTIONS[OPERATORS[op_name]], f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}",
+                   args, {})
+    out = FUNCTIONS[OPERATORS[op_name]](em, *args)
+    if op_name in ("Add", "Sub") and isinstance(out, Traced):
+        _track_offset(em, op_name, *args, out=out)
+    return out
+
+
+def _track_offset(em, op_name, a, b, out):
+    """Remember that `i + 4` is i's value plus 4: x[i:i + 4] then has a known length."""
+    if isinstance(b, Traced) and op_name == "Add":
+        a, b = b, a
+    if isinstance(a, Traced) and isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)):
+        base = em.offset_of(a)
+        if base is not None and em.offset_of(out) is not None:
+            em.affine[out.value.id] = (base[0], base[1] + (int(b) if op_name == "Add" else -int(b)))
+
+
+def select_values(em, cond: Traced, a, b):
+    """Python's `a if cond else b` for two scalar-like values of one type (as a run-time if would
+    merge them); None if their types differ (the caller then builds a real if)."""
+    try:
+        shape, dtype, weak = unify(a, b, "value")
+    except MergeError:
+        return None
+    x, y = em.broadcast(em.asarray(a, dtype), shape), em.broadcast(em.asarray(b, dtype), shape)
+    pred = em.broadcast(Traced(cond.value), shape) if shape else cond
+    out = em.emit("select", pred, em.cast(x, dtype), em.cast(y, dtype))
+    params = join_params([cond, a, b])
+    return Traced(out.value, weak, params)

@@ -1,0 +1,109 @@
+"""registry: the one list of what compiled code can call: NumPy functions, ndarray methods and
+attributes, Python builtins. Each name is registered once, with what it means for complex numbers
+and a note for users. policy.py (the whitelist), doc.py (the generated table) and the completeness
+tests read it; the implementations live in frontend/numpy/, by topic."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import NotSupportedError
+from ..ir.types import is_complex
+from .values import Traced
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered name. kind: "function" ("numpy.exp"), "method" (an ndarray method name),
+    "attribute" (an ndarray attribute, computed on access) or "builtin" (a Python builtin's name).
+    complex_ok: the implementation handles complex values (all others refuse them, tested by
+    tests/test_complex.py); note: what a user should know (the generated table shows it)."""
+    kind: str
+    name: str
+    impl: Callable
+    complex_ok: bool = False
+    note: str = ""
+
+
+ENTRIES: dict[tuple[str, str], Entry] = {}   # (kind, name) -> Entry
+# The lookup tables the compiler reads, written only by register():
+FUNCTIONS: dict[str, Callable] = {}   # "numpy.exp" -> impl(em, *args, **kwargs)
+METHODS: dict[str, Callable] = {}     # ndarray method name -> impl(em, self, *args, **kwargs)
+PROPERTIES: dict[str, Callable] = {}  # ndarray attribute -> impl(em, self)
+BUILTINS: dict[str, Callable] = {}    # Python builtin name -> impl(em, *args, **kwargs)
+_TABLES = {"function": FUNCTIONS, "method": METHODS, "attribute": PROPERTIES, "builtin": BUILTINS}
+_COMPLEX_OK_IMPLS: set[Callable] = set()   # the implementations that handle complex values
+
+
+def _names(names) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def _where(impl) -> str:
+    code = getattr(impl, "__code__", None)
+    line = f" (line {code.co_firstlineno})" if code is not None else ""
+    return f"{getattr(impl, '__module__', '?')}.{getattr(impl, '__qualname__', impl)}{line}"
+
+
+def register(*names: str, method: str | tuple = (), builtin: str | tuple = (), attribute: str | tuple = (),
+             complex_ok: bool = False, note: str = ""):
+    """Register one implementation under NumPy names (and as ndarray methods, attributes, builtins).
+    Works as a decorator, or on a lambda: register("numpy.fliplr")(lambda em, m: flip(em, m, 1)).
+    A name registered twice is an error at import time, naming both implementations."""
+    wanted = [(kind, n) for kind, group in (("function", names), ("method", method), ("attribute", attribute),
+                                            ("builtin", builtin)) for n in _names(group)]
+
+    def deco(impl):
+        for key in wanted:
+            if key in ENTRIES:
+                raise ValueError(f"register: {key[0]} {key[1]!r} is registered twice: by "
+                                 f"{_where(ENTRIES[key].impl)} and by {_where(impl)}")
+        for kind, name in wanted:
+            ENTRIES[kind, name] = Entry(kind, name, impl, complex_ok, note)
+            _TABLES[kind][name] = impl
+        if complex_ok:
+            _COMPLEX_OK_IMPLS.add(impl)
+        return impl
+    return deco
+
+
+def complex_ok_names(kind: str) -> list[str]:
+    """The names of one kind whose implementation handles complex values."""
+    return [e.name for e in ENTRIES.values() if e.kind == kind and e.complex_ok]
+
+
+# ---------------------------------------------------------------- complex numbers: deny by default
+
+def _complex_value(v) -> bool:
+    if isinstance(v, Traced):
+        return is_complex(v.dtype)
+    if isinstance(v, (list, tuple)):
+        return any(_complex_value(x) for x in v)
+    if isinstance(v, complex):
+        return True
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.dtype.kind == "c"
+    if isinstance(v, (type, np.dtype)):
+        try:
+            return np.dtype(v).kind == "c"
+        except TypeError:
+            return False
+    return False
+
+
+def refuse_complex(impl, shown: str, args, kwargs) -> None:
+    """Raise the located 'not supported' error for a call that involves complex numbers and whose
+    implementation was not registered with complex_ok (deny by default)."""
+    if impl in _COMPLEX_OK_IMPLS:
+        return
+    dtype = kwargs.get("dtype")
+    if isinstance(dtype, str):
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            pass
+    if any(_complex_value(v) for v in (*args, *kwargs.values(), dtype)):
+        raise NotSupportedError(f"{shown} is not supported on complex numbers yet",
+                                hint="work on the real and imaginary parts (np.real, np.imag) separately")

@@ -1,0 +1,134 @@
+"""sequences: what a loop can run over at run time (a range with run-time bounds, the rows of an
+array, enumerate and zip of those), and the builtins range/enumerate/zip that make them. A loop over
+any other Python iterable is unrolled; numpy/builtins.py registers the three builtins."""
+from __future__ import annotations
+
+from ..errors import JitError, ShapeError
+from ..ir.types import is_int
+from .indexing import getitem
+from .operators import apply_operator
+from .registry import FUNCTIONS
+from .values import Traced, fold, is_static
+
+class Seq:
+    """A sequence a loop can run over at run time: a length (int, or a run-time int that may be
+    negative for an empty sequence) and the item at a position (int, or the loop's counter)."""
+
+    def count(self, em):
+        raise NotImplementedError
+
+    def item(self, em, k):
+        raise NotImplementedError
+
+    def materialize(self, em):
+        n = self.count(em)
+        return [self.item(em, k) for k in range(em.static(n, "the length of this sequence"))]
+
+
+class RangeSeq(Seq):
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def count(self, em):
+        if is_static(self.start, self.stop):
+            return len(range(self.start, self.stop, self.step))
+        k = self.step
+        span = apply_operator(em, "Sub", self.stop, self.start) if k > 0 else apply_operator(em, "Sub", self.start, self.stop)
+        if abs(k) != 1:
+            span = apply_operator(em, "FloorDiv", apply_operator(em, "Add", span, abs(k) - 1), abs(k))
+        # a negative count means no iterations: loops only test `k < count`. (No max(count, 0):
+        # IREE 3.13 miscompiles nested loops whose entry test is 0 < max(n, 0).)
+        return span
+
+    def item(self, em, k):
+        if self.step != 1:
+            k = apply_operator(em, "Mult", k, self.step)
+        return k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
+
+
+class ArraySeq(Seq):
+    def __init__(self, x: Traced):
+        if x.ndim == 0:
+            raise ShapeError("iteration over a 0-d array")
+        self.x = x
+
+    def count(self, em):
+        return self.x.shape[0]
+
+    def item(self, em, k):
+        return getitem(em, self.x, k)
+
+
+class ListSeq(Seq):
+    def __init__(self, items):
+        self.items = list(items)
+
+    def count(self, em):
+        return len(self.items)
+
+    def item(self, em, k):
+        return self.items[em.static(k, "a position in a Python list")]
+
+
+class EnumerateSeq(Seq):
+    def __init__(self, seq: Seq, start):
+        self.seq, self.start = seq, start
+
+    def count(self, em):
+        return self.seq.count(em)
+
+    def item(self, em, k):
+        return (apply_operator(em, "Add", self.start, k), self.seq.item(em, k))
+
+
+class ZipSeq(Seq):
+    def __init__(self, seqs):
+        self.seqs = seqs
+
+    def count(self, em):
+        counts = [s.count(em) for s in self.seqs]
+        if is_static(*counts):
+            return min(counts)
+        out = counts[0]
+        for c in counts[1:]:
+            out = FUNCTIONS["numpy.minimum"](em, out, c)
+        return out
+
+    def item(self, em, k):
+        return tuple(s.item(em, k) for s in self.seqs)
+
+
+def as_seq(x) -> Seq | None:
+    """The Seq a loop over x runs over; None for other Python iterables (unrolled as they are)."""
+    if isinstance(x, Seq):
+        return x
+    if isinstance(x, Traced):
+        return ArraySeq(x)
+    if isinstance(x, range):
+        return RangeSeq(x.start, x.stop, x.step)
+    return None
+
+
+def range_(em, *args):
+    if is_static(*args):
+        return fold(range, *args)
+    for a in args:
+        if isinstance(a, Traced) and (a.ndim or a.weak is float or not (a.weak is int or is_int(a.dtype))):
+            raise JitError(f"TypeError: range() takes integers, not a {a.dtype}[{','.join(map(str, a.shape))}] value")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+    step = em.static(step, "range(): the step")
+    if step == 0:
+        raise JitError("ValueError: range() arg 3 must not be zero")
+    return RangeSeq(start, stop, step)
+
+
+def enumerate_(em, it, start=0):
+    if isinstance(it, (Traced, Seq)):
+        return EnumerateSeq(as_seq(it), start)
+    return list(enumerate(it, start))
+
+
+def zip_(em, *its):
+    if any(isinstance(i, (Traced, Seq, range)) for i in its) and any(isinstance(i, (Traced, Seq)) for i in its):
+        return ZipSeq([as_seq(i) or ListSeq(i) for i in its])
+    return list(zip(*its))

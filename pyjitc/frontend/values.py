@@ -1,0 +1,423 @@
+"""values: what a value is while a function is compiled. A Traced is an array in the program (an
+IR value, or contents known at compile time, with identity); a View ties a view to its base; the
+Emitter is the state library functions receive; `known`/`call_known` run NumPy itself wherever
+every array's contents are known. Every other frontend module imports this one; it imports none of
+them."""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from ..errors import JitError, NotSupportedError, ShapeError
+from ..program import view_of
+from ..ir.graph import Builder, Value
+from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
+
+# ---------------------------------------------------------------- arrays and views
+
+PY_SCALARS = (bool, int, float, complex)
+
+
+def is_py_scalar(x) -> bool:
+    """A Python bool/int/float/complex (weak, NEP 50). np.float64 subclasses float but is strong."""
+    return type(x) in PY_SCALARS
+
+
+class Traced:
+    """An array inside the function being compiled: an IR value plus what NumPy needs to know.
+    `weak` is the Python type (int/float/bool) of a weakly typed value (a Python scalar argument),
+    `params` the scalar arguments (or loop markers) it was computed from (None when it depends on
+    array data), which is what lets the compiler make such a value static when it is needed.
+    `view` is set when NumPy would return a view of another array: the value is then recomputed
+    from its base when the base changes, and writes through the view go to the base.
+    An array whose contents are known at compile time (np.zeros(n), a folded expression) is a
+    Traced too, with one identity like any other array: `const` holds its contents for as long as
+    its value is the constant it was made from (a write makes it a run-time value for every alias).
+    `frozen` names why the array can't be written (a module-level constant), or is None."""
+    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen")
+
+    def __init__(self, value: Value, weak=None, params=None, view=None):
+        self._value = value
+        self.weak = weak
+        self.params = params
+        self.view = view
+        self._const = self._const_of = self.frozen = None
+
+    @property
+    def const(self) -> np.ndarray | None:
+        """The contents, where they are known at compile time (a read-only NumPy array)."""
+        if self.view is not None:
+            base = self.view.base.const
+            if base is None or self.view.recipe is None:
+                return None
+            return view_of(self.view.recipe, base)
+        return self._const if self._value is self._const_of and self._const_of is not None else None
+
+    @property
+    def value(self) -> Value:
+        v = self.view
+        if v is not None:
+            base = v.base.value
+            if base is not v.seen or (v.epoch != Builder.epoch and v.forward is not None):
+                # the base changed, or this value may belong to a closed or forgotten block
+                if base is not v.seen and v.forward is None:
+                    raise NotSupportedError(
+                        "this array may or may not share memory with an array that was modified since "
+                        "(NumPy decides by memory layout), so its value can't be known here",
+                        hint="call .copy() when you make it")
+                self._value = v.forward(base)
+                v.seen, v.epoch = base, Builder.epoch
+        return self._value
+
+    @value.setter
+    def value(self, new: Value) -> None:
+        """An in-place update: a view writes through to its base, as NumPy would."""
+        v = self.view
+        if self.root.frozen:
+            raise NotSupportedError(f"writing into {self.root.frozen}, which compiled code can't change",
+                                    hint="copy it into a local array first: a = np.array(CONST)")
+        if v is not None:
+            if v.backward is None:
+                raise NotSupportedError(
+                    "writing into this array: NumPy may or may not write through to the array it was "
+                    "made from (it depends on memory layout)", hint="call .copy() first, or write into the base")
+            v.base.value = v.backward(v.base.value, new)
+            v.seen, v.epoch = v.base.value, Builder.epoch
+        self._value = new
+
+    @property
+    def root(self) -> "Traced":
+        t = self
+        while t.view is not None:
+            t = t.view.base
+        return t
+
+    @property
+    def type(self) -> TensorType:
+        return self.value.type
+
+    @property
+    def shape(self):
+        return self.type.shape
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    @property
+    def ndim(self):
+        return len(self.type.shape)
+
+    def __repr__(self):
+        return f"Traced({self.type}{', weak ' + self.weak.__name__ if self.weak else ''})"
+
+
+class View:
+    """How a view relates to its base: forward(base value) -> view value; backward(base value,
+    new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
+    __slots__ = ("base", "forward", "backward", "seen", "recipe", "epoch")
+
+    def __init__(self, base: Traced, forward, backward, recipe=None):
+        self.base, self.forward, self.backward, self.recipe = base, forward, backward, recipe
+        self.seen, self.epoch = base.value, Builder.epoch
+
+
+def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> Traced:
+    """Mark `result` (already computed from base) as a NumPy view of `base`.
+    A view of a view whose aliasing NumPy decides by layout is opaque (no forward/backward).
+    `recipe` says how NumPy makes the view from the base's array (see view_of): it keeps a view
+    of a known array known, and a returned view of a returned array a view of it."""
+    if base.view is not None and base.view.forward is None:
+        forward = backward = recipe = None
+    return Traced(result._value, result.weak, result.params, View(base, forward, backward, recipe))
+
+
+# ---------------------------------------------------------------- the emitter
+
+class NeedStatic(Exception):
+    """Raised when a value computed from scalar arguments is needed at compile time: the
+    compiler retries with those arguments static (their values join the cache key)."""
+
+    def __init__(self, params, reason: JitError | None = None):
+        super().__init__(sorted(params))
+        self.params = frozenset(params)
+        self.reason = reason   # what to report if the value can't be made static
+
+
+def join_params(sources):
+    out = frozenset()
+    for s in sources:
+        if isinstance(s, Traced):
+            if s.params is None:
+                return None
+            out |= s.params
+    return out
+
+
+class _Guards:
+    """(kind, holder, name, value) of each global read, once; modules themselves are not guarded."""
+
+    def __init__(self):
+        self.items: dict = {}
+
+    def add(self, guard) -> None:
+        kind, holder, name, value = guard
+        if isinstance(value, types.ModuleType):
+            return
+        self.items.setdefault((kind, id(holder), name), guard)
+
+
+class Emitter:
+    """What a library function receives: the IR builder and NumPy-aware helpers."""
+
+    def __init__(self, builder: Builder):
+        self.b = builder
+        self.checks: list[str] = []   # run-time error messages; the error code is 1 + the index
+        self.err: Traced | None = None  # int32[] error code, threaded through control flow like a variable
+        self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
+        self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
+        self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
+        self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
+        self.guards = _Guards()            # globals and module attributes read while compiling
+        self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
+        self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
+        self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)
+        self.globals: dict[int, tuple[Any, Traced]] = {}   # id(global array) -> (it, its frozen Traced)
+
+    def guard_list(self) -> list:
+        return list(self.guards.items.values())
+
+    def check(self, bad: "Traced", message: str, located=True) -> None:
+        """A condition under which NumPy would raise: the compiled function reports the first one
+        that happened (with this source location) instead of returning a wrong value."""
+        where = f"{self.b.span}: " if self.b.span and located else ""
+        self.checks.append(where + message)
+        code = self.constant(np.int32(len(self.checks)))
+        zero = self.constant(np.int32(0))
+        first = self.emit("and", self.cast(bad, np.bool_), self.emit("compare", self.err, zero, direction="EQ"))
+        self.err.value = self.emit("select", first, code, self.err).value
+
+    def offset_of(self, x) -> tuple[int, int] | None:
+        """(base, offset) if x is a run-time integer known to be base + a constant."""
+        if isinstance(x, Traced) and x.ndim == 0 and (x.weak is int or is_int(x.dtype)):
+            return self.affine.get(x.value.id, (x.value.id, 0))
+        return None
+
+    # -- values
+    def wrap(self, value: Value, *sources, weak=None) -> Traced:
+        return Traced(value, weak, join_params(sources))
+
+    def emit(self, name, *operands: Traced, sources=None, weak=None, **attrs) -> Traced:
+        out = self.b.emit(name, *[o.value for o in operands], **attrs)
+        return self.wrap(out, *(operands if sources is None else sources), weak=weak)
+
+    def emit_multi(self, name, *operands: Traced, **attrs) -> tuple[Traced, ...]:
+        outs = self.b.emit(name, *[o.value for o in operands], **attrs)
+        return tuple(self.wrap(v, *operands) for v in outs)
+
+    def constant(self, value) -> Traced:
+        arr = np.asarray(value)
+        as_dtype(arr.dtype)
+        return Traced(self.b.emit("constant", value=arr), None, frozenset())
+
+    def set_known(self, t: "Traced", contents: np.ndarray) -> None:
+        """An in-place update of `t` (not a view) whose new contents are known at compile time."""
+        known = np.array(contents, dtype=t.dtype, copy=True)
+        known.flags.writeable = False
+        t.value = self.b.emit("constant", value=known)
+        t._const, t._const_of = known, t._value
+
+    def array(self, contents: np.ndarray, frozen: str | None = None) -> Traced:
+        """A NumPy array the program holds (made by np.zeros, folded, or a global read): a value
+        with identity whose contents are known until something writes into it."""
+        if contents.dtype == object or contents.dtype not in SUPPORTED_DTYPES:
+            raise NotSupportedError(f"can't use an array of dtype {contents.dtype} in compiled code")
+        known = contents.view()
+        known.flags.writeable = False
+        t = Traced(self.b.emit("constant", value=known), None, frozenset())
+        t._const, t._const_of, t.frozen = known, t._value, frozen
+        self.held.append(t)
+        if known.ndim == 0:
+            self.zero_d_arrays.add(id(t))
+        return t
+
+    def static(self, x, what: str):
+        """The compile-time value of `x`; `what` names the use, for the error message."""
+        if isinstance(x, Traced):
+            if x.const is not None:
+                return x.const
+            if x.params:
+                raise NeedStatic(x.params, reason=JitError(
+                    f"{what} must be known at compile time, but it changes at run time", self.b.span))
+            raise JitError(f"{what} must be known at compile time, but it depends on array values")
+        if isinstance(x, (tuple, list)):
+            return type(x)(self.static(v, what) for v in x)
+        return x
+
+    def dtype_of(self, x):
+        """What NumPy's type resolution sees: a dtype, or a Python type for weak scalars
+        (Python bools are simply bool: it is the lowest kind, so it never upcasts)."""
+        if isinstance(x, Traced):
+            return x.weak if x.weak in (int, float, complex) else x.dtype
+        if is_py_scalar(x):
+            return type(x) if type(x) in (int, float, complex) else np.dtype(np.bool_)
+        return np.asarray(x).dtype
+
+    def shape_of(self, x):
+        return x.shape if isinstance(x, Traced) else np.shape(x)
+
+    def asarray(self, x, dtype=None) -> Traced:
+        """Lift a static value to an IR constant (Python scalars take `dtype`, checked for range)."""
+        if isinstance(x, Traced):
+            return x if dtype is None or x.dtype == dtype else self.cast(x, dtype)
+        if is_py_scalar(x) and dtype is not None:
+            dt = np.dtype(dtype)
+            if is_int(dt) and not isinstance(x, bool) and isinstance(x, int):
+                info = np.iinfo(dt)
+                if not info.min <= x <= info.max:
+                    raise ShapeError(f"Python integer {x} out of bounds for {dt}")
+            if is_int(dt) and isinstance(x, float):
+                raise ShapeError(f"can't use the Python float {x} as {dt}")
+            if isinstance(x, complex) and dt.kind != "c":
+                raise ShapeError(f"can't use the Python complex {x} as {dt}")
+            return self.constant(np.asarray(x, dtype=dt))
+        arr = np.asarray(x)
+        if arr.dtype == object or arr.dtype not in SUPPORTED_DTYPES:
+            raise NotSupportedError(f"can't use a value of type {type(x).__name__} (dtype {arr.dtype}) in compiled code")
+        t = self.constant(arr)
+        return t if dtype is None else self.cast(t, dtype)
+
+    def cast(self, x: Traced, dtype) -> Traced:
+        dtype = np.dtype(dtype)
+        if x.dtype == dtype:
+            return Traced(x.value, None, x.params) if x.weak else x
+        if is_complex(x.dtype):   # NumPy's casts: the real part (a ComplexWarning), bool of either part
+            re, im = self.emit("real", x), self.emit("imag", x)
+            if is_complex(dtype):
+                return self.emit("complex", self.cast(re, real_dtype(dtype)), self.cast(im, real_dtype(dtype)))
+            if is_bool(dtype):
+                return self.emit("or", self.cast(re, dtype), self.cast(im, dtype))
+            return self.cast(re, dtype)
+        if is_complex(dtype):
+            part = real_dtype(dtype)
+            return self.emit("complex", self.cast(x, part), self.full(0, part, x.shape), sources=(x,))
+        return self.emit("convert", x, dtype=dtype)
+
+    def broadcast(self, x: Traced, shape) -> Traced:
+        shape = tuple(shape)
+        if x.shape == shape:
+            return x
+        dims = tuple(range(len(shape) - x.ndim, len(shape)))
+        return self.emit("broadcast_in_dim", x, shape=shape, dims=dims, weak=x.weak)
+
+    def operand(self, x, dtype, shape) -> Traced:
+        return self.broadcast(self.asarray(x, dtype), shape)
+
+    def full(self, value, dtype, shape) -> Traced:
+        return self.broadcast(self.constant(np.asarray(value, dtype=dtype)), shape)
+
+
+# ---------------------------------------------------------------- values known at compile time
+
+def is_static(*xs) -> bool:
+    return not any(isinstance(x, Traced) for x in xs)
+
+
+def fold(fn, *args, **kwargs):
+    """Run NumPy itself on compile-time values: exact by construction."""
+    with np.errstate(all="ignore"):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, ArithmeticError, IndexError) as e:
+            raise ShapeError(f"{getattr(fn, '__name__', fn)}: {e}") from None
+
+
+def _known_arrays(x, out: list) -> bool:
+    """Collect the Traced values inside x (tuples, lists, dicts, slices); False if one of them
+    has contents unknown at compile time."""
+    if isinstance(x, Traced):
+        out.append(x)
+        return x.const is not None
+    if isinstance(x, (tuple, list)):
+        return all(_known_arrays(v, out) for v in x)
+    if isinstance(x, dict):
+        return all(_known_arrays(v, out) for v in x.values())
+    if isinstance(x, slice):
+        return all(_known_arrays(v, out) for v in (x.start, x.stop, x.step))
+    return True
+
+
+def contains_unknown(x) -> bool:
+    return not _known_arrays(x, [])
+
+
+def known(x):
+    """x with every array whose contents are known replaced by those contents (a NumPy array)."""
+    if isinstance(x, Traced):
+        c = x.const
+        return x if c is None else c
+    if isinstance(x, tuple):
+        return tuple(known(v) for v in x)
+    if isinstance(x, list):
+        return [known(v) for v in x]
+    if isinstance(x, dict):
+        return {k: known(v) for k, v in x.items()}
+    if isinstance(x, slice):
+        return slice(known(x.start), known(x.stop), known(x.step))
+    return x
+
+
+def items_of(x, kind):
+    """The values of type `kind` inside x (through tuples, lists and dicts)."""
+    if isinstance(x, kind):
+        yield x
+    elif isinstance(x, (tuple, list)):
+        for v in x:
+            yield from items_of(v, kind)
+    elif isinstance(x, dict):
+        for v in x.values():
+            yield from items_of(v, kind)
+
+
+def hold(em: Emitter, x):
+    """Every NumPy array in a result becomes an array the program holds (identity, known contents)."""
+    if isinstance(x, np.ndarray):
+        return em.array(x)
+    if isinstance(x, tuple):
+        return tuple(hold(em, v) for v in x)
+    if isinstance(x, list):
+        return [hold(em, v) for v in x]
+    if isinstance(x, dict):
+        return {k: hold(em, v) for k, v in x.items()}
+    return x
+
+
+def call_known(em: Emitter, fn, args, kwargs=None):
+    """fn(em, *args, **kwargs) as NumPy runs it on arrays with identity. Where every array
+    argument's contents are known, NumPy computes the result now (exact by construction), unless
+    that result shares memory with an argument (a view, or the argument itself): then the call
+    runs on the arrays themselves, so that the view writes through to them. Arrays in the result
+    are held (see hold)."""
+    kwargs = kwargs or {}
+    cells: list[Traced] = []
+    if _known_arrays(args, cells) and _known_arrays(kwargs, cells) and cells:
+        consts = [c.const for c in cells]
+        checkpoint, n_checks, err = em.b.checkpoint(), len(em.checks), em.err and em.err.value
+        try:
+            out = fn(em, *known(args), **known(kwargs))
+        except (JitError, NeedStatic):
+            out = _FAILED
+        if out is not _FAILED:
+            made = list(items_of(out, np.ndarray))
+            if not any(np.may_share_memory(m, c) for m in made for c in consts):
+                return hold(em, out)
+        em.b.rollback(checkpoint)
+        del em.checks[n_checks:]
+        if em.err is not None:
+            em.err.value = err
+    return hold(em, fn(em, *args, **kwargs))
+
+
+_FAILED = object()
