@@ -445,6 +445,28 @@ def test_a_constant_array_carried_by_a_loop_that_runs_zero_times_comes_back():
         assert_same((A, y), (A2, y2))
 
 
+def loop_result_aliasing_a_view_then_write_through_the_view(x, y, A, n):
+    w2 = np.minimum(y, y) * 1.0
+    for i in range(n):
+        w2[::2] = w2[1:4]
+    if A[0, 0] > 0.0:
+        y[1::2] += w2[1:]
+    return w2
+
+
+def test_a_write_through_a_view_does_not_reach_a_loop_result_copied_from_that_view():
+    # y is x[1:3]; w2 starts as a copy of y and the loop runs zero times. IREE 3.13 returned w2
+    # with the write into y applied (a silent wrong answer; statement fuzzer, seed 101 program
+    # 681) while the write went through dynamic_update_slice(x, dynamic_update_slice(x[1:3], ..))
+    fn = loop_result_aliasing_a_view_then_write_through_the_view
+    f = pyjitc.jit(fn)
+    for n in (0, 1, 3):
+        x, A = rng.random(6), rng.random((3, 3)) + 0.5
+        x2, A2 = x.copy(), A.copy()
+        assert_same(f(x, x[1:3], A, n), fn(x2, x2[1:3], A2, n))
+        assert_same(x, x2)
+
+
 def loop_changes_type(x):
     acc = x[:1]
     for i in range(x.shape[0]):
