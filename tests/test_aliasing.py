@@ -348,3 +348,23 @@ def test_a_constant_written_through_a_reversed_or_strided_alias_is_summed_right(
         return {"x": x}, (x, x[::-1] if second == "reversed" else x[::2])
     same_answer(fill_second_sum_first, make, jitted=pyjitc.jit(fill_second_sum_first))
     assert_same(pyjitc.jit(fill_reversed_view_sum)(2.0), fill_reversed_view_sum(2.0))
+
+
+def _difference_into(b, u):
+    b[1:-1] = u[2:] - u[:-2]
+
+
+def difference_of_a_transpose_into_the_same_transpose(A):
+    b = np.copy(A[:, ::-1])
+    u = b.T
+    _difference_into(u, b.T)
+    return u, b
+
+
+def test_a_stencil_reading_a_second_transpose_of_the_array_it_writes():
+    # u and the helper's `u` are two transposes of b: equal computations, which IREE 3.13 merged
+    # and then updated in place while still reading rows from it (a silent wrong answer;
+    # statement fuzzer, seed 303 program 72)
+    fn = difference_of_a_transpose_into_the_same_transpose
+    A = np.arange(20.0).reshape(5, 4) ** 2
+    assert_same(pyjitc.jit(fn)(A.copy()), fn(A.copy()))

@@ -467,6 +467,34 @@ def test_a_write_through_a_view_does_not_reach_a_loop_result_copied_from_that_vi
         assert_same(x, x2)
 
 
+def _clip_negative(b):
+    b[b < 0.0] = 0.0
+
+
+def array_computed_before_an_if_and_passed_through_one_branch(x, y, A):
+    b1 = np.zeros((6, 5))
+    for i in range(3):
+        A += A
+        b1.T[...] = (-2.0 * -A)
+    if A[0, 0] > 0.0:
+        _clip_negative(A)
+    else:
+        y[:] = -np.maximum(A[4], x)
+    return b1
+
+
+def test_an_array_computed_before_an_if_and_passed_through_a_branch_comes_back():
+    # the else branch returns A (computed before the if) unchanged; IREE 3.13 gave a null buffer
+    # or an out-of-range subspan at run time (statement fuzzer, seed 303 program 934)
+    fn = array_computed_before_an_if_and_passed_through_one_branch
+    f = pyjitc.jit(fn)
+    for sign in (1.0, -1.0):
+        x, y, A = rng.random(6), rng.random(6), sign * (rng.random((5, 6)) + 0.5)
+        mine, theirs = (x.copy(), y.copy(), A.copy()), (x.copy(), y.copy(), A.copy())
+        assert_same(f(*mine), fn(*theirs))
+        assert_same(mine, theirs)
+
+
 def loop_changes_type(x):
     acc = x[:1]
     for i in range(x.shape[0]):

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError
-from . import indexing
+from . import indexing, masked
 from .operators import apply_operator
 from .sequences import Seq
 from .values import Traced, contains_unknown, is_static, known
@@ -129,6 +129,12 @@ def augmented_assign(fc, node: ast.AugAssign):
         return
     old = indexing.getitem(em, base, index)
     new = apply_operator(em, op, old, value)
+    if isinstance(old, masked.Masked):   # A[i, :j] -= v: the same bounds, cast back as NumPy's += does
+        if not np.can_cast(new.data.dtype, old.data.dtype, "same_kind"):
+            raise ShapeError(f"{shown}: Cannot cast ufunc output from dtype('{new.data.dtype}') to "
+                             f"dtype('{old.data.dtype}') with casting rule 'same_kind'")
+        store(em, base, index, new, shown)
+        return
     holder = Traced(old.value, old.weak, old.params)
     update_in_place(em, holder, new, shown)
     store(em, base, index, holder, shown)

@@ -20,7 +20,7 @@ from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..program import Argument, Known, OutputTree, Program, Result, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
-from . import assignment, branches, indexing, loops, policy, registry
+from . import assignment, branches, indexing, loops, masked, policy, registry
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
@@ -126,6 +126,8 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Return(self, node):
         self.env[RETURN_VALUE] = None if node.value is None else self.visit(node.value)
+        if len(self.stack) == 1 and self.parent is None and masked.contains(self.env[RETURN_VALUE]):
+            masked.need(masked.first(self.env[RETURN_VALUE]), "returning it")
         self.env[RETURN] = True
         raise Exit()
 
@@ -249,6 +251,14 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Attribute(self, node):
         base = self.visit(node.value)
         attr = node.attr
+        if isinstance(base, masked.Masked):
+            if attr in ("dtype", "ndim"):
+                return call_known(self.em, registry.PROPERTIES[attr], (base.data,))
+            if attr in ("shape", "size"):
+                return masked.shape(self.em, base) if attr == "shape" else masked.size(self.em, base)
+            if attr in registry.METHODS:
+                return BoundMethod(registry.METHODS[attr], base, attr)
+            masked.need(base, f".{attr}")
         if isinstance(base, Traced):
             if attr in registry.PROPERTIES:
                 return call_known(self.em, registry.PROPERTIES[attr], (base,))
@@ -311,6 +321,9 @@ class FunctionCompiler(ast.NodeVisitor):
             raise JitError(f"{shown}(): {e}") from None
         except ValueError:
             pass
+
+        if masked.contains(args, kwargs):
+            return masked.call(self.em, impl, shown, args, kwargs)
 
         def call(em, *args, **kwargs):
             registry.refuse_complex(impl, shown, args, kwargs)
@@ -413,6 +426,8 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         index = known(self.visit(node.slice))
+        if masked.contains(base, index):
+            masked.need(masked.first(base, index), "indexing")
         if isinstance(base, Traced):
             return call_known(self.em, _getitem, (base, index))
         index = self.em.static(index, "an index into a Python value")
@@ -582,6 +597,8 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
             node = Result(len(outputs) - 1, value.weak)
         seen[id(value)] = node
         return node
+    if isinstance(value, masked.Masked):
+        masked.need(value, "returning it")
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)):
         return Known(value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
+from . import masked
 from .values import Emitter, NeedStatic, Traced, make_view
 
 
@@ -35,7 +36,18 @@ def _is_int_scalar(t: Traced) -> bool:
     return t.ndim == 0 and (t.weak is int or is_int(t.dtype))
 
 
-def parse(em: Emitter, x: Traced, index) -> list[Item]:
+def parse(em: Emitter, x: Traced, index, run_time_length=False) -> list[Item]:
+    """The index as Items; a slice with a run-time length ("mslice") only where the caller
+    handles one (`run_time_length`), otherwise NeedStatic for its bounds (or an error)."""
+    out = _parse(em, x, index)
+    if not run_time_length or any(it.kind == "array" for it in out) or sum(it.kind == "mslice" for it in out) > 1:
+        for it in out:
+            if it.kind == "mslice":
+                _refuse_run_time_length(it)
+    return out
+
+
+def _parse(em: Emitter, x: Traced, index) -> list[Item]:
     raw = list(index) if isinstance(index, tuple) else [index]
     items: list[Any] = []
     for it in raw:
@@ -106,6 +118,11 @@ def _parse_slice(em, it: slice, n: int) -> Item:
     if isinstance(start, Traced) and isinstance(stop, Traced) and a and b and a[0] == b[0]:
         size = b[1] - a[1]        # x[i:i + 4]: length 4 whatever i is
         return Item("dslice", start, max(size, 0))
+    return Item("mslice", (start, stop))     # a run-time length: see masked.py
+
+
+def _refuse_run_time_length(it: Item):
+    start, stop = it.value
     moving = stop if isinstance(stop, Traced) else start
     if moving.params:
         raise NeedStatic(moving.params)
@@ -116,13 +133,67 @@ def _parse_slice(em, it: slice, n: int) -> Item:
 
 # ---------------------------------------------------------------- reading
 
-def getitem(em: Emitter, x: Traced, index) -> Traced:
-    items = parse(em, x, index)
+def getitem(em: Emitter, x: Traced, index):
+    if is_mask(index):
+        flags = index[0] if isinstance(index, tuple) else index
+        if flags.shape == x.shape:
+            return _read_selection(em, x, flags)
+    items = parse(em, x, index, run_time_length=True)
     if any(it.kind == "array" for it in items):
         return _advanced(em, x, items)
+    if any(it.kind == "mslice" for it in items):
+        return _read_run_time_length(em, x, items)
     y = _basic(em, x, items)
     if y.ndim == 0 and all(it.kind in ("int", "dyn") for it in items) and not _has_ellipsis(index):
         return y   # x[i, j] is a NumPy scalar (a copy), not a view
+    return _view(em, x, items, y)
+
+
+def _whole_axis(em, x: Traced, items: list[Item]):
+    """The items with the run-time-length slice made the whole axis; that axis's position in x
+    and in the result; and the slice's bounds (masked.bounds)."""
+    k = next(i for i, it in enumerate(items) if it.kind == "mslice")
+    dim = sum(1 for it in items[:k] if it.kind != "new")
+    axis = sum(1 for it in items[:k] if it.kind in ("new", "slice", "dslice"))
+    n = x.shape[dim]
+    whole = items[:k] + [Item("slice", (0, n, 1, n))] + items[k + 1:]
+    return whole, axis, masked.bounds(em, *items[k].value, n)
+
+
+def _read_run_time_length(em, x: Traced, items: list[Item]) -> masked.Masked:
+    whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
+    return masked.Masked(_view(em, x, whole, _basic(em, x, whole)), axis, ("bounds", lo, hi), key, params)
+
+
+def _read_selection(em, x: Traced, flags: Traced) -> masked.Masked:
+    """x[mask] with a run-time mask of x's shape: x flattened (a copy, as NumPy's), masked by it."""
+    n = x.type.size
+    flat = em.emit("reshape", x, shape=(n,)) if x.ndim != 1 else em.wrap(x.value, x)
+    f = em.emit("reshape", flags, shape=(n,)) if flags.ndim != 1 else flags
+    return masked.Masked(Traced(flat.value, None, x.params), 0, ("flags", f), ("flags", flags.value.id, x.shape), None)
+
+
+def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Traced:
+    """x[..., lo:hi, ...] = value: a select over the whole axis. The value is a scalar, an array
+    of length 1 along that axis, or a masked array with the same bounds."""
+    whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
+    region = _result_shape(x, whole)
+    if isinstance(value, masked.Masked):
+        if value.key != key or value.data.ndim - value.axis != len(region) - axis:
+            masked.need(value, f"{what} into a slice of other bounds")
+        value = value.data
+    else:
+        shape = value.shape if isinstance(value, Traced) else np.shape(value)
+        from_end = len(region) - axis
+        if len(shape) >= from_end and shape[len(shape) - from_end] != 1:
+            masked.need(masked.Masked(None, axis, ("bounds", lo, hi), key, params), f"{what} of an array of fixed length")
+    v = _values_for(em, value, x.dtype, region, what)
+    old = _basic(em, x, whole)
+    new = em.emit("select", masked.mask(em, ("bounds", lo, hi), region, axis), v, old, sources=(x,), weak=x.weak)
+    return _set_region(em, x, whole, new)
+
+
+def _view(em, x: Traced, items: list[Item], y: Traced) -> Traced:
     return make_view(x, y,
                      lambda base: _basic(em, Traced(base, x.weak, x.params), items).value,
                      lambda base, new: _set_region(em, Traced(base, x.weak, x.params), items,
@@ -350,7 +421,11 @@ def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     if is_mask(index):
         mask = index[0] if isinstance(index, tuple) else index
         return _set_mask(em, x, mask, value, what)
-    items = parse(em, x, index)
+    items = parse(em, x, index, run_time_length=True)
+    if any(it.kind == "mslice" for it in items):
+        return _write_run_time_length(em, x, items, value, what)
+    if isinstance(value, masked.Masked):
+        masked.need(value, f"{what} into a slice of fixed length")
     if any(it.kind == "array" for it in items):
         if any(isinstance(it.value, Traced) for it in items):
             raise NotSupportedError(f"{what}: writing through an index array known only at run time is not supported",
@@ -410,22 +485,26 @@ def _compose(em, x: Traced, starts, upd: Traced):
 
 
 def _reads(em, value, source, look_back: int = 64) -> bool:
-    """Whether `value` is computed from `source` by recent ops of the current block. Writing such a
-    value into `source` (x[1:] = x[:-1], U[1:] -= U[:-1]) is materialised first (the barrier op):
-    IREE 3.13 otherwise copies between overlapping ranges of one buffer (refused at run time) or
-    updates the buffer in place while still reading it (wrong values, found by the fuzzer)."""
-    ops = em.b.blocks[-1].ops
-    producers = {r.id: op for op in ops[-look_back:] for r in op.results}
-    todo, seen = [value], set()
-    while todo:
-        v = todo.pop()
-        if v is source:
-            return True
-        if v.id in seen or v.id not in producers:
-            continue
-        seen.add(v.id)
-        todo.extend(producers[v.id].operands)
-    return False
+    """Whether `value` is computed from `source`, or from what `source` is computed from, by recent
+    ops of the current block. Writing such a value into `source` (x[1:] = x[:-1], U[1:] -= U[:-1])
+    is materialised first (the barrier op): IREE 3.13 otherwise copies between overlapping ranges
+    of one buffer (refused at run time) or updates the buffer in place while still reading it
+    (wrong values, found by the fuzzer). Shared ancestry counts too: IREE merges equal
+    computations, so `u = b.T; u[1:-1] = b.T[2:] - b.T[:-2]` reads u's buffer (fuzzer, seed 303)."""
+    producers = {r.id: op for op in em.b.blocks[-1].ops[-look_back:] for r in op.results}
+
+    def ancestors(v) -> set[int]:
+        todo, seen = [v], set()
+        while todo:
+            v = todo.pop()
+            if v.id in seen:
+                continue
+            seen.add(v.id)
+            op = producers.get(v.id)
+            if op is not None and op.name != "constant":
+                todo.extend(op.operands)
+        return seen
+    return bool(ancestors(value) & ancestors(source))
 
 
 def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
@@ -471,6 +550,11 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
         raise ShapeError(f"IndexError: boolean index did not match indexed array along axis 0; "
                        f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
     rest = x.shape[k:]
+    if isinstance(value, masked.Masked):     # y[m] = f(x[m]): the same selection
+        if value.key != ("flags", mask.value.id, x.shape) or value.data.ndim != 1:
+            masked.need(value, f"{what} through another mask")
+        v = em.emit("reshape", em.cast(value.data, x.dtype), shape=x.shape)
+        return em.emit("select", mask, v, x, sources=(x,), weak=x.weak)
     vshape = value.shape if isinstance(value, Traced) else np.shape(value)
     if len(vshape) > len(rest) and not all(d == 1 for d in vshape[:len(vshape) - len(rest)]):
         raise NotSupportedError(f"{what}: the number of values must match the number of True entries, which is "

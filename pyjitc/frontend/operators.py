@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from ..errors import NotSupportedError
+from . import masked
 from .regions import MergeError, unify
 from .registry import FUNCTIONS, refuse_complex
 from .values import Emitter, Traced, call_known, fold, is_static, join_params
@@ -36,6 +37,10 @@ _PY_OPERATORS = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.
 
 def apply_operator(em: Emitter, op_name: str, *args):
     """A Python operator: on compile-time values Python/NumPy computes it; on arrays the ufunc."""
+    if masked.contains(args):
+        if op_name not in OPERATORS:
+            masked.need(masked.first(args), f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}")
+        return masked.call(em, FUNCTIONS[OPERATORS[op_name]], OPERATOR_SYMBOLS.get(op_name, op_name), args, {})
     return call_known(em, lambda em, *a: _apply_operator(em, op_name, *a), args)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import tree
 from ..errors import JitError
 from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
+from .masked import Masked
 from .values import Emitter, NeedStatic, Traced, make_view
 
 # Reserved names in the interpreter's environment (never Python identifiers).
@@ -200,6 +201,9 @@ class Merge:
                 all(v.value is first.value for v in values):
             merged = Traced(first.value, first.weak, _join([v.params for v in values]))
             return lambda res: merged
+        if any(isinstance(v, Masked) for v in values):   # its bounds differ by path: known only if static
+            poisoned = next(v for v in values if isinstance(v, Masked)).poisoned(self.extra)
+            return lambda res: poisoned
         undefined = [v is MISSING or isinstance(v, Undefined) for v in values]
         if any(undefined):
             defined = [v for v, u in zip(values, undefined) if not u]
@@ -370,6 +374,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     b = em.b
     before = State(env, em)
     carried: dict = {GO_KEY: Carried((), np.dtype(np.bool_), None, frozenset({marker}))}
+    poisoned: dict = {}   # names bound to a masked array (masked.py) by the body: not carried
     for _ in range(MAX_PASSES):
         before.restore(env)
         checkpoint = b.checkpoint()
@@ -379,6 +384,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             cells = {cid: c for cid, (c, _) in before.cells.items()}
             for key, rebuild in entry_plans:
                 rebind(env, key, rebuild(list(block.params)), cells)
+            env.update(poisoned)   # the previous iteration's value: usable only if the loop is unrolled
             start = State(env, em)
             em.loop_depth += 1
             try:
@@ -387,6 +393,11 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 em.loop_depth -= 1
             retype = False
             for key, now in start.changes(env, before.cells):
+                if isinstance(now, Masked) and key[0] == "name":
+                    if key[1] not in poisoned:
+                        poisoned[key[1]] = now.poisoned(frozenset({marker}))
+                        retype = True
+                    continue
                 old = carried.get(key)
                 name = key[1] if key[0] == "name" else "an array updated in place"
                 try:
@@ -420,6 +431,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         cells = {cid: c for cid, (c, _) in before.cells.items()}
         for key, rebuild in _rebuilders(carried):
             rebind(env, key, rebuild(results), cells)
+        env.update(poisoned)
         env.pop(GO, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")

@@ -426,7 +426,15 @@ def _if_type(ts, regions, **_):
 def _lower_if(ctx, operands, **_):
     op = ctx.op("stablehlo.if", operands, ctx.out_types, regions=2)
     for mlir_region, block in zip(op.regions, ctx.regions):
-        ctx.lower_region(mlir_region, block)
+        produced = {r.id for o in block.ops for r in o.results}
+        outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
+
+        def leave(results, outside=outside):
+            # an array computed before the if and passed through a branch unchanged is copied
+            # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
+            # hal.buffer_view.create", statement fuzzer seed 303 program 934). Arguments need not.
+            return [ctx.barrier(r) if o and ctx.computed(r) else r for r, o in zip(results, outside)]
+        ctx.lower_region(mlir_region, block, leave=leave)
     return list(op.results)
 
 
@@ -593,8 +601,17 @@ def _dynamic_update_slice_type(ts, **_):
     return x
 
 
-register_op("dynamic_update_slice", _dynamic_update_slice_type,
-            lambda ctx, operands: ctx.hlo("stablehlo.dynamic_update_slice", *operands))
+def _lower_dynamic_update_slice(ctx, operands):
+    x, update, *starts = operands
+    if ctx.in_types[1].size == 1 and ctx.in_types[1].ndim >= 2 and ctx.is_constant_expression(x):
+        # IREE 3.13 failed to compile one element taken from an argument's slice and stored
+        # into a constant array (`out = np.zeros((3, 2)); out[0, 0] = x[0]`: "expected rank to
+        # be smaller or equal to the other rank"); materialised first, it compiles
+        update = ctx.barrier(update)
+    return ctx.hlo("stablehlo.dynamic_update_slice", x, update, *starts)
+
+
+register_op("dynamic_update_slice", _dynamic_update_slice_type, _lower_dynamic_update_slice)
 
 
 def _take_type(ts, **_):

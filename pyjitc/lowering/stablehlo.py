@@ -67,6 +67,11 @@ class LowerCtx:
             return self.barrier(value)
         return value
 
+    @staticmethod
+    def computed(value: ir.Value) -> bool:
+        """Whether `value` is an op's result (not a function's or region's argument)."""
+        return isinstance(value, ir.OpResult)
+
     def barrier(self, value: ir.Value) -> ir.Value:
         return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
 

@@ -65,6 +65,7 @@ def ufunc_impl(np_ufunc, lower):
             return impl(em, *[cast_impl(em, a, dtype) for a in args])
         return apply_ufunc(em, np_ufunc, args, lower)
     impl.__name__ = np_ufunc.__name__
+    impl.ufunc = np_ufunc        # elementwise: masked.py applies it to masked arrays
     return impl
 
 

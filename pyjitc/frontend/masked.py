@@ -1,0 +1,266 @@
+"""masked: arrays whose length along one axis is known only at run time: `A[i, :j]`, `x[lo:hi]`,
+`data[:, i + 1:m]` with run-time bounds, as loops over shrinking or growing slices (Cholesky, LU,
+triangular solves, correlation matrices) write them.
+
+The program holds such an array at its base's positions: `data` is the view with the whole axis
+(a static capacity), and only positions lo <= k < hi along `axis` belong to the array. Elementwise
+operations, reductions, dot products and writes into a region with the same bounds work on the
+capacity with a mask, so the loop around them compiles to one run-time loop instead of being
+unrolled. Two masked arrays combine only where their bounds are the same expressions (`A[i, :j]`
+and `A[j, :j]`); everything else (an unknown function, indexing it, returning it, bounds that
+differ) asks for the bounds at compile time, which unrolls the enclosing loop exactly as before:
+deny by default, never a silently wrong shape."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir.types import is_bool, is_float, is_int
+from .values import NeedStatic, Traced, join_params, items_of
+
+
+class Masked:
+    """data: the base's view over the whole axis; axis: which axis has run-time bounds; where:
+    which positions along it belong to the array, ("bounds", lo, hi) with int64 Traced bounds
+    already clipped to [0, capacity], or ("flags", f) with a bool Traced f along the axis (x[mask]
+    holds x flattened, and the mask); key: what makes two `where`s equal (capacity and each
+    bound's expression, or the mask's identity); params: the scalar arguments/loop markers the
+    bounds come from (None where they depend on array data)."""
+    __slots__ = ("_data", "axis", "where", "key", "params")
+
+    def __init__(self, data, axis, where, key, params):
+        self._data, self.axis, self.where, self.key, self.params = data, axis, where, key, params
+
+    @property
+    def data(self) -> Traced:
+        if self._data is None:
+            need(self, "using it after the loop or if that made it")
+        return self._data
+
+    def poisoned(self, extra=frozenset()) -> "Masked":
+        """A stand-in after the region that made it: any use asks for the bounds at compile time."""
+        params = None if self.params is None else self.params | extra
+        return Masked(None, self.axis, self.where, None, params)
+
+    def __getattr__(self, name):
+        need(self, f"its attribute {name}")
+
+    def __bool__(self):
+        need(self, "its truth value")
+
+    def __len__(self):
+        need(self, "its length as a Python number")
+
+    def __iter__(self):
+        need(self, "iterating over it")
+
+    def __index__(self):
+        need(self, "using it as an index")
+
+    def __float__(self):
+        need(self, "converting it to a number")
+
+    __int__ = __complex__ = __float__
+
+    def __array__(self, *args, **kwargs):
+        need(self, "converting it to a NumPy array")
+
+    def __eq__(self, other):
+        need(self, "comparing it")
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"Masked({self._data!r}, axis={self.axis})"
+
+
+def need(m: Masked, what: str):
+    """Ask for the bounds at compile time (the enclosing loop is unrolled); an error where they
+    depend on array values."""
+    kind = "slice's length depends on values known only at run time" if m.where[0] == "bounds" else \
+        "selection's length (x[mask]) depends on the data"
+    hint = "compute with it elementwise, reduce it (sum, dot, max, ...) or write it into " + (
+        "a slice with the same bounds; or make the bounds compile-time values" if m.where[0] == "bounds" else
+        "y[mask]; to return it, return np.where(mask, x, 0) or the mask itself")
+    reason = ShapeError(f"this {kind}, and {what} needs it at compile time", hint=hint)
+    if m.params:
+        raise NeedStatic(m.params, reason=reason)
+    raise reason
+
+
+def contains(*values) -> bool:
+    return any(True for v in values for _ in items_of(v, Masked))
+
+
+def first(*values) -> Masked:
+    return next(m for v in values for m in items_of(v, Masked))
+
+
+# ---------------------------------------------------------------- making one
+
+def bounds(em, start, stop, n: int):
+    """(lo, hi, key, params) of x[start:stop] along an axis of length n: NumPy's clipping of
+    negative and out-of-range bounds, at run time where a bound is a run-time value."""
+    parts, key = [], [n]
+    for v, default in ((start, 0), (stop, n)):
+        if not isinstance(v, Traced):
+            c = default if v is None else min(max(int(v) + n if int(v) < 0 else int(v), 0), n)
+            parts.append(em.constant(np.int64(c)))
+            key.append(("c", c))
+            continue
+        key.append(("t",) + em.offset_of(v))
+        t = em.cast(em.asarray(v), np.int64)
+        zero, size = em.constant(np.int64(0)), em.constant(np.int64(n))
+        t = em.emit("select", em.emit("compare", t, zero, direction="LT"), em.emit("add", t, size), t)
+        t = em.emit("max", em.emit("min", t, size), zero)
+        parts.append(t)
+    return parts[0], parts[1], tuple(key), join_params([v for v in (start, stop) if isinstance(v, Traced)])
+
+
+def mask(em, where, shape, axis) -> Traced:
+    """Which elements of an array of `shape` belong to the masked array (bool): positions
+    lo <= k < hi along `axis`, or the flags along it."""
+    shape = tuple(shape)
+    if where[0] == "flags":
+        return em.emit("broadcast_in_dim", where[1], shape=shape, dims=(axis,))
+    idx = em.emit("iota", shape=shape, dim=axis, dtype=np.dtype(np.int64))
+    lo, hi = em.broadcast(where[1], shape), em.broadcast(where[2], shape)
+    return em.emit("and", em.emit("compare", idx, lo, direction="GE"), em.emit("compare", idx, hi, direction="LT"))
+
+
+def filled(em, m: Masked, value) -> Traced:
+    """m's data with `value` outside the bounds."""
+    data = m.data
+    fill = em.full(value, data.dtype, data.shape)
+    return em.emit("select", mask(em, m.where, data.shape, m.axis), data, fill)
+
+
+def length(em, m: Masked) -> Traced:
+    if m.where[0] == "flags":
+        return em.emit("reduce", em.cast(m.where[1], np.int64), kind="add", axes=(0,))
+    return em.emit("max", em.emit("sub", m.where[2], m.where[1]), em.constant(np.int64(0)))
+
+
+def _count(em, m: Masked, n: Traced) -> Traced:
+    """A run-time length as NumPy gives it in a shape: a Python int (weak)."""
+    return Traced(n.value, int, m.params)
+
+
+def shape(em, m: Masked) -> tuple:
+    """m.shape: the masked axis's length is a run-time int."""
+    n = _count(em, m, length(em, m))
+    return tuple(n if i == m.axis else d for i, d in enumerate(m.data.shape))
+
+
+def size(em, m: Masked) -> Traced:
+    n = length(em, m)
+    rest = int(np.prod([d for i, d in enumerate(m.data.shape) if i != m.axis], dtype=np.int64))
+    return _count(em, m, em.emit("mul", n, em.constant(np.int64(rest))) if rest != 1 else n)
+
+
+def _join(*values):
+    out = frozenset()
+    for v in values:
+        p = v.params if isinstance(v, (Masked, Traced)) else frozenset()
+        if p is None:
+            return None
+        out |= p
+    return out
+
+
+# ---------------------------------------------------------------- operations on it
+
+def call(em, impl, shown: str, args, kwargs):
+    """impl(em, *args, **kwargs) where some argument is masked: the rules below, or the bounds at
+    compile time."""
+    from .registry import BUILTINS, FUNCTIONS
+    if impl is BUILTINS.get("len") and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
+        return shape(em, args[0])[0]
+    ufunc = getattr(impl, "ufunc", None)
+    if ufunc is not None and ufunc.signature is None and ufunc.nout == 1 and not kwargs:
+        return _elementwise(em, impl, shown, args)
+    if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
+        return _contraction(em, impl, shown, *args)
+    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in ("sum", "prod", "max", "min", "mean")}
+    if impl in reductions and len(args) == 1 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"}:
+        return _reduction(em, impl, reductions[impl], args[0], kwargs.get("axis"))
+    need(first(args, kwargs), shown)
+
+
+def aligned(a: Masked, b: Masked) -> bool:
+    return a.key == b.key
+
+
+def _elementwise(em, impl, shown, args):
+    ms = [a for a in args if isinstance(a, Masked)]
+    ref = ms[0]
+    for other in ms[1:]:
+        if not aligned(ref, other) or other.data.ndim - other.axis != ref.data.ndim - ref.axis:
+            need(other, f"{shown} with a slice of other bounds")
+    shapes = [a.data.shape if isinstance(a, Masked) else em.shape_of(a) for a in args]
+    rank = max(len(s) for s in shapes)
+    from_end = ref.data.ndim - ref.axis     # the masked axis, counted from the end
+    for a, s in zip(args, shapes):
+        if not isinstance(a, Masked) and len(s) >= from_end and s[len(s) - from_end] != 1:
+            need(ref, f"{shown} with an array of fixed length on its axis")
+    out = impl(em, *[a.data if isinstance(a, Masked) else a for a in args])
+    if not isinstance(out, Traced) or out.ndim != rank:
+        need(ref, shown)
+    return Masked(out, rank - from_end, ref.where, ref.key, _join(*args))
+
+
+def _reduction(em, impl, name: str, m: Masked, axis):
+    data = m.data
+    axes = tuple(range(data.ndim)) if axis is None else \
+        tuple(a % data.ndim for a in ((axis,) if isinstance(axis, (int, np.integer)) else em.static(axis, "axis")))
+    if m.axis not in axes:        # the masked axis survives: reduce the data as it is
+        out = impl(em, data, axis=axis)
+        return Masked(out, m.axis - sum(1 for a in axes if a < m.axis), m.where, m.key, m.params)
+    if name in ("max", "min"):
+        empty = em.emit("compare", length(em, m), em.constant(np.int64(0)), direction="EQ")
+        em.check(empty, f"ValueError: zero-size array to reduction operation {'maximum' if name == 'max' else 'minimum'} "
+                        "which has no identity")
+        dt = data.dtype
+        if is_float(dt):
+            fill = -np.inf if name == "max" else np.inf
+        elif is_bool(dt):
+            fill = name != "max"
+        elif is_int(dt):
+            info = np.iinfo(dt)
+            fill = info.min if name == "max" else info.max
+        else:
+            need(m, f"np.{name} of {dt}")
+        return impl(em, filled(em, m, fill), axis=axis)
+    if name == "mean":
+        from .registry import FUNCTIONS
+        total = em.asarray(FUNCTIONS["numpy.sum"](em, filled(em, m, 0), axis=axis,
+                                                  dtype=np.float64 if data.dtype.kind in "biu" else None))
+        count = length(em, m)
+        for a in axes:
+            if a != m.axis:
+                count = em.emit("mul", count, em.constant(np.int64(data.shape[a])))
+        count = em.broadcast(em.cast(count, total.dtype), total.shape)
+        return em.wrap(em.emit("div", total, count).value, m)
+    return impl(em, filled(em, m, 1 if name == "prod" else 0), axis=axis)
+
+
+def _contraction(em, impl, shown, a, b):
+    """dot/matmul of 1-D and 2-D operands: a masked contracted axis (A[i, :j] @ A[:j, j]) is
+    zero-filled on both sides; a masked free axis (v @ data[:, i:m]) stays masked in the result."""
+    da = a.data if isinstance(a, Masked) else em.asarray(a)
+    db = b.data if isinstance(b, Masked) else em.asarray(b)
+    if da.ndim not in (1, 2) or db.ndim not in (1, 2):
+        need(first(a, b), f"{shown} of arrays with more than 2 dimensions")
+    ca, cb = da.ndim - 1, (0 if db.ndim == 1 else db.ndim - 2)
+    ma = a.axis if isinstance(a, Masked) else None
+    mb = b.axis if isinstance(b, Masked) else None
+    if ma == ca or mb == cb:
+        if not (ma == ca and mb == cb and aligned(a, b)):
+            need(first(a, b), f"{shown} over a slice of other bounds")
+        return impl(em, filled(em, a, 0), filled(em, b, 0))
+    if ma is not None and mb is not None:
+        need(a, f"{shown} of two slices with run-time lengths")
+    out = impl(em, da, db)
+    if ma is not None:            # a 2-D, rows masked
+        return Masked(out, 0, a.where, a.key, _join(a, b))
+    return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked

@@ -1,0 +1,298 @@
+"""Slices whose length is known only at run time (A[i, :j], x[lo:hi], data[:, i + 1:m]): loops over
+shrinking or growing slices compile to one run-time loop, and every answer is NumPy's, including
+where the compiler falls back to unrolling or to compile-time bounds (pyjitc/frontend/masked.py)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pyjitc
+from tests.reference import assert_same
+
+rng = np.random.default_rng(17)
+
+
+# ---------------------------------------------------------------- kernels as people write them
+
+def cholesky(A):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= np.dot(A[i, :i], A[i, :i])
+        A[i, i] = np.sqrt(A[i, i])
+    return A
+
+
+def lu(A):
+    N = A.shape[0]
+    for i in range(N):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, N):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def correlation(M, float_n, data):
+    mean = np.mean(data, axis=0)
+    stddev = np.std(data, axis=0)
+    stddev[stddev <= 0.1] = 1.0
+    data -= mean
+    data /= np.sqrt(float_n) * stddev
+    corr = np.eye(M, dtype=data.dtype)
+    for i in range(M - 1):
+        corr[i + 1:M, i] = corr[i, i + 1:M] = data[:, i] @ data[:, i + 1:M]
+    return corr
+
+
+def trisolv(L, x, b):
+    for i in range(x.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+
+
+def syrk(alpha, beta, C, A):
+    for i in range(A.shape[0]):
+        C[i, :i + 1] *= beta
+        for k in range(A.shape[1]):
+            C[i, :i + 1] += alpha * A[:i + 1, k] * A[i, k]
+
+
+def trmm(alpha, A, B):
+    for i in range(B.shape[0]):
+        for j in range(B.shape[1]):
+            B[i, j] += np.dot(A[i + 1:, i], B[i + 1:, j])
+    B *= alpha
+
+
+def running_stats(x):
+    out = np.empty((3, x.shape[0]))
+    for i in range(x.shape[0]):
+        out[0, i] = x[:i + 1].max()
+        out[1, i] = x[i:].mean()
+        out[2, i] = np.sum(np.abs(x[:i + 1] - x[i]))
+    return out
+
+
+def spd(n):
+    a = rng.random((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+KERNELS = {
+    "cholesky": (cholesky, lambda n: (spd(n),)),
+    "lu": (lu, lambda n: (spd(n),)),
+    "correlation": (correlation, lambda n: (n, float(n + 3), rng.random((n + 3, n)))),
+    "trisolv": (trisolv, lambda n: (np.tril(spd(n)), np.zeros(n), rng.random(n))),
+    "syrk": (syrk, lambda n: (1.5, 1.2, rng.random((n, n)), rng.random((n, 3)))),
+    "trmm": (trmm, lambda n: (1.5, rng.random((n, n)), rng.random((n, n)))),
+    "running_stats": (running_stats, lambda n: (rng.standard_normal(n),)),
+}
+
+
+def _copies(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_kernels_over_shrinking_slices_match_numpy_at_several_sizes(name):
+    fn, make = KERNELS[name]
+    f = pyjitc.jit(fn)
+    for n in (1, 2, 9):
+        args = make(n)
+        mine, theirs = _copies(args), _copies(args)
+        assert_same(f(*mine), fn(*theirs), accumulate=True)
+        assert_same(mine, theirs, accumulate=True)
+
+
+@pytest.mark.parametrize("name", ["cholesky", "correlation", "trisolv"])
+def test_kernels_over_shrinking_slices_compile_to_loops_whose_size_does_not_grow_with_n(name):
+    # unrolled, the program grows with n (n**2 copies of the body for Cholesky); as a run-time
+    # loop it is the same program for every n, up to the numbers in its shapes
+    fn, make = KERNELS[name]
+    f = pyjitc.jit(fn)
+    small, large = (f.lower(*make(n)).as_text() for n in (6, 40))
+    assert "stablehlo.while" in small
+    assert len(small.splitlines()) == len(large.splitlines())
+
+
+# ---------------------------------------------------------------- NumPy's slice rules at run time
+
+def window(x, lo, hi):
+    w = x[lo:hi]
+    return w.sum(), np.dot(w, w), (w * 2.0 + 1.0).sum(), x[lo:hi].mean(), np.prod(x[lo:hi] + 1.0)
+
+
+def window_max(x, lo, hi):
+    return x[lo:hi].max(), x[lo:].min()
+
+
+def fill_window(x, lo, hi, v):
+    x[lo:hi] = v
+    x[lo:hi] += x[lo:hi] * 0.5
+
+
+def columns(A, lo, hi):
+    A[:, lo:hi] *= 2.0
+    return A[lo:hi, :].sum(axis=0), A[lo:hi].sum()
+
+
+@pytest.fixture(scope="module")
+def jitted():
+    return {fn.__name__: pyjitc.jit(fn) for fn in (window, window_max, fill_window, columns)}
+
+
+bound = st.integers(-10, 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lo=bound, hi=bound)
+def test_run_time_bounds_clip_and_wrap_as_numpy_slices_do(jitted, lo, hi):
+    x = np.linspace(-1.0, 2.0, 8)
+    with np.errstate(all="ignore"):
+        want = window(x, lo, hi)
+    assert_same(jitted["window"](x, lo, hi), want, accumulate=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(lo=bound, hi=bound)
+def test_max_of_a_run_time_slice_is_numpys_or_its_zero_size_error(jitted, lo, hi):
+    x = np.linspace(-1.0, 2.0, 8)
+    try:
+        want = window_max(x, lo, hi)
+    except ValueError:
+        with pytest.raises(ValueError, match="zero-size array"):
+            jitted["window_max"](x, lo, hi)
+        return
+    assert_same(jitted["window_max"](x, lo, hi), want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(lo=bound, hi=bound, v=st.sampled_from([3, -1.5]))
+def test_writes_into_a_run_time_slice_touch_exactly_numpys_elements(jitted, lo, hi, v):
+    x, y = np.arange(8.0), np.arange(8.0)
+    fill_window(y, lo, hi, v)
+    jitted["fill_window"](x, lo, hi, v)
+    assert_same(x, y)
+
+
+@settings(max_examples=20, deadline=None)
+@given(lo=st.integers(-6, 6), hi=st.integers(-6, 6))
+def test_run_time_slices_of_a_matrix_along_rows_and_columns(jitted, lo, hi):
+    A, B = np.arange(30.0).reshape(5, 6), np.arange(30.0).reshape(5, 6)
+    assert_same(jitted["columns"](A, lo, hi), columns(B, lo, hi))
+    assert_same(A, B)
+
+
+def test_one_executable_serves_every_pair_of_run_time_bounds():
+    f = pyjitc.jit(window)
+    x = np.arange(8.0)
+    for lo, hi in ((0, 8), (2, 5), (-3, 7), (6, 1)):
+        f(x, lo, hi)
+    assert f.cache_info().misses == 1
+
+
+def sum_to_a_length_read_from_data(x, counts):
+    return x[:counts[0]].sum()
+
+
+def test_a_slice_length_read_from_array_data_is_masked_not_refused():
+    x, counts = np.arange(10.0), np.array([4])
+    assert_same(pyjitc.jit(sum_to_a_length_read_from_data)(x, counts), sum_to_a_length_read_from_data(x, counts))
+
+
+# ---------------------------------------------------------------- what falls back, and stays right
+
+def flipped_prefix(y):
+    s = 0.0
+    for k in range(1, y.shape[0]):
+        s += np.dot(np.flip(y[:k]), y[:k])
+    return s
+
+
+def copy_and_length(x, k):
+    c = x[:k].copy()
+    return c, len(x[:k]), x[:k][0]
+
+
+def returned_prefix(x, k):
+    return x[:k] * 2.0
+
+
+def last_prefix_after_the_loop(x, n):
+    r = x[:1]
+    for i in range(n):
+        r = x[:i + 1]
+    return r.sum()
+
+
+def previous_iterations_prefix(x):
+    r = x[:1]
+    t = 0.0
+    for i in range(1, x.shape[0]):
+        t += r.sum()
+        r = x[:i]
+    return t
+
+
+def prefix_chosen_by_a_branch(x, i, j, c):
+    r = x[:i] if c > 0 else x[:j]
+    return r.sum()
+
+
+def prefix_then_base_written(x, k):
+    r = x[:k]
+    x[0] = 100.0
+    return r.sum()
+
+
+def prefixes_of_different_bounds(x, i, j):
+    return (x[:i] + x[:j]).sum()
+
+
+@pytest.mark.parametrize("fn, args", [
+    (flipped_prefix, lambda: (rng.random(7),)),
+    (copy_and_length, lambda: (np.arange(6.0), 3)),
+    (returned_prefix, lambda: (np.arange(6.0), 4)),
+    (last_prefix_after_the_loop, lambda: (np.arange(6.0), 4)),
+    (previous_iterations_prefix, lambda: (np.arange(6.0),)),
+    (prefix_chosen_by_a_branch, lambda: (np.arange(6.0), 2, 5, -1)),
+    (prefix_then_base_written, lambda: (np.arange(6.0), 3)),
+    (prefixes_of_different_bounds, lambda: (np.arange(6.0), 3, 3)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_uses_a_masked_slice_cannot_serve_unroll_or_make_the_bounds_static_and_match_numpy(fn, args):
+    a = args()
+    mine, theirs = _copies(a), _copies(a)
+    assert_same(pyjitc.jit(fn)(*mine), fn(*theirs), accumulate=True)
+    assert_same(mine, theirs)
+
+
+# ---------------------------------------------------------------- x[mask] with a run-time mask
+
+def selection_stats(x):
+    pos = x[x > 0]
+    return pos.sum(), pos.mean(), np.abs(x[x < 0]).max(), pos.size, len(pos), x[np.isfinite(x)].mean()
+
+
+def selection_written_back(x, y):
+    m = x > 0.5
+    y[m] = np.sqrt(x[m]) * 2.0
+    return (x[m] * y[m]).sum(), np.dot(x[m], y[m]), np.max(x[m] - 1.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), shape=st.sampled_from([(7,), (3, 4), (2, 3, 2)]))
+def test_reductions_and_writes_of_a_run_time_selection_match_numpy(seed, shape):
+    x = np.random.default_rng(seed).standard_normal(shape)
+    f, g = pyjitc.jit(selection_stats), pyjitc.jit(selection_written_back)
+    for fn, jitted, args in ((selection_stats, f, (x,)), (selection_written_back, g, (np.abs(x), np.zeros(shape)))):
+        mine, theirs = _copies(args), _copies(args)
+        try:
+            with np.errstate(all="ignore"):
+                want = fn(*theirs)
+        except ValueError:       # max of an empty selection
+            with pytest.raises(ValueError, match="zero-size array"):
+                jitted(*mine)
+            continue
+        assert_same(jitted(*mine), want, accumulate=True)
+        assert_same(mine, theirs)
