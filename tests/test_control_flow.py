@@ -495,6 +495,26 @@ def test_an_array_computed_before_an_if_and_passed_through_a_branch_comes_back()
         assert_same(mine, theirs)
 
 
+def row_copied_into_an_argument_then_updated_under_an_if(x, y, A):
+    x[:] = A[3]
+    half = (y * 0.5) * 1.0
+    if y[0] > 0.0:
+        x[1:] = x.mean()
+    return half, half
+
+
+def test_an_argument_row_passed_through_an_if_branch_comes_back():
+    # the if's other branch returns x as the row A[3]; copying that view in the branch made IREE
+    # 3.13 return a null buffer (statement fuzzer, seed 404 program 528)
+    fn = row_copied_into_an_argument_then_updated_under_an_if
+    f = pyjitc.jit(fn)
+    for sign in (1.0, -1.0):
+        x, y, A = rng.random(6), sign * (rng.random(6) + 0.5), rng.random((5, 6))
+        mine, theirs = (x.copy(), y.copy(), A.copy()), (x.copy(), y.copy(), A.copy())
+        assert_same(f(*mine), fn(*theirs))
+        assert_same(mine, theirs)
+
+
 def loop_changes_type(x):
     acc = x[:1]
     for i in range(x.shape[0]):

@@ -72,6 +72,16 @@ class LowerCtx:
         """Whether `value` is an op's result (not a function's or region's argument)."""
         return isinstance(value, ir.OpResult)
 
+    @staticmethod
+    def view_of_argument(value: ir.Value) -> bool:
+        """Whether `value` is an argument seen through slices, reshapes and transposes."""
+        while isinstance(value, ir.OpResult):
+            op = value.owner
+            if op.name not in ("stablehlo.slice", "stablehlo.reshape", "stablehlo.transpose"):
+                return False
+            value = op.operands[0]
+        return True
+
     def barrier(self, value: ir.Value) -> ir.Value:
         return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
 
