@@ -203,3 +203,13 @@ def test_one_element_of_an_argument_stored_into_a_fresh_2d_array():
     # rank"): a 1x1 update reshaped from an argument's slice into a constant array
     x = np.array([0.5, -1.0])
     assert_same(pyjitc.jit(one_element_into_fresh_arrays)(x), one_element_into_fresh_arrays(x))
+
+
+def slice_to_a_float(x, k):
+    return x[:k].sum()
+
+
+def test_a_float_slice_bound_is_numpys_type_error_located():
+    with pytest.raises(pyjitc.JitError, match="slice indices must be integers") as e:
+        pyjitc.jit(slice_to_a_float)(np.arange(4.0), 1.5)
+    assert "x[:k]" in str(e.value) and "internal" not in str(e.value)
