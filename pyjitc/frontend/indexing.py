@@ -189,8 +189,7 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
         value = value.data
     else:
         shape = value.shape if isinstance(value, Traced) else np.shape(value)
-        from_end = len(region) - axis
-        if len(shape) >= from_end and shape[len(shape) - from_end] != 1:
+        if masked.fixed_along(shape, len(region) - axis):
             masked.need(masked.Masked(None, axis, ("bounds", lo, hi), key, params), f"{what} of an array of fixed length")
     v = _values_for(em, value, x.dtype, region, what)
     old = _basic(em, x, whole)

@@ -141,21 +141,27 @@ def length(em, m: Masked) -> Traced:
     return em.emit("max", em.emit("sub", m.where[2], m.where[1]), em.constant(np.int64(0)))
 
 
-def _count(em, m: Masked, n: Traced) -> Traced:
+def _count(m: Masked, n: Traced) -> Traced:
     """A run-time length as NumPy gives it in a shape: a Python int (weak)."""
     return Traced(n.value, int, m.params)
 
 
 def shape(em, m: Masked) -> tuple:
     """m.shape: the masked axis's length is a run-time int."""
-    n = _count(em, m, length(em, m))
+    n = _count(m, length(em, m))
     return tuple(n if i == m.axis else d for i, d in enumerate(m.data.shape))
 
 
 def size(em, m: Masked) -> Traced:
     n = length(em, m)
     rest = int(np.prod([d for i, d in enumerate(m.data.shape) if i != m.axis], dtype=np.int64))
-    return _count(em, m, em.emit("mul", n, em.constant(np.int64(rest))) if rest != 1 else n)
+    return _count(m, em.emit("mul", n, em.constant(np.int64(rest))) if rest != 1 else n)
+
+
+def fixed_along(shape, from_end: int) -> bool:
+    """Whether an array of `shape`, broadcast against a masked array whose masked axis is
+    `from_end` from the end, has a fixed length there (NumPy would need the run-time length)."""
+    return len(shape) >= from_end and shape[len(shape) - from_end] != 1
 
 
 def _join(*values):
@@ -201,7 +207,7 @@ def _elementwise(em, impl, shown, args):
     rank = max(len(s) for s in shapes)
     from_end = ref.data.ndim - ref.axis     # the masked axis, counted from the end
     for a, s in zip(args, shapes):
-        if not isinstance(a, Masked) and len(s) >= from_end and s[len(s) - from_end] != 1:
+        if not isinstance(a, Masked) and fixed_along(s, from_end):
             need(ref, f"{shown} with an array of fixed length on its axis")
     out = impl(em, *[a.data if isinstance(a, Masked) else a for a in args])
     if not isinstance(out, Traced) or out.ndim != rank:

@@ -434,8 +434,7 @@ def _lower_if(ctx, operands, **_):
             # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
             # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
             # a slice/reshape of one: copied, that failed the same way (seed 404 program 528)
-            return [ctx.barrier(r) if o and ctx.computed(r) and not ctx.view_of_argument(r) else r
-                    for r, o in zip(results, outside)]
+            return [ctx.barrier(r) if o and not ctx.view_of_argument(r) else r for r, o in zip(results, outside)]
         ctx.lower_region(mlir_region, block, leave=leave)
     return list(op.results)
 

@@ -68,13 +68,9 @@ class LowerCtx:
         return value
 
     @staticmethod
-    def computed(value: ir.Value) -> bool:
-        """Whether `value` is an op's result (not a function's or region's argument)."""
-        return isinstance(value, ir.OpResult)
-
-    @staticmethod
     def view_of_argument(value: ir.Value) -> bool:
-        """Whether `value` is an argument seen through slices, reshapes and transposes."""
+        """Whether `value` is an argument (of the function or a region) seen through slices,
+        reshapes and transposes, or the argument itself."""
         while isinstance(value, ir.OpResult):
             op = value.owner
             if op.name not in ("stablehlo.slice", "stablehlo.reshape", "stablehlo.transpose"):
