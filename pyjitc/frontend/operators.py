@@ -17,7 +17,8 @@ _UNARY_OPS = {"USub": "numpy.negative", "UAdd": "numpy.positive", "Invert": "num
 _BINARY_OPS = {"Add": "numpy.add", "Sub": "numpy.subtract", "Mult": "numpy.multiply",
                "Div": "numpy.true_divide", "FloorDiv": "numpy.floor_divide", "Mod": "numpy.remainder",
                "Pow": "numpy.power", "MatMult": "numpy.matmul", "BitAnd": "numpy.bitwise_and",
-               "BitOr": "numpy.bitwise_or", "BitXor": "numpy.bitwise_xor"}
+               "BitOr": "numpy.bitwise_or", "BitXor": "numpy.bitwise_xor", "LShift": "numpy.left_shift",
+               "RShift": "numpy.right_shift"}
 _COMPARE_OPS = {"Eq": "numpy.equal", "NotEq": "numpy.not_equal", "Lt": "numpy.less",
                 "LtE": "numpy.less_equal", "Gt": "numpy.greater", "GtE": "numpy.greater_equal"}
 OPERATORS = {**_UNARY_OPS, **_BINARY_OPS, **_COMPARE_OPS}

@@ -428,6 +428,18 @@ def _lower_if(ctx, operands, **_):
     for mlir_region, block in zip(op.regions, ctx.regions):
         produced = {r.id for o in block.ops for r in o.results}
         outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
+        # an array from before the if that a branch updates is updated in a copy: IREE 3.13
+        # returned a null buffer for the if's result when one branch updated it in place and the
+        # other passed a copy through ("ref is null; hal.buffer_view.create", statement fuzzer
+        # seed 686758054, with the loop before it compiled as a native loop)
+        updated = {o.operands[0].id for o in block.ops
+                   if o.name == "dynamic_update_slice" and o.operands[0].id not in produced}
+        saved = {vid: ctx.env[vid] for vid in updated}
+
+        def enter(args, saved=saved):
+            for vid, value in saved.items():
+                ctx.env[vid] = ctx.barrier(value)
+            return args
 
         def leave(results, outside=outside):
             # an array computed before the if and passed through a branch unchanged is copied
@@ -435,7 +447,8 @@ def _lower_if(ctx, operands, **_):
             # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
             # a slice/reshape of one: copied, that failed the same way (seed 404 program 528)
             return [ctx.barrier(r) if o and not ctx.view_of_argument(r) else r for r, o in zip(results, outside)]
-        ctx.lower_region(mlir_region, block, leave=leave)
+        ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
+        ctx.env.update(saved)
     return list(op.results)
 
 

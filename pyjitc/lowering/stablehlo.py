@@ -13,6 +13,7 @@ from ..errors import JitError
 from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.types import TensorType, real_dtype
+from . import scalar_loop
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -181,13 +182,20 @@ def _location(op: Op) -> ir.Location:
     return ir.Location.file(op.span.filename, op.span.line, op.span.col + 1)
 
 
+_options = threading.local()
+
+
 def lower_block(block: Block, env: dict) -> None:
     for op in block.ops:
         opdef = OPS.get(op.name)
         if opdef is None or opdef.lower is None:
             raise JitError(f"{op.name}: no StableHLO lowering registered", op.span)
         ctx = LowerCtx(op, _location(op), env)
-        out = opdef.lower(ctx, [env[v.id] for v in op.operands], **op.attrs)
+        operands = [env[v.id] for v in op.operands]
+        if op.name == "while" and getattr(_options, "scalar_loops", False) and scalar_loop.eligible(op):
+            out = scalar_loop.lower(ctx, op, operands, env, _location)
+        else:
+            out = opdef.lower(ctx, operands, **op.attrs)
         outs = out if isinstance(out, (list, tuple)) else [out]
         for v, r in zip(op.results, outs):
             env[v.id] = r
@@ -202,8 +210,8 @@ class LoweredModule:
         return self.module.operation.get_asm(enable_debug_info=debug_info)
 
 
-def lower_function(fn: Function, reflection: dict[str, str] | None = None) -> LoweredModule:
-    return lower_functions([(fn, reflection)])
+def lower_function(fn: Function, reflection: dict[str, str] | None = None, scalar_loops: bool = True) -> LoweredModule:
+    return lower_functions([(fn, reflection)], scalar_loops)
 
 
 _contexts = threading.local()
@@ -218,9 +226,12 @@ def _context() -> ir.Context:
     return ctx
 
 
-def lower_functions(fns: list[tuple[Function, dict[str, str] | None]]) -> LoweredModule:
+def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_loops: bool = True) -> LoweredModule:
     """One verified module exporting each function under its own name. `reflection`: strings
-    IREE stores with the exported function in the .vmfb (readable back at run time)."""
+    IREE stores with the exported function in the .vmfb (readable back at run time).
+    `scalar_loops`: run-time loops doing scalar work become native loops in one dispatch
+    (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
+    _options.scalar_loops = scalar_loops
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()

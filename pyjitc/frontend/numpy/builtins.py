@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ForbiddenError, ShapeError
+from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import FUNCTIONS, register
 from ..sequences import enumerate_, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static
@@ -27,12 +27,42 @@ def _static_builtin(fn, what):
 for _fn, _hint in ((int, "use x.astype(np.int64) to stay in compiled code"),
                   (float, "use x.astype(np.float64) to stay in compiled code"),
                   (bool, "use a comparison that yields an array, with np.where"),
-                  (min, "use np.minimum or np.min for arrays"),
-                  (max, "use np.maximum or np.max for arrays"),
                   (round, "use np.round for arrays"),
                   (tuple, "tuples of arrays are built with (a, b)"),
                   (list, "lists of arrays are built with [a, b]")):
     register(builtin=_fn.__name__)(_static_builtin(_fn, _hint))
+
+
+def _pick(fn, numpy_name, hint):
+    """max(a, b, ...) / min(a, b, ...) of numbers known only at run time, as Python computes it:
+    the first argument, replaced by each later one that is greater (less): NaN handling and ties
+    as Python's. The result is one of the arguments, so they must have one type (a Python
+    number may join NumPy numbers of its kind); an array, or one iterable, needs static values."""
+    static = _static_builtin(fn, hint)
+
+    def impl(em, *args, **kwargs):
+        if kwargs or len(args) < 2 or is_static(*args) or any(em.shape_of(a) != () for a in args):
+            return static(em, *args, **kwargs)
+        types = {em.dtype_of(a) for a in args}
+        strong = {t for t in types if isinstance(t, np.dtype)}
+        weak = types - strong
+        kinds = {np.dtype(t).kind if t is not int else "i" for t in weak if t is not float} | {"f" for t in weak if t is float}
+        if len(strong) > 1 or (strong and any(k != next(iter(strong)).kind for k in kinds)) or (not strong and len(weak) > 1):
+            names = ", ".join(sorted(str(t.__name__ if isinstance(t, type) else t) for t in types))
+            raise NotSupportedError(f"{fn.__name__}() of numbers of different types ({names}) returns one of them "
+                                    f"unchanged, so its type is only known when the code runs",
+                                    hint="convert them to one type first, e.g. with np.float64(x)")
+        best = args[0]
+        for x in args[1:]:
+            best = FUNCTIONS["numpy.where"](em, FUNCTIONS[numpy_name](em, x, best), x, best)
+        if not strong:
+            best = Traced(em.asarray(best).value, next(iter(weak)))
+        return best
+    return impl
+
+
+register(builtin="max")(_pick(max, "numpy.greater", "use np.maximum or np.max for arrays"))
+register(builtin="min")(_pick(min, "numpy.less", "use np.minimum or np.min for arrays"))
 
 
 @register(builtin="isinstance")

@@ -1,0 +1,685 @@
+"""scalar_loop: a run-time loop whose body is scalar work, lowered as native code.
+
+A `while` whose ops (nested loops and ifs included) compute on single values and read or write
+single elements of arrays becomes one `flow.dispatch.region` holding an `scf.while` over
+scalars (`arith`, `math`, `tensor.extract`/`tensor.insert`): IREE compiles it into one
+dispatch, so the loop runs as a native loop (a few ns per step) instead of a `stablehlo.while`
+that IREE runs on the host, dispatching every step (~17 us per step on local-sync, measured in
+bench/bench_loops.py). Loops whose bodies do array work stay `stablehlo.while` (each step is a
+parallel dispatch anyway); `eligible` decides, op by op, from SCALAR_RULES below.
+
+Semantics follow IREE's own StableHLO -> scalar mapping (StableHLO's linalg conversion,
+MapStablehloToScalarOp), so a loop computes the same bits either way: integer division by 0
+gives -1, x % 0 gives x, shifts by the bit width or more saturate, max/min propagate NaN,
+float != is unordered, and dynamic_slice start indices are clamped into the array.
+
+Inside the region a value of size 1 is a scalar register (bool as i1) and a larger array is a
+tensor in its storage type (bool as i8, unsigned as signless): conversions happen at the
+region's edge. An array the loop writes must be updated in place: every carried array is
+copied once into the region's output on entry, and `eligible` accepts a loop only when each
+update consumes the latest version of its array (reads before the write, no other use after),
+so bufferization needs no temporary buffers (IREE allows 32 KiB of stack per dispatch)."""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..ir.graph import Block, Op
+from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
+
+F64 = np.dtype(np.float64)
+
+
+# ---------------------------------------------------------------- which loops
+
+ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite"}
+SHAPE_ONLY = {"reshape", "broadcast_in_dim", "transpose", "reverse"}
+NO_SCALAR_FORM = {"pow"}    # integer powers: left to the StableHLO loop (float pow is math.powf)
+
+
+def _size1(v) -> bool:
+    return v.type.size == 1
+
+
+def _op_ok(op: Op) -> bool:
+    name = op.name
+    types = [v.type for v in (*op.operands, *op.results)]
+    if any(t.dtype.kind == "c" for t in types):
+        return False
+    if name in ELEMENTWISE:
+        if name == "pow" and op.results[0].type.dtype.kind in "iu":
+            return False
+        return all(t.size == 1 for t in types)
+    if name in ("constant", "iota") or name in SHAPE_ONLY:
+        return all(t.size == 1 for t in types)
+    if name == "barrier":
+        return True
+    if name in ("slice", "dynamic_slice"):
+        return _size1(op.results[0])
+    if name == "dynamic_update_slice":
+        return _size1(op.operands[1])
+    if name in ("if", "while"):
+        return all(_op_ok(inner) for r in op.regions for inner in r.ops)
+    return False
+
+
+def eligible(op: Op) -> bool:
+    """Whether the `while` op `op` runs as one native loop: every op has a scalar form and every
+    array it writes is updated in place (see the module docstring)."""
+    if not all(_op_ok(inner) for r in op.regions for inner in r.ops):
+        return False
+    try:
+        _InPlace(op)
+    except _Refuse:
+        return False
+    return True
+
+
+class _Refuse(Exception):
+    pass
+
+
+class _InPlace:
+    """Raises _Refuse unless the arrays `loop` writes can be updated in place: each array value
+    is used by reads first and then at most once by something that consumes it (an update, a
+    yield, a nested loop's initial value), once per path through ifs; a loop's i-th carried
+    array is yielded as an update of its own i-th argument; arrays from outside are only read."""
+
+    def __init__(self, loop: Op):
+        self.producers = {}
+        _index_producers(loop, self.producers)
+        for v in _free_values(loop):
+            if not _size1(v) and any(self._linear(r, v.id) for r in loop.regions):
+                raise _Refuse
+        self._loop(loop)
+
+    def _loop(self, loop: Op):
+        cond, body = loop.regions
+        for r in loop.regions:
+            for p in r.params:
+                if not _size1(p) and self._linear(r, p.id) and r is cond:
+                    raise _Refuse
+        for i, p in enumerate(body.params):
+            if not _size1(p) and not self._derives(body.results[i], p.id):
+                raise _Refuse
+        for r in loop.regions:
+            self._block(r)
+
+    def _block(self, block: Block):
+        for op in block.ops:
+            for v in op.results:
+                if not _size1(v):
+                    self._linear(block, v.id)
+            if op.name == "while":
+                self._loop(op)
+            else:
+                for r in op.regions:
+                    self._block(r)
+
+    def _linear(self, block: Block, vid: int) -> bool:
+        """Whether `block` consumes the array `vid`; _Refuse on any use after that."""
+        consumed = False
+        for op in block.ops:
+            for k, v in enumerate(op.operands):
+                if v.id != vid:
+                    continue
+                if consumed:
+                    raise _Refuse
+                if op.name in ("slice", "dynamic_slice"):
+                    continue
+                if (op.name == "dynamic_update_slice" and k == 0) or op.name in ("while", "barrier"):
+                    consumed = True
+                    continue
+                raise _Refuse
+            if op.regions and any(_uses(r, vid) for r in op.regions):
+                if consumed:
+                    raise _Refuse
+                if op.name == "if":
+                    consumed = any([self._linear(r, vid) for r in op.regions])
+                elif any([self._linear(r, vid) for r in op.regions]):
+                    raise _Refuse     # consumed on every trip of an inner loop
+        for v in block.results:
+            if v.id == vid:
+                if consumed:
+                    raise _Refuse
+                consumed = True
+        return consumed
+
+    def _derives(self, value, root: int) -> bool:
+        """Whether `value` is the array `root` after updates (dynamic_update_slice, barrier,
+        and if / while results that are themselves such updates)."""
+        while value.id != root:
+            op = self.producers.get(value.id)
+            if op is None:
+                return False
+            if op.name in ("dynamic_update_slice", "barrier"):
+                value = op.operands[0]
+            elif op.name == "while":
+                value = op.operands[[r.id for r in op.results].index(value.id)]
+            elif op.name == "if":
+                k = [r.id for r in op.results].index(value.id)
+                return all(self._derives(r.results[k], root) for r in op.regions)
+            else:
+                return False
+        return True
+
+
+def _index_producers(op: Op, out: dict) -> None:
+    for r in op.regions:
+        for inner in r.ops:
+            out.update((v.id, inner) for v in inner.results)
+            _index_producers(inner, out)
+
+
+def _uses(block: Block, vid: int) -> bool:
+    return (any(v.id == vid for v in block.results)
+            or any(v.id == vid for op in block.ops for v in op.operands)
+            or any(_uses(r, vid) for op in block.ops for r in op.regions))
+
+
+def _free_values(loop: Op) -> list:
+    """The values `loop` reads that are defined outside it (its operands first)."""
+    defined, seen, out = set(), set(), []
+
+    def add(v):
+        if v.id not in defined and v.id not in seen:
+            seen.add(v.id)
+            out.append(v)
+
+    for v in loop.operands:
+        add(v)
+
+    def walk(block: Block):
+        defined.update(p.id for p in block.params)
+        for op in block.ops:
+            for v in op.operands:
+                add(v)
+            for r in op.regions:
+                walk(r)
+            defined.update(v.id for v in op.results)
+        for v in block.results:
+            add(v)
+    for r in loop.regions:
+        walk(r)
+    return out
+
+
+# ---------------------------------------------------------------- types at the region's edge
+
+def register_type(dtype) -> ir.Type:
+    """The scalar type a value of `dtype` has inside the region (signless integers, bool as i1)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return ir.IntegerType.get_signless(1)
+    if dt.kind in "iu":
+        return ir.IntegerType.get_signless(dt.itemsize * 8)
+    return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
+
+
+def storage_type(dtype) -> ir.Type:
+    """The element type arrays of `dtype` have inside the region (bool stored as i8)."""
+    dt = np.dtype(dtype)
+    return ir.IntegerType.get_signless(8) if dt.kind == "b" else register_type(dt)
+
+
+def storage_tensor(t) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(t.shape), storage_type(t.dtype))
+
+
+# ---------------------------------------------------------------- the builder
+
+CMPF = {"EQ": 1, "GT": 2, "GE": 3, "LT": 4, "LE": 5, "NE": 13}          # oeq ogt oge olt ole une
+CMPI_SIGNED = {"EQ": 0, "NE": 1, "LT": 2, "LE": 3, "GT": 4, "GE": 5}
+CMPI_UNSIGNED = {"EQ": 0, "NE": 1, "LT": 6, "LE": 7, "GT": 8, "GE": 9}
+FASTMATH_NONE = "#arith.fastmath<none>"
+
+
+class Scalar:
+    """Builds arith / math / tensor / scf ops at the current insertion point, at `loc`."""
+
+    def __init__(self, loc):
+        self.loc = loc
+
+    def op(self, name, operands, result_types, attrs=None, regions=0) -> ir.Operation:
+        return ir.Operation.create(name, results=list(result_types), operands=list(operands),
+                                   attributes=attrs or {}, regions=regions, loc=self.loc)
+
+    def one(self, name, *operands, type=None, **attrs) -> ir.Value:
+        return self.op(name, operands, [type or operands[0].type], attrs).result
+
+    def fop(self, name, *operands, type=None) -> ir.Value:   # a float op (takes fastmath flags)
+        return self.one(name, *operands, type=type, fastmath=ir.Attribute.parse(FASTMATH_NONE))
+
+    def const(self, value, type: ir.Type) -> ir.Value:
+        if isinstance(type, ir.FloatType):
+            attr = ir.FloatAttr.get(type, float(value))
+        else:
+            width = ir.IntegerType(type).width
+            v = int(value) & ((1 << width) - 1)
+            if width > 1 and v >= 1 << (width - 1):
+                v -= 1 << width        # the two's-complement reading of the bits
+            attr = ir.IntegerAttr.get(type, v)
+        return self.op("arith.constant", [], [type], {"value": attr}).result
+
+    def index(self, v: ir.Value) -> ir.Value:
+        return self.one("arith.index_cast", v, type=ir.IndexType.get())
+
+    def cmpi(self, pred: int, a, b) -> ir.Value:
+        return self.one("arith.cmpi", a, b, type=ir.IntegerType.get_signless(1),
+                        predicate=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), pred))
+
+    def cmpf(self, pred: int, a, b) -> ir.Value:
+        return self.one("arith.cmpf", a, b, type=ir.IntegerType.get_signless(1),
+                        predicate=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), pred),
+                        fastmath=ir.Attribute.parse(FASTMATH_NONE))
+
+    def select(self, c, a, b) -> ir.Value:
+        return self.one("arith.select", c, a, b, type=a.type)
+
+    def to_register(self, v: ir.Value, dtype) -> ir.Value:
+        """A stored element (bool as i8) as a register value."""
+        if np.dtype(dtype).kind == "b":
+            return self.cmpi(1, v, self.const(0, v.type))
+        return v
+
+    def to_storage(self, v: ir.Value, dtype) -> ir.Value:
+        if np.dtype(dtype).kind == "b":
+            return self.one("arith.extui", v, type=storage_type(dtype))
+        return v
+
+    def extract(self, tensor: ir.Value, indices) -> ir.Value:
+        return self.op("tensor.extract", [tensor, *indices], [ir.RankedTensorType(tensor.type).element_type]).result
+
+    def insert(self, scalar, tensor: ir.Value, indices) -> ir.Value:
+        return self.op("tensor.insert", [scalar, tensor, *indices], [tensor.type]).result
+
+    def clamped_indices(self, starts, shape, sizes) -> list:
+        """StableHLO's dynamic_slice rule: each start clamped into [0, dim - size]."""
+        out = []
+        for s, d, k in zip(starts, shape, sizes):
+            lo, hi = self.const(0, s.type), self.const(d - k, s.type)
+            s = self.one("arith.maxsi", s, lo)
+            out.append(self.index(self.one("arith.minsi", s, hi)))
+        return out
+
+    def yield_(self, name, values):
+        self.op(name, values, [])
+
+
+# ---------------------------------------------------------------- scalar rules, one per primitive
+
+def _kind(op: Op, k: int = 0) -> str:
+    return op.operands[k].type.dtype.kind
+
+
+def _float_or_int(fname, iname):
+    def rule(S, op, args):
+        return S.fop(fname, *args) if _kind(op) == "f" else S.one(iname, *args)
+    return rule
+
+
+def _math(name):
+    return lambda S, op, args: S.fop(name, *args)
+
+
+def _neg(S, op, args):
+    (x,) = args
+    if _kind(op) == "f":
+        return S.fop("arith.negf", x)
+    return S.one("arith.subi", S.const(0, x.type), x)
+
+
+def _abs(S, op, args):
+    (x,) = args
+    if _kind(op) == "f":
+        return S.one("math.absf", x)
+    zero = S.const(0, x.type)
+    return S.select(S.cmpi(CMPI_SIGNED["GE"], x, zero), x, S.one("arith.subi", zero, x))
+
+
+def _sign(S, op, args):
+    (x,) = args
+    zero = S.const(0, x.type)
+    if _kind(op) == "f":
+        nonzero = S.one("arith.uitofp", S.cmpf(6, x, zero), type=x.type)        # one: ordered !=
+        signed = S.one("math.copysign", nonzero, x)
+        return S.select(S.cmpf(14, x, x), x, signed)                             # uno: NaN stays
+    width = ir.IntegerType(x.type).width
+    shifted = S.one("arith.shrsi", x, S.const(width - 1, x.type))
+    return S.select(S.cmpi(0, x, zero), zero, S.one("arith.ori", shifted, S.const(1, x.type)))
+
+
+def _not(S, op, args):
+    (x,) = args
+    return S.one("arith.xori", x, S.const(-1, x.type))
+
+
+def _logistic(S, op, args):
+    (x,) = args
+    one = S.const(1.0, x.type)
+    return S.fop("arith.divf", one, S.fop("arith.addf", S.fop("math.exp", S.fop("arith.negf", x)), one))
+
+
+def _safe_int_div(S, op, args, on_zero, on_overflow, signed_op, unsigned_op):
+    """IREE's integer division rules: x / 0 and x % 0 and INT_MIN / -1 are defined."""
+    a, b = args
+    zero, one = S.const(0, a.type), S.const(1, a.type)
+    b_zero = S.cmpi(0, b, zero)
+    if _kind(op) in "ub":
+        q = S.one(unsigned_op, a, S.select(b_zero, one, b))
+        return S.select(b_zero, on_zero(a), q)
+    width = ir.IntegerType(a.type).width
+    overflow = S.one("arith.andi", S.cmpi(0, a, S.const(-(1 << (width - 1)), a.type)),
+                     S.cmpi(0, b, S.const(-1, a.type)))
+    q = S.one(signed_op, a, S.select(S.one("arith.ori", b_zero, overflow), one, b))
+    return S.select(b_zero, on_zero(a), S.select(overflow, on_overflow(a), q))
+
+
+def _div(S, op, args):
+    if _kind(op) == "f":
+        return S.fop("arith.divf", *args)
+    width = ir.IntegerType(args[0].type).width
+    return _safe_int_div(S, op, args, lambda a: S.const(-1, a.type),
+                         lambda a: S.const(-(1 << (width - 1)), a.type), "arith.divsi", "arith.divui")
+
+
+def _rem(S, op, args):
+    if _kind(op) == "f":
+        return S.fop("arith.remf", *args)
+    return _safe_int_div(S, op, args, lambda a: a, lambda a: S.const(0, a.type), "arith.remsi", "arith.remui")
+
+
+def _minmax(fname, sname, uname):
+    def rule(S, op, args):
+        kind = _kind(op)
+        if kind == "f":
+            return S.fop(fname, *args)
+        return S.one(sname if kind == "i" else uname, *args)
+    return rule
+
+
+def _shift(name, saturated):
+    def rule(S, op, args):
+        x, s = args
+        width = ir.IntegerType(x.type).width
+        in_range = S.cmpi(CMPI_UNSIGNED["GT"], S.const(width, x.type), s)
+        return S.select(in_range, S.one(name, x, s), saturated(S, x, width))
+    return rule
+
+
+def _compare(S, op, args, direction):
+    kind = _kind(op)
+    if kind == "f":
+        return S.cmpf(CMPF[direction], *args)
+    table = CMPI_SIGNED if kind == "i" else CMPI_UNSIGNED
+    return S.cmpi(table[direction], *args)
+
+
+def _convert(S, op, args, dtype):
+    (x,) = args
+    src, dst = op.operands[0].type.dtype, np.dtype(dtype)
+    to = register_type(dst)
+    if src == dst:
+        return x
+    if dst.kind == "b":
+        return S.cmpf(13, x, S.const(0, x.type)) if src.kind == "f" else S.cmpi(1, x, S.const(0, x.type))
+    if src.kind == "b":     # select(b, 1, 0), as the StableHLO lowering writes it
+        return S.select(x, S.const(1, to), S.const(0, to))
+    if src.kind == "f" and dst.kind == "f":
+        return S.one("arith.extf" if dst.itemsize > src.itemsize else "arith.truncf", x, type=to)
+    if dst.kind == "f":
+        return S.one("arith.uitofp" if src.kind == "u" else "arith.sitofp", x, type=to)
+    if src.kind == "f":
+        return S.one("arith.fptoui" if dst.kind == "u" else "arith.fptosi", x, type=to)
+    if dst.itemsize == src.itemsize:
+        return x
+    if dst.itemsize < src.itemsize:
+        return S.one("arith.trunci", x, type=to)
+    return S.one("arith.extui" if src.kind == "u" else "arith.extsi", x, type=to)
+
+
+def _constant(S, op, args, value):
+    v = np.asarray(value).reshape(())
+    return S.const(v.item() if v.dtype.kind != "u" else int(v), register_type(v.dtype))
+
+
+_HLO_FLOAT = {"add": "arith.addf", "subtract": "arith.subf", "multiply": "arith.mulf",
+              "divide": "arith.divf", "log": "math.log", "exponential": "math.exp"}
+
+
+def _accurate_f64(name, rewrite):
+    """float64 log1p / expm1: the same rewrite the StableHLO lowering uses (ir.ops)."""
+    def rule(S, op, args):
+        (x,) = args
+        if op.operands[0].type.dtype != F64:
+            return S.fop(name, x)
+        hop = lambda n, *xs: S.select(*xs) if n == "select" else S.fop(_HLO_FLOAT[n], *xs)
+        return rewrite(hop, lambda a, b: S.cmpf(CMPF["EQ"], a, b), lambda v: S.const(v, x.type), x)
+    return rule
+
+
+def _pow(S, op, args):
+    return S.fop("math.powf", *args)
+
+
+def _is_finite(S, op, args):
+    (x,) = args
+    return S.cmpf(6, S.one("math.absf", x), S.const(np.inf, x.type))     # one: ordered !=
+
+
+UNARY_RULES = {
+    "neg": _neg, "abs": _abs, "sign": _sign, "not": _not, "logistic": _logistic,
+    "exp": _math("math.exp"), "expm1": _accurate_f64("math.expm1", _expm1_f64), "log": _math("math.log"),
+    "log1p": _accurate_f64("math.log1p", _log1p_f64), "sqrt": _math("math.sqrt"), "rsqrt": _math("math.rsqrt"),
+    "cbrt": _math("math.cbrt"), "sin": _math("math.sin"), "cos": _math("math.cos"),
+    "tan": _math("math.tan"), "tanh": _math("math.tanh"), "floor": _math("math.floor"),
+    "ceil": _math("math.ceil"), "round_even": _math("math.roundeven"),
+}
+BINARY_RULES = {
+    "add": _float_or_int("arith.addf", "arith.addi"),     # on bool: addi, as IREE lowers it
+    "sub": _float_or_int("arith.subf", "arith.subi"),
+    "mul": _float_or_int("arith.mulf", "arith.muli"),
+    "div": _div, "rem": _rem, "pow": _pow,
+    "max": _minmax("arith.maximumf", "arith.maxsi", "arith.maxui"),
+    "min": _minmax("arith.minimumf", "arith.minsi", "arith.minui"),
+    "atan2": _math("math.atan2"),
+    "and": lambda S, op, args: S.one("arith.andi", *args),
+    "or": lambda S, op, args: S.one("arith.ori", *args),
+    "xor": lambda S, op, args: S.one("arith.xori", *args),
+    "shift_left": _shift("arith.shli", lambda S, x, w: S.const(0, x.type)),
+    "shift_right_logical": _shift("arith.shrui", lambda S, x, w: S.const(0, x.type)),
+    "shift_right_arithmetic": _shift("arith.shrsi", lambda S, x, w: S.one("arith.shrsi", x, S.const(w - 1, x.type))),
+}
+
+
+def _elementwise_rule(name):
+    if name in UNARY_RULES:
+        return UNARY_RULES[name]
+    if name in BINARY_RULES:
+        return BINARY_RULES[name]
+    return {"compare": _compare, "convert": _convert, "is_finite": _is_finite,
+            "select": lambda S, op, args: S.select(*args),
+            "bitcast": lambda S, op, args, dtype: S.one("arith.bitcast", *args, type=register_type(dtype)),
+            }[name]
+
+
+# ---------------------------------------------------------------- the region
+
+class _Lowering:
+    """Lowers IR blocks into the region: `env` maps IR value ids to region values."""
+
+    def __init__(self, env: dict, location):
+        self.env = env
+        self.location = location
+
+    def block(self, block: Block) -> list:
+        for op in block.ops:
+            S = Scalar(self.location(op))
+            args = [self.env[v.id] for v in op.operands]
+            out = self.lower_op(S, op, args)
+            for v, r in zip(op.results, out if isinstance(out, list) else [out]):
+                self.env[v.id] = r
+        return [self.env[v.id] for v in block.results]
+
+    def lower_op(self, S: Scalar, op: Op, args):
+        name = op.name
+        if name in ELEMENTWISE:
+            return _elementwise_rule(name)(S, op, args, **op.attrs)
+        if name == "constant":
+            return _constant(S, op, args, **op.attrs)
+        if name == "iota":
+            return S.const(0, register_type(op.results[0].type.dtype))
+        if name in SHAPE_ONLY or name == "barrier":
+            return args[0]
+        x = op.operands[0].type
+        if name == "slice":
+            if _size1(op.operands[0]):
+                return args[0]
+            idx = [S.op("arith.constant", [], [ir.IndexType.get()],
+                        {"value": ir.IntegerAttr.get(ir.IndexType.get(), int(s))}).result for s in op.attrs["start"]]
+            return S.to_register(S.extract(args[0], idx), x.dtype)
+        if name == "dynamic_slice":
+            if _size1(op.operands[0]):
+                return args[0]
+            idx = S.clamped_indices(args[1:], x.shape, op.attrs["sizes"])
+            return S.to_register(S.extract(args[0], idx), x.dtype)
+        if name == "dynamic_update_slice":
+            if _size1(op.operands[0]):
+                return args[1]
+            idx = S.clamped_indices(args[2:], x.shape, op.operands[1].type.shape)
+            return S.insert(S.to_storage(args[1], x.dtype), args[0], idx)
+        if name == "if":
+            return self.if_(S, op, args)
+        if name == "while":
+            return self.while_(S, op, args)
+        raise AssertionError(f"{name}: no scalar form (eligible() should have refused the loop)")
+
+    @staticmethod
+    def types(values) -> list:
+        return [register_type(v.type.dtype) if _size1(v) else storage_tensor(v.type) for v in values]
+
+    def if_(self, S: Scalar, op: Op, args):
+        result = S.op("scf.if", args, self.types(op.results), regions=2)
+        for mlir_region, block in zip(result.regions, op.regions):
+            with ir.InsertionPoint(mlir_region.blocks.append()):
+                S.yield_("scf.yield", self.block(block))
+        return list(result.results)
+
+    def while_(self, S: Scalar, op: Op, inits):
+        """An scf.while carrying the updated arrays first, then the scalars; an array the body
+        yields unchanged is not carried (read where it is). MLIR's canonicalizer drops carried
+        values the body does not read (the loop flag, often), shifting the later positions, and
+        bufferization needs each array at the same position before and after the condition."""
+        cond, body = op.regions
+        n = len(op.results)
+        fixed = [i for i in range(n) if not _size1(op.results[i]) and body.results[i] is body.params[i]]
+        order = ([i for i in range(n) if not _size1(op.results[i]) and i not in fixed]
+                 + [i for i in range(n) if _size1(op.results[i])])
+        for i in fixed:
+            self.env[cond.params[i].id] = self.env[body.params[i].id] = inits[i]
+        types = [self.types(op.results)[i] for i in order]
+        loop = S.op("scf.while", [inits[i] for i in order], types, regions=2)
+        before = loop.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(before):
+            self.env.update((cond.params[i].id, a) for i, a in zip(order, before.arguments))
+            (flag,) = self.block(cond)
+            S.op("scf.condition", [flag, *before.arguments], [])
+        after = loop.regions[1].blocks.append(*types)
+        with ir.InsertionPoint(after):
+            self.env.update((body.params[i].id, a) for i, a in zip(order, after.arguments))
+            results = self.block(body)
+            S.yield_("scf.yield", [results[i] for i in order])
+        out = list(inits)
+        for i, r in zip(order, loop.results):
+            out[i] = r
+        return out
+
+
+def lower(ctx, op: Op, operands, env: dict, location) -> list:
+    """`op` (an eligible while) as one flow.dispatch.region; `operands`/`env`: the StableHLO
+    values of its operands and of everything it captures; returns its results as StableHLO values."""
+    S = Scalar(ctx.loc)
+    free = _free_values(op)
+    outside = {}     # free IR value id -> its value in storage type, converted before the region
+    for v in free:    # behind a barrier: IREE would clone a cheap producer (a conversion, a
+        # splat) into the region, and a linalg op there makes it distribute the dispatch over
+        # workgroups, which a loop writing outside that distribution fails ("failed on workgroup
+        # distribution verification")
+        outside[v.id] = ctx.barrier(_to_storage_tensor(ctx, env[v.id], v.type))
+    cond, body = op.regions
+    # arrays the loop passes through unchanged stay outside: its results are its operands
+    moved = [i for i, v in enumerate(op.results) if _size1(v) or body.results[i] is not body.params[i]]
+    result_types = [storage_tensor(op.results[i].type) for i in moved]
+    region_op = S.op("flow.dispatch.region", [], result_types,
+                     {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])}, regions=2)
+    with ir.InsertionPoint(region_op.regions[0].blocks.append()):
+        inner = {}
+        for v in free:
+            value = outside[v.id]
+            if _size1(v):
+                zeros = [_index_const(S, 0)] * v.type.ndim
+                value = S.to_register(S.extract(value, zeros), v.type.dtype)
+            inner[v.id] = value
+        inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, i)
+                 for i, v in enumerate(op.operands)]
+        results = _Lowering(inner, location).while_(S, op, inits)
+        out = []
+        for i in moved:
+            r, v = results[i], op.results[i]
+            if _size1(v):
+                r = S.op("tensor.from_elements", [S.to_storage(r, v.type.dtype)], [storage_tensor(v.type)]).result
+            out.append(r)
+        S.op("flow.return", out, [])
+    # the second region (the workload count) stays empty: IREE computes it
+    values = list(operands)
+    for i, r in zip(moved, region_op.results):
+        values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
+    return values
+
+
+def _index_const(S: Scalar, i: int) -> ir.Value:
+    return S.op("arith.constant", [], [ir.IndexType.get()], {"value": ir.IntegerAttr.get(ir.IndexType.get(), i)}).result
+
+
+def _copy(S: Scalar, tensor: ir.Value, t, number: int) -> ir.Value:
+    """A fresh, writable copy of an array entering the loop (the loop updates it in place), by
+    a loop nest over its elements (a linalg op here would make IREE distribute the dispatch)."""
+    # each empty tensor its own (an attribute keeps CSE from merging equal ones: carried arrays
+    # sharing one buffer would need copies the dispatch has no room for)
+    empty = S.op("tensor.empty", [], [tensor.type], {"pyjitc.buffer": ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64), number)}).result
+    if t.size == 0:
+        return empty
+
+    def nest(dim, indices, acc):
+        if dim == len(t.shape):
+            return S.insert(S.extract(tensor, indices), acc, indices)
+        loop = S.op("scf.for", [_index_const(S, 0), _index_const(S, t.shape[dim]), _index_const(S, 1), acc],
+                    [acc.type], regions=1)
+        block = loop.regions[0].blocks.append(ir.IndexType.get(), acc.type)
+        with ir.InsertionPoint(block):
+            S.yield_("scf.yield", [nest(dim + 1, indices + [block.arguments[0]], block.arguments[1])])
+        return loop.result
+    return nest(0, [], empty)
+
+
+def _to_storage_tensor(ctx, value: ir.Value, t) -> ir.Value:
+    """Outside the region: bool arrays as i8, unsigned as signless."""
+    target = storage_tensor(t)
+    if t.dtype.kind == "b":
+        return ctx.hlo("stablehlo.convert", value, type=target)
+    if t.dtype.kind == "u":
+        return ctx.hlo("stablehlo.bitcast_convert", value, type=target)
+    return value
+
+
+def _from_storage_tensor(ctx, value: ir.Value, t) -> ir.Value:
+    typ = ctx.mlir_type(t)
+    if t.dtype.kind == "b":
+        zero = ctx.hlo("stablehlo.constant", type=value.type,
+                       value=ir.DenseElementsAttr.get_splat(value.type, ir.IntegerAttr.get(storage_type(t.dtype), 0)))
+        return ctx.hlo("stablehlo.compare", value, zero, type=typ,
+                       comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
+    if t.dtype.kind == "u":
+        return ctx.hlo("stablehlo.bitcast_convert", value, type=typ)
+    return value
