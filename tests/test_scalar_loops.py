@@ -276,3 +276,33 @@ def test_native_loop_followed_by_an_if_that_updates_an_earlier_array():
         return P1, y
     for A in (np.ones((5, 6)), -np.ones((5, 6))):
         check(f, np.arange(6.0), A, 2)
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_recurrence_without_bounds_checks_runs_as_native_and_as_host_loop(monkeypatch, native):
+    # range() bounds known at compile time prove y[i] and y[i - 1] in range: no check, no error
+    # code carried; as a host loop whose other carried values all start as constants, IREE 3.13
+    # then failed at run time ("indirect buffer reference slot 0 is out range") until those
+    # constants entered through a barrier
+    monkeypatch.setenv("PYJITC_NATIVE_LOOPS", native)
+
+    def f(x):
+        y = x.copy()
+        for i in range(1, x.shape[0]):
+            old = y.copy()
+            y[i] = y[i - 1] + 1.0
+            y[i - 1] = old[i] * 2.0
+        return y
+    check(f, np.arange(6.0))
+    assert pyjitc.jit(f).lower(np.arange(6.0)).signature.checks == ()   # no bounds check left
+
+
+def test_bounds_checks_stay_where_the_index_can_leave_the_array():
+    def f(x, k):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i + k]           # k is only known at run time
+        return s
+    with pytest.raises(pyjitc.RunError, match="out of bounds"):
+        pyjitc.jit(f)(np.arange(6.0), 1)
+    check(f, np.arange(6.0), -2)

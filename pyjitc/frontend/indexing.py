@@ -228,7 +228,10 @@ def _has_ellipsis(index) -> bool:
 
 def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
     """A run-time index as int64, negative values counted from the end; out of range is an error."""
+    known = em.range_of(i)
     i = em.cast(em.asarray(i), np.int64)
+    if known is not None and 0 <= known[0] and known[1] < n:    # always in range: nothing to check
+        return i
     lt = lambda a, b: em.emit("compare", a, b, direction="LT")
     zero, size = em.full(0, np.int64, i.shape), em.full(n, np.int64, i.shape)
     wrapped = em.emit("select", lt(i, zero), em.emit("add", i, size), i)
@@ -240,7 +243,10 @@ def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
 
 
 def _dslice_start(em, item: Item, n: int) -> Traced:
+    known = em.range_of(item.value)
     start = em.cast(em.asarray(item.value), np.int64)
+    if known is not None and 0 <= known[0] and known[1] <= n - item.size:
+        return start
     lt = lambda a, b: em.emit("compare", a, b, direction="LT")
     bad = em.emit("or", lt(start, em.constant(np.int64(0))),
                   lt(em.constant(np.int64(n - item.size)), start))

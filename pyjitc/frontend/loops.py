@@ -134,6 +134,9 @@ def _run_time_for(fc, node, seq, count, marker):
 
         def body():
             k = env[counter]
+            limit = em.range_of(count)
+            if isinstance(k, Traced) and limit is not None:   # the body runs only while k < count
+                em.ranges[k.value.id] = (0, limit[1] - 1)
             env[BREAK] = False
             if RETURN in env:
                 env[RETURN] = False

@@ -43,7 +43,11 @@ class RangeSeq(Seq):
     def item(self, em, k):
         if self.step != 1:
             k = apply_operator(em, "Mult", k, self.step)
-        return k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
+        value = k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
+        start, stop = em.range_of(self.start), em.range_of(self.stop)
+        if isinstance(value, Traced) and start is not None and stop is not None:   # every value range() yields
+            em.ranges[value.value.id] = ((start[0], stop[1] - 1) if self.step > 0 else (stop[0] + 1, start[1]))
+        return value
 
 
 class ArraySeq(Seq):

@@ -177,6 +177,7 @@ class Emitter:
         self.checks: list[str] = []   # run-time error messages; the error code is 1 + the index
         self.err: Traced | None = None  # int32[] error code, threaded through control flow like a variable
         self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
+        self.ranges: dict[int, tuple[int, int]] = {}  # value id -> (lo, hi): a loop variable's values
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
@@ -198,6 +199,18 @@ class Emitter:
         zero = self.constant(np.int32(0))
         first = self.emit("and", self.cast(bad, np.bool_), self.emit("compare", self.err, zero, direction="EQ"))
         self.err.value = self.emit("select", first, code, self.err).value
+
+    def range_of(self, x) -> tuple[int, int] | None:
+        """(lo, hi), both included, if the integer x is known to lie in them: a compile-time
+        integer, a `range` loop's variable with bounds known at compile time, or one of those
+        plus a constant (i - 1). Lets indexing drop bounds checks that can never fire."""
+        if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+            return int(x), int(x)
+        found = self.offset_of(x)
+        if found is None or found[0] not in self.ranges:
+            return None
+        lo, hi = self.ranges[found[0]]
+        return lo + found[1], hi + found[1]
 
     def offset_of(self, x) -> tuple[int, int] | None:
         """(base, offset) if x is a run-time integer known to be base + a constant."""

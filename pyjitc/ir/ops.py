@@ -549,8 +549,11 @@ def _lower_while(ctx, operands, **_):
     # An array entering the loop as a constant (`b = np.full(...)` updated in the loop) enters
     # through an optimization_barrier: IREE 3.13 returned a null buffer for it when the loop ran
     # zero times ("ref is null; while invoking native function hal.buffer_view.create", found by
-    # the statement fuzzer).
-    operands = [ctx.barrier(v) if t.shape and ctx.is_constant_expression(v) else v for v, t in zip(operands, carried)]
+    # the statement fuzzer). Constant scalars too: a loop whose carried values all started as
+    # constants but one argument array (`y = x.copy()` then `y[i] = y[i - 1] + 1.0`, no bounds
+    # check left to carry an error code) failed at run time ("indirect buffer reference slot 0
+    # is out range ... copy_buffer").
+    operands = [ctx.barrier(v) if ctx.is_constant_expression(v) else v for v in operands]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.splat(0, trip_t))
