@@ -306,3 +306,15 @@ def test_bounds_checks_stay_where_the_index_can_leave_the_array():
     with pytest.raises(pyjitc.RunError, match="out of bounds"):
         pyjitc.jit(f)(np.arange(6.0), 1)
     check(f, np.arange(6.0), -2)
+
+
+def test_if_updating_an_argument_leaves_an_earlier_product_alone():
+    # statement fuzzer seed 2311 program 290: with the argument copied inside the branch, IREE
+    # aliased `b2 = A * 1.0` with A and b2 showed the branch's write
+    def f(x, A):
+        b2 = A * 1.0
+        if x[0] > 0.0:
+            A[:-1, 1:] -= A[:-1, 1:] * (A[:-1, 1:] * 0.25)
+        return b2
+    for x0 in (1.0, -1.0):
+        check(f, np.full(6, x0), rng.standard_normal((5, 6)))

@@ -428,13 +428,15 @@ def _lower_if(ctx, operands, **_):
     for mlir_region, block in zip(op.regions, ctx.regions):
         produced = {r.id for o in block.ops for r in o.results}
         outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
-        # an array from before the if that a branch updates is updated in a copy: IREE 3.13
+        # an array computed before the if that a branch updates is updated in a copy (an
+        # argument is not: its copy made IREE alias `b = A * 1.0` with A, fuzzer seed 2311
+        # program 290): IREE 3.13
         # returned a null buffer for the if's result when one branch updated it in place and the
         # other passed a copy through ("ref is null; hal.buffer_view.create", statement fuzzer
         # seed 686758054, with the loop before it compiled as a native loop)
         updated = {o.operands[0].id for o in block.ops
                    if o.name == "dynamic_update_slice" and o.operands[0].id not in produced}
-        saved = {vid: ctx.env[vid] for vid in updated}
+        saved = {vid: ctx.env[vid] for vid in updated if not ctx.view_of_argument(ctx.env[vid])}
 
         def enter(args, saved=saved):
             for vid, value in saved.items():
