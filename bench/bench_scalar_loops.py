@@ -10,13 +10,13 @@ import argparse
 import importlib.util
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pyjitc  # noqa: E402
+from bench.bench_shrinking_slices import timed  # noqa: E402
 from tests.test_scalar_loops import (collatz_steps, crc32, insertion_sort, lcs_length, matmul_loops,  # noqa: E402
                                      popcounts, recurrence, sum_positive_squares)
 
@@ -35,16 +35,6 @@ def cases(n, rng):
         ("matmul as three loops", matmul_loops, lambda: (rng.random((m, m)), rng.random((m, m))), m ** 3),
         ("insertion sort", insertion_sort, lambda: (rng.standard_normal(n // 2),), None),
     ]
-
-
-def timed(fn, make, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        args = make()
-        start = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main():

@@ -12,12 +12,14 @@ from tests.reference import assert_same
 
 rng = np.random.default_rng(23)
 
+
 def lowered_as(fn, *args) -> str:
     """'dispatch' when the function's loops became native loops, 'host' when some stayed
     stablehlo.while, 'both' for a mix."""
     text = pyjitc.jit(fn).lower(*args).as_text()
     native, host = "flow.dispatch.region" in text, "stablehlo.while" in text
     return {(True, False): "dispatch", (False, True): "host", (True, True): "both"}.get((native, host), "none")
+
 
 def check(fn, *args, accumulate=False):
     """pyjitc and NumPy on fresh copies of the arguments: results and arguments afterwards agree."""
@@ -31,7 +33,9 @@ def check(fn, *args, accumulate=False):
         if isinstance(w, np.ndarray):
             assert_same(g, w, path=f"argument {i} afterwards")
 
+
 # ---------------------------------------------------------------- kernels as people write them
+
 
 def sum_positive_squares(x):
     total = np.float64(0.0)
@@ -40,12 +44,14 @@ def sum_positive_squares(x):
             total += x[i] * x[i]
     return total
 
+
 def recurrence(x, a):
     y = np.empty_like(x)
     y[0] = x[0]
     for i in range(1, x.shape[0]):
         y[i] = y[i - 1] * a + x[i]
     return y
+
 
 def matmul_loops(A, B):
     n, k = A.shape
@@ -59,6 +65,7 @@ def matmul_loops(A, B):
             C[i, j] = s
     return C
 
+
 def lcs_length(a, b):
     n, m = a.shape[0], b.shape[0]
     L = np.zeros((n + 1, m + 1), dtype=np.int64)
@@ -69,6 +76,7 @@ def lcs_length(a, b):
             else:
                 L[i, j] = max(L[i - 1, j], L[i, j - 1])
     return L[n, m]
+
 
 def crc32(data):
     crc = np.uint32(0xFFFFFFFF)
@@ -81,6 +89,7 @@ def crc32(data):
                 crc >>= np.uint32(1)
     return crc ^ np.uint32(0xFFFFFFFF)
 
+
 def popcounts(x):
     out = np.zeros(x.shape[0], dtype=np.int64)
     for i in range(x.shape[0]):
@@ -92,6 +101,7 @@ def popcounts(x):
         out[i] = c
     return out
 
+
 def collatz_steps(starts):
     steps = np.zeros_like(starts)
     for i in range(starts.shape[0]):
@@ -100,6 +110,7 @@ def collatz_steps(starts):
             n = n // 2 if n % 2 == 0 else 3 * n + 1
             steps[i] += 1
     return steps
+
 
 def insertion_sort(x):
     for i in range(1, x.shape[0]):
@@ -110,12 +121,14 @@ def insertion_sort(x):
             j -= 1
         x[j + 1] = key
 
+
 def prefix_max_flags(x, flags):
     best = x[0]
     for i in range(x.shape[0]):
         flags[i] = x[i] >= best
         best = max(best, x[i])
     return best
+
 
 KERNELS = [
     (sum_positive_squares, lambda n: (rng.standard_normal(n),)),
@@ -129,11 +142,13 @@ KERNELS = [
     (prefix_max_flags, lambda n: (rng.standard_normal(n).astype(np.float32), np.zeros(n, dtype=bool))),
 ]
 
+
 @pytest.mark.parametrize("fn,make", KERNELS, ids=[k[0].__name__ for k in KERNELS])
 def test_scalar_kernel_runs_as_one_native_loop_and_matches_numpy(fn, make):
     for n in (3, 17, 40):
         check(fn, *make(n), accumulate=fn is matmul_loops)
     assert lowered_as(fn, *make(40)) == "dispatch"
+
 
 def test_out_of_bounds_index_inside_a_native_loop_raises_at_its_line():
     def shifted(x):
@@ -148,6 +163,7 @@ def test_out_of_bounds_index_inside_a_native_loop_raises_at_its_line():
     with pytest.raises(pyjitc.RunError, match=r"out of bounds"):
         pyjitc.jit(shifted)(x)
 
+
 def test_loop_that_runs_zero_times_leaves_its_values():
     def f(x, n):
         y = x.copy()
@@ -157,6 +173,7 @@ def test_loop_that_runs_zero_times_leaves_its_values():
             s += y[i]
         return y, s
     check(f, np.arange(4.0), 0)
+
 
 def test_native_loop_inside_a_host_loop_of_array_steps():
     def f(u, steps):
@@ -170,7 +187,9 @@ def test_native_loop_inside_a_host_loop_of_array_steps():
     check(f, rng.random(12), 5)
     assert lowered_as(f, rng.random(12), 5) == "both"
 
+
 # ---------------------------------------------------------------- loops left to stablehlo.while
+
 
 def test_arrays_swapped_each_step_stay_a_host_loop_and_match_numpy():
     def f(x, n):
@@ -182,15 +201,20 @@ def test_arrays_swapped_each_step_stay_a_host_loop_and_match_numpy():
     check(f, np.arange(5.0), 7)
     assert lowered_as(f, np.arange(5.0), 7) == "host"   # the swap would need a copy per step
 
+
+def read_old_after_write(x):
+    y = x.copy()
+    for i in range(1, x.shape[0]):
+        old = y.copy()
+        y[i] = y[i - 1] + 1.0
+        y[i - 1] = old[i] * 2.0
+    return y
+
+
 def test_old_version_read_after_a_write_stays_a_host_loop_and_matches_numpy():
-    def f(x):
-        y = x.copy()
-        for i in range(1, x.shape[0]):
-            old = y.copy()
-            y[i] = y[i - 1] + 1.0
-            y[i - 1] = old[i] * 2.0
-        return y
-    check(f, np.arange(6.0))
+    check(read_old_after_write, np.arange(6.0))
+    assert lowered_as(read_old_after_write, np.arange(6.0)) == "host"   # the old version needs a copy
+
 
 def test_loop_with_array_arithmetic_stays_a_host_loop():
     def f(u, steps):
@@ -200,7 +224,9 @@ def test_loop_with_array_arithmetic_stays_a_host_loop():
     check(f, rng.random(16), 4)
     assert lowered_as(f, rng.random(16), 4) == "host"
 
+
 # ---------------------------------------------------------------- each primitive's scalar form
+
 
 FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-300, 1e300,   # no subnormals: README, Known limits
           -1e300, np.inf, -np.inf, np.nan,
@@ -217,12 +243,14 @@ BINARY_INT = ["np.add", "np.subtract", "np.multiply", "np.floor_divide", "np.rem
               "np.minimum", "np.bitwise_and", "np.bitwise_or", "np.bitwise_xor", "np.left_shift",
               "np.right_shift", "np.less", "np.greater_equal", "np.equal", "np.true_divide"]
 
+
 def _int_values(dtype):
     info = np.iinfo(dtype)
     vals = [0, 1, 2, 3, 7, 8, 31, 32, 63, 64, 100, info.max, info.max - 1, info.min, info.min + 1]
     if info.min < 0:
         vals += [-1, -2, -3, -7, -8, -64, -100]
     return np.array(sorted(set(vals)), dtype=dtype)
+
 
 PRIMITIVE_CASES = [
     ("float64", np.array(FLOATS), UNARY_FLOAT, BINARY_FLOAT),
@@ -235,6 +263,7 @@ PRIMITIVE_CASES = [
     ("bool", np.array([False, True] * 4), ["np.logical_not", "np.invert", "np.absolute"],
      ["np.add", "np.multiply", "np.maximum", "np.minimum", "np.bitwise_xor", "np.less", "np.equal"]),
 ]
+
 
 def _elementwise_program(unary, binary) -> str:
     """One function: every ufunc applied element by element in one run-time loop (one compile)."""
@@ -251,6 +280,7 @@ def _elementwise_program(unary, binary) -> str:
     lines.append(f"    return {', '.join(outs)}")
     return "\n".join(lines) + "\n"
 
+
 @pytest.mark.parametrize("name,values,unary,binary", PRIMITIVE_CASES, ids=[c[0] for c in PRIMITIVE_CASES])
 def test_each_scalar_primitive_matches_numpy_on_hard_values(tmp_path, name, values, unary, binary):
     fn = load_source(_elementwise_program(unary, binary), tmp_path, f"scalar_rules_{name}")
@@ -262,6 +292,7 @@ def test_each_scalar_primitive_matches_numpy_on_hard_values(tmp_path, name, valu
     got = pyjitc.jit(fn)(values, a, b)
     for u, g, w in zip(unary + binary, got, want):
         assert_same(g, w, path=f"{u} on {name}")
+
 
 def test_native_loop_followed_by_an_if_that_updates_an_earlier_array():
     # statement fuzzer seed 686758054: IREE returned a null buffer for the if's result ("ref is
@@ -285,16 +316,8 @@ def test_recurrence_without_bounds_checks_runs_as_native_and_as_host_loop(monkey
     # then failed at run time ("indirect buffer reference slot 0 is out range") until those
     # constants entered through a barrier
     monkeypatch.setenv("PYJITC_NATIVE_LOOPS", native)
-
-    def f(x):
-        y = x.copy()
-        for i in range(1, x.shape[0]):
-            old = y.copy()
-            y[i] = y[i - 1] + 1.0
-            y[i - 1] = old[i] * 2.0
-        return y
-    check(f, np.arange(6.0))
-    assert pyjitc.jit(f).lower(np.arange(6.0)).signature.checks == ()   # no bounds check left
+    check(read_old_after_write, np.arange(6.0))
+    assert pyjitc.jit(read_old_after_write).lower(np.arange(6.0)).signature.checks == ()   # no check left
 
 
 def test_bounds_checks_stay_where_the_index_can_leave_the_array():

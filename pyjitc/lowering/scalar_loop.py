@@ -34,7 +34,6 @@ F64 = np.dtype(np.float64)
 
 ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite"}
 SHAPE_ONLY = {"reshape", "broadcast_in_dim", "transpose", "reverse"}
-NO_SCALAR_FORM = {"pow"}    # integer powers: left to the StableHLO loop (float pow is math.powf)
 
 
 def _size1(v) -> bool:
@@ -48,7 +47,7 @@ def _op_ok(op: Op) -> bool:
         return False
     if name in ELEMENTWISE:
         if name == "pow" and op.results[0].type.dtype.kind in "iu":
-            return False
+            return False    # integer powers: left to the StableHLO loop (float pow is math.powf)
         return all(t.size == 1 for t in types)
     if name in ("constant", "iota") or name in SHAPE_ONLY:
         return all(t.size == 1 for t in types)
@@ -535,8 +534,7 @@ class _Lowering:
         if name == "slice":
             if _size1(op.operands[0]):
                 return args[0]
-            idx = [S.op("arith.constant", [], [ir.IndexType.get()],
-                        {"value": ir.IntegerAttr.get(ir.IndexType.get(), int(s))}).result for s in op.attrs["start"]]
+            idx = [_index_const(S, int(s)) for s in op.attrs["start"]]
             return S.to_register(S.extract(args[0], idx), x.dtype)
         if name == "dynamic_slice":
             if _size1(op.operands[0]):
