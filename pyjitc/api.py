@@ -21,6 +21,7 @@ from .aliasing import find_aliases
 from .backend.target import Target
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
+from .frontend.raising import UserRaised
 from .frontend.values import NeedStatic
 from .stages import Compiled, Lowered, NeedsLibm
 from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of
@@ -97,6 +98,8 @@ def _user_facing(method):
                 raise
             e.__traceback__ = None
             raise e from None
+        except UserRaised as e:   # the function's own raise/assert, reached on every run of this template
+            raise e.exc.with_traceback(None) from None
     return wrapper
 
 

@@ -84,3 +84,34 @@ class RunError(IndexError, np.linalg.LinAlgError, OverflowError):
     out of bounds, a math domain error, a singular matrix, ...): it is each of those exception types
     (IndexError, ValueError, OverflowError, np.linalg.LinAlgError), and the message
     starts with the user's file:line:col and names the original error."""
+
+
+# A `raise`/`assert` of the user's that happens under a run-time condition is one of the compiled
+# function's run-time checks; its message encodes the exception class, its arguments and where.
+_USER = "\x00raise\x00"
+
+
+def encode_user_exception(cls: type, args: tuple, span: Span | None) -> str:
+    import json
+    text = [a if isinstance(a, (str, int, float, bool)) or a is None else str(a) for a in args]
+    return _USER + json.dumps([cls.__module__, cls.__qualname__, text, str(span) if span else ""])
+
+
+def user_exception(message: str) -> BaseException | None:
+    """The exception a run-time check made by encode_user_exception stands for (None for
+    pyjitc's own checks). The class is looked up by name; where that fails, a RunError."""
+    if not message.startswith(_USER):
+        return None
+    import importlib
+    import json
+    module, qualname, args, where = json.loads(message[len(_USER):])
+    try:
+        cls = importlib.import_module(module)
+        for part in qualname.split("."):
+            cls = getattr(cls, part)
+        exc = cls(*args)
+    except Exception:
+        exc = RunError(f"{where}: {qualname}: {' '.join(map(str, args))}")
+    if where:
+        exc.add_note(f"raised at {where} (in code compiled by pyjitc)")
+    return exc

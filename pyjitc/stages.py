@@ -16,7 +16,7 @@ import numpy as np
 
 from . import cache, tree
 from .backend.target import TARGET_DRIVERS, Target
-from .errors import ArgumentError, CompileError, RunError
+from .errors import ArgumentError, CompileError, RunError, user_exception
 from .program import FAST_TRIG_RETRY, Program
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
@@ -226,7 +226,7 @@ class Compiled:
                 message = self.signature.checks[code - 1]
                 if message == FAST_TRIG_RETRY:
                     raise NeedsLibm(message)
-                raise RunError(message)
+                raise user_exception(message) or RunError(message)
         out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
         for path, index in self.signature.writebacks:
             np.copyto(at_path(values, path), results[index])

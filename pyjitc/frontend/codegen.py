@@ -20,7 +20,8 @@ from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..program import Argument, Known, OutputTree, Program, Result, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
-from . import assignment, branches, indexing, loops, masked, policy, registry
+from . import assignment, branches, indexing, loops, masked, policy, raising, registry
+from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
@@ -65,6 +66,7 @@ class FunctionCompiler(ast.NodeVisitor):
         self.env = env
         self.parent = parent
         self.stack = stack + ((src.fn if parent is None else src.node),)
+        em.call_function = self.call_value
 
     # ------------------------------------------------------------ driver
     def run(self):
@@ -77,10 +79,13 @@ class FunctionCompiler(ast.NodeVisitor):
         except Exit:
             pass
         returned = self.env.get(RETURN, False)
-        if returned is False:
+        value = self.env.get(RETURN_VALUE, MISSING)
+        if returned is False or value is raising.RAISED:   # (a path that raised returns nothing)
             return None
         if returned is True:
-            return self.env[RETURN_VALUE]
+            return value
+        if value is MISSING or isinstance(value, Undefined):   # falls off the end where it did not raise
+            return None
         raise MergeError("this function returns a value on some paths and falls off its end (returning None) "
                          "on others", self.src.span(node), hint="end it with a return statement")
 
@@ -90,7 +95,7 @@ class FunctionCompiler(ast.NodeVisitor):
         prev, b.span = b.span, span or b.span
         try:
             return super().visit(node)
-        except (Exit, NeedStatic):
+        except (Exit, NeedStatic, raising.UserRaised):
             raise
         except JitError as e:
             raise e.located(span) from None
@@ -168,13 +173,42 @@ class FunctionCompiler(ast.NodeVisitor):
         loops.while_loop(self, node)
 
     def visit_Assert(self, node):
-        test = self.visit(node.test)
-        if isinstance(test, Traced):
-            raise NotSupportedError("assert on array values can't be checked in compiled code",
-                                    hint="check it outside the @jit function")
-        if not test:
-            msg = self.visit(node.msg) if node.msg is not None else ""
-            raise JitError(f"assertion failed at compile time{': ' + str(msg) if msg else ''}")
+        raising.assert_statement(self, node)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            mod = policy.import_module(alias.name)
+            if alias.asname:
+                self.env[alias.asname] = mod
+            else:
+                self.env[alias.name.split(".")[0]] = policy.import_module(alias.name.split(".")[0])
+
+    def visit_ImportFrom(self, node):
+        mod = policy.import_module(node.module or "", node.level)
+        for alias in node.names:
+            if alias.name == "*":
+                raise UnsupportedSyntaxError("`from ... import *` inside a @jit function is not supported")
+            try:
+                value = getattr(mod, alias.name)
+            except AttributeError:
+                raise JitError(f"cannot import name {alias.name!r} from {mod.__name__!r}") from None
+            reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
+            if reason:
+                raise policy.not_allowed(alias.name, reason)
+            self.env[alias.asname or alias.name] = self.global_value(value, f"the array {mod.__name__}.{alias.name}")
+
+    def visit_With(self, node):
+        """Only context managers whose effect compiled code does not have (np.errstate)."""
+        for item in node.items:
+            manager = self.visit(item.context_expr)
+            if not isinstance(manager, NoEffect):
+                raise policy.unsupported_syntax(node)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, manager)
+        branches.exec_body(self, node.body)
+
+    def visit_Raise(self, node):
+        raising.raise_statement(self, node)
 
     def truth(self, value, node=None) -> bool:
         """bool(value) where Python needs it now (comprehension filters, assert, bool())."""
@@ -189,6 +223,18 @@ class FunctionCompiler(ast.NodeVisitor):
     # ------------------------------------------------------------ expressions
     def visit_Constant(self, node):
         return node.value
+
+    def visit_JoinedStr(self, node):
+        return "".join(str(self.visit(v)) for v in node.values)
+
+    def visit_FormattedValue(self, node):
+        value = self.visit(node.value)
+        if isinstance(value, Traced):
+            raise NotSupportedError("an f-string of array values has no meaning in compiled code",
+                                    hint="format values outside the @jit function")
+        spec = "" if node.format_spec is None else self.visit(node.format_spec)
+        conv = {115: str, 114: repr, 97: ascii}.get(node.conversion)
+        return format(conv(value) if conv else value, spec)
 
     def visit_FunctionDef(self, node):
         if node.decorator_list:
@@ -296,7 +342,11 @@ class FunctionCompiler(ast.NodeVisitor):
                 kwargs.update(self.em.static(self.visit(k.value), "a **argument"))
             else:
                 kwargs[k.arg] = self.visit(k.value)
-        shown = ast.unparse(node.func)
+        return self.call_value(func, ast.unparse(node.func), args, kwargs)
+
+    def call_value(self, func, shown, args, kwargs):
+        """Call a value the program holds (a function, method, class) with compile-time or traced
+        arguments; library functions that take callables (map) reach it through em.call_function."""
         if isinstance(func, LocalFunction):
             return self.call_local(func, shown, args, kwargs)
         if isinstance(func, BoundMethod):
@@ -304,6 +354,10 @@ class FunctionCompiler(ast.NodeVisitor):
         kind, target = policy.classify_call(func, shown)
         if kind in ("numpy", "builtin"):
             return self.call_impl(target, shown, args, kwargs)
+        if kind == "exception":
+            if not is_static(*args, *kwargs.values()):
+                raise NotSupportedError(f"{shown}(...) of values known only at run time can only be raised")
+            return target(*args, **kwargs)
         if kind == "math":
             args, kwargs = known(args), known(kwargs)
             if is_static(*args, *kwargs.values()):

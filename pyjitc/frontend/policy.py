@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import math
+import sys
 import types
 
 import numpy as np
@@ -58,7 +60,7 @@ FORBIDDEN_METHODS = {
 SYNTAX_REASONS = {
     ast.Try: ("try/except can't be compiled: compiled code has no Python exceptions to catch",
               "check the inputs before calling the @jit function"),
-    ast.With: ("`with` blocks can't be compiled: they run Python code on entry and exit",
+    ast.With: ("`with` blocks can't be compiled (except `with np.errstate(...)`): they run Python code on entry and exit",
                "move the with block outside the @jit function"),
     ast.AsyncWith: ("async code can't be compiled", "call the @jit function from async code instead"),
     ast.AsyncFor: ("async code can't be compiled", "call the @jit function from async code instead"),
@@ -67,8 +69,6 @@ SYNTAX_REASONS = {
     ast.Yield: ("generators can't be compiled", "return an array or a tuple of arrays instead"),
     ast.YieldFrom: ("generators can't be compiled", "return an array or a tuple of arrays instead"),
     ast.ClassDef: ("class definitions can't be compiled", "define the class at module level"),
-    ast.Import: ("import inside a @jit function is not supported", "import at module level; the function sees module-level names"),
-    ast.ImportFrom: ("import inside a @jit function is not supported", "import at module level; the function sees module-level names"),
     ast.Global: ("`global` can't be compiled: compiled code can't rebind Python variables outside the function",
                  "return the new value instead"),
     ast.Nonlocal: ("`nonlocal` can't be compiled: compiled code can't rebind Python variables outside the function",
@@ -90,7 +90,8 @@ if hasattr(ast, "TryStar"):
 # Syntax is allowed by the compiler's visitor: a node type is allowed when
 # codegen.FunctionCompiler has a visit_ method for it (codegen.ALLOWED_SYNTAX, passed in here),
 # besides the parts of nodes that are never visited on their own.
-STRUCTURAL_SYNTAX = frozenset({ast.arguments, ast.arg, ast.keyword, ast.comprehension, ast.Starred, ast.Load, ast.Store})
+STRUCTURAL_SYNTAX = frozenset({ast.arguments, ast.arg, ast.keyword, ast.comprehension, ast.Starred, ast.Load, ast.Store,
+                               ast.withitem, ast.alias})
 
 
 def unsupported_syntax(node) -> UnsupportedSyntaxError:
@@ -123,7 +124,15 @@ def lookup_global(fn, name: str):
             return UNRESOLVED
     if name in fn.__globals__:
         return fn.__globals__[name]
-    return getattr(builtins, name, UNRESOLVED)
+    if hasattr(builtins, name):
+        return getattr(builtins, name)
+    module = sys.modules.get(fn.__globals__.get("__name__", ""))
+    if module is not None and hasattr(type(module), "__getattr__") or "__getattr__" in fn.__globals__:
+        try:   # a module whose names load lazily (PEP 562 __getattr__)
+            return getattr(module, name)
+        except Exception:
+            pass
+    return UNRESOLVED
 
 
 def _resolve_path(path: str):
@@ -180,11 +189,26 @@ def check_module(mod: types.ModuleType, shown: str) -> None:
         raise not_allowed(shown, reason)
 
 
+def import_module(name: str, level: int = 0) -> types.ModuleType:
+    """`import name` inside a compiled function: only the allowed modules (numpy, math)."""
+    if level:
+        raise UnsupportedSyntaxError("relative imports inside a @jit function are not supported",
+                                     hint="import at module level; the function sees module-level names")
+    try:
+        mod = importlib.import_module(name)
+    except ImportError as e:
+        raise NotSupportedError(f"import {name}: {e}") from None
+    check_module(mod, name)
+    return mod
+
+
 def classify_call(obj, shown: str):
     """What calling `obj` means in compiled code: ('numpy'|'builtin'|'math'|'user', target).
     Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
     if getattr(type(obj), "__pyjitc_jit__", False):   # a @jit function: inlined, like any Python function
         return "user", obj.__wrapped__
+    if isinstance(obj, type) and issubclass(obj, BaseException):   # made to be raised (frontend/raising.py)
+        return "exception", obj
     path = qualified_name(obj)
     reason = forbidden_reason(path)
     if reason:
@@ -270,6 +294,13 @@ class PolicyChecker(ast.NodeVisitor):
                 check_module(base, ast.unparse(node.value))
             return getattr(base, node.attr, UNRESOLVED)
         return UNRESOLVED
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            import_module(alias.name)
+
+    def visit_ImportFrom(self, node):
+        import_module(node.module or "", node.level)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):

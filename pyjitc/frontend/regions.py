@@ -20,6 +20,7 @@ from .values import Emitter, NeedStatic, Traced, make_view
 BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"
 FLAGS = (BREAK, CONTINUE, RETURN)
 MISSING = object()
+RAISED = object()    # the return value of a path that raised (frontend/raising.py): never read
 ZERO = object()      # a placeholder yielded where a value is never read (a return value not yet set)
 
 
@@ -204,12 +205,14 @@ class Merge:
         if any(isinstance(v, Masked) for v in values):   # its bounds differ by path: known only if static
             poisoned = next(v for v in values if isinstance(v, Masked)).poisoned(self.extra)
             return lambda res: poisoned
-        undefined = [v is MISSING or isinstance(v, Undefined) for v in values]
+        undefined = [v is MISSING or v is RAISED or isinstance(v, Undefined) for v in values]
         if any(undefined):
             defined = [v for v, u in zip(values, undefined) if not u]
             if name == RETURN_VALUE and defined:   # only read where the return flag is set
                 values = [ZERO if u else v for v, u in zip(values, undefined)]
                 return self.plan(values, name)
+            if name == RETURN_VALUE and any(v is RAISED for v in values):   # no path returned a value
+                return lambda res: RAISED
             where = "inside the if or loop"
             return lambda res: Undefined(name, where)
         if all(isinstance(v, tuple) for v in values) or all(isinstance(v, list) for v in values):
@@ -289,10 +292,13 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         for run in branches:
             before.restore(env)
             block = b.open_block()
+            em.branch_depth += 1
             try:
                 run()
             except Exit:
                 pass
+            finally:
+                em.branch_depth -= 1
             b.close_block([])
             outcomes.append((block, dict(env), {cid: c._value for cid, (c, _) in before.cells.items()}))
         before.restore(env)

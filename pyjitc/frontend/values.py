@@ -179,6 +179,8 @@ class Emitter:
         self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
         self.ranges: dict[int, tuple[int, int]] = {}  # value id -> (lo, hi): a loop variable's values
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
+        self.branch_depth = 0          # > 0 while interpreting a branch of a run-time if
+        self.call_function = None      # (fn, shown, args, kwargs) -> value: calls a callable the program holds
         self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
         self.guards = _Guards()            # globals and module attributes read while compiling

@@ -15,7 +15,8 @@ this package registers them all.
     sorting.py       sort, argsort, searchsorted, take, take_along_axis
     linalg.py        numpy.linalg: solve, inv, det, slogdet, cholesky, norm
     complex.py       conjugate, real, imag, angle
+    introspection.py shape, ndim, result_type, finfo, ... on stand-ins; broadcast_arrays; errstate
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
 """
-from . import (accurate, builtins, complex, contractions, creation, dtypes, elementwise, linalg,  # noqa: F401
-               reductions, shapes, sorting, ufuncs)
+from . import (accurate, builtins, complex, contractions, creation, dtypes, elementwise, introspection,  # noqa: F401
+               linalg, reductions, shapes, sorting, ufuncs)

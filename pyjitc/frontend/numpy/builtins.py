@@ -11,6 +11,7 @@ from ..sequences import enumerate_, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static
 from .elementwise import cmp
 from .shapes import reshape
+from ..operators import apply_operator
 
 def _static_builtin(fn, what):
     def impl(em, *args, **kwargs):
@@ -24,13 +25,154 @@ def _static_builtin(fn, what):
     return impl
 
 
-for _fn, _hint in ((int, "use x.astype(np.int64) to stay in compiled code"),
-                  (float, "use x.astype(np.float64) to stay in compiled code"),
-                  (bool, "use a comparison that yields an array, with np.where"),
-                  (round, "use np.round for arrays"),
-                  (tuple, "tuples of arrays are built with (a, b)"),
-                  (list, "lists of arrays are built with [a, b]")):
+for _fn, _hint in ((sorted, "use np.sort for arrays"), (reversed, "use x[::-1] for arrays"),
+                  (callable, ""), (hash, "")):
     register(builtin=_fn.__name__)(_static_builtin(_fn, _hint))
+
+
+def _number(em, x, what):
+    """The one element of a size-1 array known only at run time, as a 0-d value."""
+    if x.type.size != 1:
+        raise ShapeError(f"TypeError: only length-1 arrays can be converted to Python scalars ({what})")
+    if np.dtype(x.dtype).kind == "c":
+        raise NotSupportedError(f"{what} of a complex value", hint="take .real first")
+    return reshape(em, x, ()) if x.ndim else x
+
+
+@register(builtin="float")
+def float_(em, x=0.0):
+    """float(x): of a run-time number, a Python float (weak float64) known at run time."""
+    if not isinstance(x, Traced):
+        return fold(float, x)
+    out = em.cast(_number(em, x, "float()"), np.float64)
+    return Traced(out.value, float, out.params)
+
+
+@register(builtin="bool")
+def bool_(em, x=False):
+    """bool(x): of a run-time number, a Python bool known at run time."""
+    if not isinstance(x, Traced):
+        return fold(bool, x)
+    v = _number(em, x, "bool()")
+    out = em.cast(v, np.bool_)
+    return Traced(out.value, bool, out.params)
+
+
+@register(builtin="int")
+def int_(em, x=0, *base):
+    """int(x): of a run-time number, truncated toward zero to a Python int (weak int64); NaN and
+    infinities raise as Python does (values beyond int64 raise OverflowError)."""
+    if not isinstance(x, Traced) or base:
+        if not is_static(x, *base):
+            raise NotSupportedError("int(x, base) of a run-time value")
+        return fold(int, x, *base)
+    v = _number(em, x, "int()")
+    if np.dtype(v.dtype).kind == "f":
+        em.check(em.emit("compare", v, v, direction="NE"), "ValueError: cannot convert float NaN to integer")
+        big = em.emit("compare", em.emit("abs", v), em.full(2.0 ** 63, v.dtype, ()), direction="GE")
+        em.check(em.emit("and", big, em.emit("compare", v, v, direction="EQ")),
+                 "OverflowError: cannot convert float infinity (or a value beyond int64) to integer")
+        v = FUNCTIONS["numpy.trunc"](em, v)
+    out = em.cast(v, np.int64)
+    return Traced(out.value, int, out.params)
+
+
+@register(builtin="round")
+def round_(em, x, ndigits=None):
+    """round(x): Python's (half to even, as np.round); of a run-time number without ndigits, a
+    Python int; with ndigits, the number's own type."""
+    if not isinstance(x, Traced):
+        return fold(round, x, *(() if ndigits is None else (ndigits,)))
+    if ndigits is not None:
+        return FUNCTIONS["numpy.round"](em, x, ndigits)
+    v = _number(em, x, "round()")
+    return int_(em, FUNCTIONS["numpy.round"](em, v)) if np.dtype(v.dtype).kind == "f" else int_(em, v)
+
+
+@register(builtin="tuple")
+def tuple_(em, x=()):
+    return _sequence(em, x, tuple)
+
+
+@register(builtin="list")
+def list_(em, x=()):
+    return _sequence(em, x, list)
+
+
+def _sequence(em, x, kind):
+    """tuple(x) / list(x): of a container, its items; of an array with a known first axis, its rows."""
+    if isinstance(x, Traced):
+        if x.ndim == 0:
+            raise ShapeError("TypeError: iteration over a 0-d array")
+        return kind(FUNCTIONS["numpy.take"](em, x, i, axis=0) for i in range(x.shape[0]))
+    try:
+        return kind(x)
+    except TypeError as e:
+        raise ShapeError(f"TypeError: {e}") from None
+
+
+@register(builtin="map")
+def map_(em, fn, *iterables):
+    """map(f, a, b, ...): f called on each set of items now (a list, which every use of an
+    iterator in compiled code can read the same way)."""
+    if not iterables:
+        raise ShapeError("TypeError: map() must have at least two arguments.")
+    columns = [_sequence(em, it, list) for it in iterables]
+    shown = getattr(fn, "__name__", "the function")
+    return [em.call_function(fn, shown, list(items), {}) for items in zip(*columns)]
+
+
+@register(builtin="sum")
+def sum_(em, iterable, start=0):
+    """sum(items, start): `start + item + item ...` with Python's (and NEP 50's) promotion."""
+    items = _sequence(em, iterable, list)
+    total = start
+    for item in items:
+        total = apply_operator(em, "Add", total, item)
+    return total
+
+
+def _truth_fold(em, iterable, combine, empty):
+    items = _sequence(em, iterable, list)
+    if is_static(*items):
+        return fold(any if empty is False else all, items)
+    out = empty
+    for item in items:
+        if isinstance(item, Traced) and item.type.size != 1:
+            raise ShapeError("ValueError: The truth value of an array with more than one element is ambiguous")
+        t = em.cast(item, np.bool_) if isinstance(item, Traced) else bool(item)
+        out = combine(out, t)
+    return Traced(em.asarray(out).value, bool) if isinstance(out, Traced) else out
+
+
+@register(builtin="any")
+def any_(em, iterable):
+    return _truth_fold(em, iterable, lambda a, b: apply_operator(em, "BitOr", a, b), False)
+
+
+@register(builtin="all")
+def all_(em, iterable):
+    return _truth_fold(em, iterable, lambda a, b: apply_operator(em, "BitAnd", a, b), True)
+
+
+@register(builtin="type")
+def type_(em, x):
+    """type(x): an array is an np.ndarray, a NumPy scalar its scalar type, a run-time Python
+    number its Python type."""
+    if not isinstance(x, Traced):
+        return type(x)
+    if x.weak is not None:
+        return x.weak
+    if x.ndim or id(x) in em.zero_d_arrays or id(x.root) in em.arguments:
+        return np.ndarray
+    return np.dtype(x.dtype).type
+
+
+@register(builtin="hasattr")
+def hasattr_(em, x, name):
+    if not isinstance(x, Traced):
+        return hasattr(x, name)
+    return hasattr(np.empty(0, x.dtype), name)
 
 
 def _pick(fn, numpy_name, hint):
