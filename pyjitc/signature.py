@@ -85,6 +85,8 @@ def _value_out(v):
         return {"complex": [_value_out(v.real), _value_out(v.imag)]}
     if isinstance(v, type) and v in PY_SCALAR_DTYPES:
         return {"pytype": v.__name__}
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return {"nptype": np.dtype(v).str}
     if isinstance(v, (np.ndarray, np.generic)):
         arr = np.asarray(v)
         data = arr.tolist() if arr.dtype.kind != "c" else np.stack([arr.real, arr.imag], -1).tolist()
@@ -108,6 +110,8 @@ def _value_in(v):
         return np.dtype(v["dtype"])
     if "pytype" in v:
         return PY_SCALAR_NAMES[v["pytype"]]
+    if "nptype" in v:
+        return np.dtype(v["nptype"]).type
     if "complex" in v:
         return complex(*(_value_in(x) for x in v["complex"]))
     dtype = np.dtype(v["dtype"])

@@ -175,3 +175,46 @@ def test_every_function_allowed_on_complex_numbers_is_tested_here():
     untested = [n for n in registry.complex_ok_names("function") if not re.search(r"np\." + n[len("numpy."):] + r"\(", text)]
     untested += [m for m in registry.complex_ok_names("method") if not re.search(r"\." + m + r"\(", text)]
     assert not untested, f"allowed on complex numbers but not tested: {untested}"
+
+
+def shape_and_type_questions(z):
+    b = np.broadcast_arrays(z, z[0])
+    return (np.shape(z), np.ndim(z), np.size(z), np.result_type(z, 1.0), np.iscomplexobj(z), np.isrealobj(z),
+            np.isscalar(z), np.isscalar(z[0, 0]), np.min_scalar_type(z), np.promote_types(z.dtype, np.float32),
+            np.can_cast(z, np.float64), np.issubdtype(z.dtype, np.complexfloating), np.broadcast_shapes(z.shape, (1,)),
+            float(np.finfo(z.dtype).eps), int(np.iinfo(np.int8).max), np.dtype(z.dtype), np.isdtype(z.dtype, "complex floating"),
+            np.common_type(z), np.mintypecode(["d", "F"]), b[0] + 0, b[1] + 0)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float32])
+def test_shape_and_dtype_questions_answer_as_numpy_does(dtype):
+    z = (np.arange(6).reshape(2, 3) + 1j * np.arange(6).reshape(2, 3)).astype(dtype) if dtype != np.float32 \
+        else np.arange(6, dtype=dtype).reshape(2, 3)
+    got, want = pyjitc.jit(shape_and_type_questions)(z), shape_and_type_questions(z)
+    for g, w in zip(got, want):
+        if isinstance(w, np.ndarray):
+            assert_same(g, w)
+        else:
+            assert g == w and type(g) is type(w), (g, w)
+
+
+def escape_counts(c, maxit):
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(maxit):
+        inside = np.abs(z) <= 2.0
+        z = np.where(inside, z * z + c, z)
+        counts += inside
+    return counts
+
+
+def test_complex_array_made_before_a_run_time_loop_compiles_and_matches_numpy():
+    # IREE 3.13 failed on a complex splat turned stream op ("stream.async.splat ... i128") and
+    # crashed packing complex constants; both are now built from their real and imaginary parts
+    c = np.linspace(-2, 1, 12)[:, None] + 1j * np.linspace(-1.5, 1.5, 9)[None, :]
+    assert_same(pyjitc.jit(escape_counts)(c, 30), escape_counts(c, 30))
+
+    def on_a_constant_grid(maxit):
+        c = np.linspace(-2, 1, 12)[:, None] + 1j * np.linspace(-1.5, 1.5, 9)[None, :]
+        return escape_counts(c, maxit)
+    assert_same(pyjitc.jit(on_a_constant_grid)(25), on_a_constant_grid(25))

@@ -490,12 +490,20 @@ class FunctionCompiler(ast.NodeVisitor):
         except (IndexError, KeyError, TypeError) as e:
             raise JitError(f"{ast.unparse(node)}: {type(e).__name__}: {e}") from None
 
-    def visit_ListComp(self, node):
+    def visit_GeneratorExp(self, node):
+        """Evaluated now, as a list comprehension: what consumes it in compiled code (tuple(),
+        sum(), any(), a loop) reads each item once, in order."""
+        return self.visit_ListComp(node)
+
+    def visit_DictComp(self, node):
+        return dict(self.visit_ListComp(node, lambda: (self.visit(node.key), self.visit(node.value))))
+
+    def visit_ListComp(self, node, element=None):
         out = []
 
         def loop(gens, depth=0):
             if not gens:
-                out.append(self.visit(node.elt))
+                out.append(element() if element else self.visit(node.elt))
                 return
             gen = gens[0]
             for item in loops.iterate(self.em, self.visit(gen.iter)):
@@ -653,7 +661,8 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
         return node
     if isinstance(value, masked.Masked):
         masked.need(value, "returning it")
-    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)):
+    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)) or \
+            (isinstance(value, type) and (issubclass(value, np.generic) or value in (bool, int, float, complex))):
         return Known(value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",
                             hint="return arrays, numbers, or tuples/lists/dicts of them")

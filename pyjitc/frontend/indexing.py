@@ -175,7 +175,22 @@ def _read_selection(em, x: Traced, flags: Traced) -> masked.Masked:
     n = x.type.size
     flat = em.emit("reshape", x, shape=(n,)) if x.ndim != 1 else em.wrap(x.value, x)
     f = em.emit("reshape", flags, shape=(n,)) if flags.ndim != 1 else flags
-    return masked.Masked(Traced(flat.value, None, x.params), 0, ("flags", f), ("flags", flags.value.id, x.shape), None)
+    return masked.Masked(Traced(flat.value, None, x.params), 0, ("flags", f), ("flags", mask_key(em, flags), x.shape), None)
+
+
+def mask_key(em, flags: Traced, depth: int = 6):
+    """What makes two masks the same selection: the same value, or the same op on the same
+    operands (SSA values never change, so `x[x > 0] = 1 / x[x > 0]` computes x > 0 twice from
+    the same x and selects the same elements)."""
+    op = _producer(em, flags.value) if depth else None
+    if op is not None and op.name == "constant" and np.asarray(op.attrs["value"]).size <= 64:
+        c = np.asarray(op.attrs["value"])
+        return ("constant", c.dtype.str, c.shape, c.tobytes())
+    if op is None or op.regions or op.name in ("constant", "optimization_barrier"):
+        return ("value", flags.value.id)
+    attrs = tuple(sorted((k, repr(v)) for k, v in op.attrs.items()))
+    return (op.name, attrs, op.results.index(flags.value) if len(op.results) > 1 else 0,
+            tuple(mask_key(em, Traced(o), depth - 1) for o in op.operands))
 
 
 def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Traced:
@@ -561,7 +576,7 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
                        f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
     rest = x.shape[k:]
     if isinstance(value, masked.Masked):     # y[m] = f(x[m]): the same selection
-        if value.key != ("flags", mask.value.id, x.shape) or value.data.ndim != 1:
+        if value.key != ("flags", mask_key(em, mask), x.shape) or value.data.ndim != 1:
             masked.need(value, f"{what} through another mask")
         v = em.emit("reshape", em.cast(value.data, x.dtype), shape=x.shape)
         return em.emit("select", mask, v, x, sources=(x,), weak=x.weak)

@@ -80,8 +80,6 @@ SYNTAX_REASONS = {
     ast.JoinedStr: ("f-strings have no meaning in compiled code", "format values outside the @jit function"),
     ast.Set: ("sets are not supported inside @jit", "use a tuple or a list"),
     ast.SetComp: ("set comprehensions are not supported", "use a list comprehension"),
-    ast.DictComp: ("dict comprehensions are not supported yet", "use a list comprehension"),
-    ast.GeneratorExp: ("generator expressions are not supported", "use a list comprehension"),
     ast.Match: ("match statements are not supported yet", "use if/elif"),
 }
 if hasattr(ast, "TryStar"):

@@ -102,6 +102,55 @@ class ZipSeq(Seq):
         return tuple(s.item(em, k) for s in self.seqs)
 
 
+class NdIndexSeq(Seq):
+    """np.ndindex(shape): the index tuples of an array of that shape in C order; each item's
+    entries are the position's digits (k // stride) % dim, known to lie in [0, dim)."""
+
+    def __init__(self, shape):
+        self.shape = tuple(int(d) for d in shape)
+
+    def count(self, em):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def item(self, em, k):
+        out, stride = [], self.count(em)
+        for d in self.shape:
+            stride //= d
+            digit = apply_operator(em, "FloorDiv", k, stride) if stride != 1 else k
+            digit = apply_operator(em, "Mod", digit, d) if d != 1 else 0
+            if isinstance(digit, Traced):
+                em.ranges[digit.value.id] = (0, d - 1)
+            out.append(digit)
+        return tuple(out)
+
+
+class NdEnumerateSeq(Seq):
+    """np.ndenumerate(x): (index tuple, x[index]) pairs in C order."""
+
+    def __init__(self, x: Traced):
+        self.x, self.index = x, NdIndexSeq(x.shape)
+
+    def count(self, em):
+        return self.index.count(em)
+
+    def item(self, em, k):
+        idx = self.index.item(em, k)
+        return idx, getitem(em, self.x, idx)
+
+
+def ndindex(em, *shape):
+    shape = em.static(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape,
+                      "np.ndindex: the shape")
+    return NdIndexSeq(shape)
+
+
+def ndenumerate(em, x):
+    return NdEnumerateSeq(em.asarray(x))
+
+
 def as_seq(x) -> Seq | None:
     """The Seq a loop over x runs over; None for other Python iterables (unrolled as they are)."""
     if isinstance(x, Seq):

@@ -156,6 +156,11 @@ class LowerCtx:
     def constant(self, value: np.ndarray) -> ir.Value:
         value = np.asarray(value)
         t = TensorType(value.shape, value.dtype)
+        if value.dtype.kind == "c" and value.size > 1:
+            # its real and imaginary parts, joined: IREE 3.13 crashes packing complex constants
+            # (SizedStorageDenseElementsAttrModel::getStorageSize in PackConstants)
+            re, im = self.constant(np.ascontiguousarray(value.real)), self.constant(np.ascontiguousarray(value.imag))
+            return self.hlo("stablehlo.complex", re, im, type=mlir_type(t))
         flat = value.reshape(-1)
         if flat.size > 1 and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=value.dtype.kind in "fc"):
             return self.splat(flat[0], t)
@@ -164,13 +169,14 @@ class LowerCtx:
         return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result
 
     def splat(self, scalar, t: TensorType) -> ir.Value:
-        if t.dtype.kind == "c":   # the bindings can't splat a complex value: a 0-d one, broadcast
-            zero_d = TensorType((), t.dtype)
-            attr = ir.DenseElementsAttr.get(np.array(scalar, dtype=t.dtype).reshape(()), type=element_type(t.dtype),
-                                            shape=[])
-            v = self.op("stablehlo.constant", [], [mlir_type(zero_d)], {"value": attr}).result
-            return v if not t.shape else self.hlo("stablehlo.broadcast_in_dim", v, type=mlir_type(t),
-                                                  broadcast_dimensions=self.i64s(()))
+        if t.dtype.kind == "c":
+            # its real and imaginary parts, joined: the bindings can't splat a complex value, and
+            # IREE 3.13 fails on a complex splat that becomes a stream op ("stream.async.splat ...
+            # got 'i128'", a complex128 array created before a loop)
+            z = np.array(scalar, dtype=t.dtype)
+            part = TensorType(t.shape, np.dtype(f"f{t.dtype.itemsize // 2}"))
+            re, im = self.splat(z.real, part), self.splat(z.imag, part)
+            return self.hlo("stablehlo.complex", re, im, type=mlir_type(t))
         one = ir.DenseElementsAttr.get(np.array(scalar, dtype=t.dtype).reshape(1), type=element_type(t.dtype))
         attr = ir.DenseElementsAttr.get_splat(mlir_type(t), one.get_splat_value()) if t.shape != (1,) else one
         return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import FUNCTIONS, register
-from ..sequences import enumerate_, range_, zip_
+from ..sequences import enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static
 from .elementwise import cmp
 from .shapes import reshape
@@ -223,6 +223,8 @@ def len_(em, x):
 
 
 register(builtin="range")(range_)
+register("numpy.ndindex", note="a loop over it runs at run time, like range()")(ndindex)
+register("numpy.ndenumerate", note="a loop over it runs at run time, like range()")(ndenumerate)
 register(builtin="enumerate")(enumerate_)
 register(builtin="zip")(zip_)
 
