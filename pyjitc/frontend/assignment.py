@@ -31,12 +31,14 @@ def store(em, base, index, value, shown):
             raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
                            hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
         index = known(index)
+        if masked.as_mask(index) is not None:   # y[np.nonzero(m)] = v is y[m] = v
+            index = masked.as_mask(index)
         if not store_known(em, base, index, value):
             base.value = indexing.setitem(em, base, index, value, shown).value
     elif isinstance(base, (list, dict)):
-        if em.loop_depth:
-            raise NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop that runs "
-                                    "at run time", hint="use an array and index assignment instead")
+        if em.loop_depth or em.branch_depth:   # (both sides of a run-time if are built)
+            raise NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop or branch "
+                                    "that runs at run time", hint="use an array and index assignment instead")
         index = em.static(index, "an index into a Python list or dict")
         try:
             base[index] = value

@@ -207,6 +207,9 @@ class FunctionCompiler(ast.NodeVisitor):
                 self.assign(item.optional_vars, manager)
         branches.exec_body(self, node.body)
 
+    def visit_Try(self, node):
+        raising.try_statement(self, node)
+
     def visit_Raise(self, node):
         raising.raise_statement(self, node)
 
@@ -354,6 +357,19 @@ class FunctionCompiler(ast.NodeVisitor):
         kind, target = policy.classify_call(func, shown)
         if kind in ("numpy", "builtin"):
             return self.call_impl(target, shown, args, kwargs)
+        if kind == "method":   # a method of a str, list, dict, ... held while the program is built
+            if policy.python_method(target) == "mutating":
+                if raising.at_run_time(self.em):
+                    why = NotSupportedError(f"{shown}(): changing a Python {type(target.__self__).__name__} inside a "
+                                            "loop or branch that runs at run time",
+                                            hint="use an array and index assignment instead")
+                    if self.em.loop_markers and not self.em.branch_depth:   # unroll the loop, if it can be
+                        raise NeedStatic(frozenset({self.em.loop_markers[-1]}), reason=why)
+                    raise why
+                return target(*args, **kwargs)
+            if not is_static(*args, *kwargs.values()):
+                raise NotSupportedError(f"{shown}() of values known only at run time")
+            return fold(target, *args, **kwargs)
         if kind == "exception":
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}(...) of values known only at run time can only be raised")
@@ -480,15 +496,19 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         index = known(self.visit(node.slice))
-        if masked.contains(base, index):
+        if isinstance(base, Traced) and masked.as_mask(index) is not None:   # x[np.nonzero(m)] is x[m]
+            index = masked.as_mask(index)
+        if isinstance(base, masked.Masked) or masked.contains(index):
             masked.need(masked.first(base, index), "indexing")
-        if isinstance(base, Traced):
+        if isinstance(base, Traced) or base is np.r_ or base is np.c_:
             return call_known(self.em, _getitem, (base, index))
         index = self.em.static(index, "an index into a Python value")
         try:
             return base[index]
         except (IndexError, KeyError, TypeError) as e:
-            raise JitError(f"{ast.unparse(node)}: {type(e).__name__}: {e}") from None
+            err = JitError(f"{ast.unparse(node)}: {type(e).__name__}: {e}")
+            err.python = e
+            raise err from None
 
     def visit_GeneratorExp(self, node):
         """Evaluated now, as a list comprehension: what consumes it in compiled code (tuple(),
@@ -522,7 +542,25 @@ ALLOWED_SYNTAX = frozenset(getattr(ast, name[len("visit_"):]) for name in vars(F
 def _getitem(em, base, index):
     if isinstance(base, Traced):
         return indexing.getitem(em, base, index)
+    if (base is np.r_ or base is np.c_) and not is_static(*(index if isinstance(index, tuple) else (index,))):
+        return _concatenator(em, base is np.c_, index)
     return fold(lambda b, i: b[i], base, index)
+
+
+def _concatenator(em, columns: bool, index):
+    """np.r_[a, b, 0:3] / np.c_[a, b] with arrays known only at run time (no string directives)."""
+    parts = []
+    for it in (index if isinstance(index, tuple) else (index,)):
+        if isinstance(it, str):
+            raise NotSupportedError("np.r_/np.c_ with a string directive is not supported", hint="use np.concatenate")
+        part = np.r_[it] if isinstance(it, slice) else it
+        part = em.asarray(part)
+        if part.ndim == 0:
+            part = registry.FUNCTIONS["numpy.reshape"](em, part, (1,))
+        if columns and part.ndim == 1:
+            part = registry.FUNCTIONS["numpy.reshape"](em, part, (-1, 1))
+        parts.append(part)
+    return registry.FUNCTIONS["numpy.concatenate"](em, parts, axis=-1 if columns else 0)
 
 
 # ---------------------------------------------------------------- entry point

@@ -26,10 +26,11 @@ class Masked:
     holds x flattened, and the mask); key: what makes two `where`s equal (capacity and each
     bound's expression, or the mask's identity); params: the scalar arguments/loop markers the
     bounds come from (None where they depend on array data)."""
-    __slots__ = ("_data", "axis", "where", "key", "params")
+    __slots__ = ("_data", "axis", "where", "key", "params", "positions")
 
-    def __init__(self, data, axis, where, key, params):
+    def __init__(self, data, axis, where, key, params, positions=False):
         self._data, self.axis, self.where, self.key, self.params = data, axis, where, key, params
+        self.positions = positions   # np.nonzero(m)[0]: data is 0..n-1, so x[it] is x[m]
 
     @property
     def data(self) -> Traced:
@@ -270,3 +271,23 @@ def _contraction(em, impl, shown, a, b):
     if ma is not None:            # a 2-D, rows masked
         return Masked(out, 0, a.where, a.key, _join(a, b))
     return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked
+
+
+# ---------------------------------------------------------------- np.nonzero of a 1-D run-time mask
+
+def positions(em, flags: Traced, key) -> Masked:
+    """np.nonzero(m)[0] / np.flatnonzero(m) for a 1-D run-time mask m: the positions 0..n-1 of
+    which those where m holds belong. Used as an index (x[idx], y[idx] = v) it is the mask itself;
+    in arithmetic, reductions and len() it is a masked array like x[m]."""
+    n = flags.shape[0]
+    data = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
+    return Masked(Traced(data.value, None, frozenset()), 0, ("flags", flags), key, None, positions=True)
+
+
+def as_mask(index):
+    """The bool mask an index made by positions() stands for (alone or in a 1-tuple), else None."""
+    if isinstance(index, tuple) and len(index) == 1:
+        index = index[0]
+    if isinstance(index, Masked) and index.positions:
+        return index.where[1]
+    return None

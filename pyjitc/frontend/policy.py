@@ -58,8 +58,6 @@ FORBIDDEN_METHODS = {
 }
 
 SYNTAX_REASONS = {
-    ast.Try: ("try/except can't be compiled: compiled code has no Python exceptions to catch",
-              "check the inputs before calling the @jit function"),
     ast.With: ("`with` blocks can't be compiled (except `with np.errstate(...)`): they run Python code on entry and exit",
                "move the with block outside the @jit function"),
     ast.AsyncWith: ("async code can't be compiled", "call the @jit function from async code instead"),
@@ -83,13 +81,13 @@ SYNTAX_REASONS = {
     ast.Match: ("match statements are not supported yet", "use if/elif"),
 }
 if hasattr(ast, "TryStar"):
-    SYNTAX_REASONS[ast.TryStar] = SYNTAX_REASONS[ast.Try]
+    SYNTAX_REASONS[ast.TryStar] = ("try/except* can't be compiled", "use a plain try/except")
 
 # Syntax is allowed by the compiler's visitor: a node type is allowed when
 # codegen.FunctionCompiler has a visit_ method for it (codegen.ALLOWED_SYNTAX, passed in here),
 # besides the parts of nodes that are never visited on their own.
 STRUCTURAL_SYNTAX = frozenset({ast.arguments, ast.arg, ast.keyword, ast.comprehension, ast.Starred, ast.Load, ast.Store,
-                               ast.withitem, ast.alias})
+                               ast.withitem, ast.alias, ast.ExceptHandler})
 
 
 def unsupported_syntax(node) -> UnsupportedSyntaxError:
@@ -200,9 +198,38 @@ def import_module(name: str, level: int = 0) -> types.ModuleType:
     return mod
 
 
+# Methods of Python values (strings, lists, dicts, ...) the program holds while it is built: the
+# pure ones run now on compile-time values; the ones that change the list or dict run now too,
+# outside run-time branches and loops (where both sides of an `if` are built, they can't).
+PURE_METHODS = {
+    str: {"lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "replace",
+          "join", "format", "find", "rfind", "index", "count", "isdigit", "isalpha", "isspace", "casefold", "title",
+          "capitalize", "partition", "rpartition", "splitlines", "zfill", "center", "ljust", "rjust"},
+    tuple: {"index", "count"}, list: {"index", "count", "copy"}, dict: {"get", "keys", "values", "items", "copy"},
+    int: {"bit_length", "to_bytes"}, float: {"is_integer", "hex"}, range: {"index", "count"},
+}
+MUTATING_METHODS = {list: {"append", "extend", "insert", "pop", "remove", "reverse", "clear", "sort"},
+                    dict: {"update", "pop", "setdefault", "clear", "popitem"}}
+
+
+def python_method(obj):
+    """('pure'|'mutating', obj) for a bound method of a str, list, dict, ... listed above; else None."""
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__name__", None)
+    if not isinstance(obj, (types.BuiltinMethodType, types.MethodWrapperType)) or type(owner) not in PURE_METHODS:
+        return None
+    if name in PURE_METHODS[type(owner)]:
+        return "pure"
+    if name in MUTATING_METHODS.get(type(owner), ()):
+        return "mutating"
+    return None
+
+
 def classify_call(obj, shown: str):
-    """What calling `obj` means in compiled code: ('numpy'|'builtin'|'math'|'user', target).
-    Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
+    """What calling `obj` means in compiled code: ('numpy'|'builtin'|'math'|'user'|'exception'|
+    'method', target). Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
+    if python_method(obj) is not None:
+        return "method", obj
     if getattr(type(obj), "__pyjitc_jit__", False):   # a @jit function: inlined, like any Python function
         return "user", obj.__wrapped__
     if isinstance(obj, type) and issubclass(obj, BaseException):   # made to be raised (frontend/raising.py)

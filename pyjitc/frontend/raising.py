@@ -118,3 +118,73 @@ def _part(fc, node) -> str:
 
 def is_exception_class(obj) -> bool:
     return isinstance(obj, type) and issubclass(obj, BaseException) and getattr(builtins, obj.__name__, None) is obj
+
+
+def try_statement(fc, node: ast.Try) -> None:
+    """try/except/else/finally, decided while the program is built: an exception raised by code
+    run at compile time (a raise of the user's, a failed lookup in a dict, NumPy's error on
+    compile-time values) runs the matching handler instead, as Python would. Code in the try
+    body that could fail only when the compiled code runs (an index checked at run time, a raise
+    under a run-time condition) can't be caught: a located error says so."""
+    from .regions import State
+    em = fc.em
+    state, checkpoint, n_checks, err = State(fc.env, em), em.b.checkpoint(), len(em.checks), em.err.value
+    caught = None
+    try:
+        exec_body(fc, node.body)
+    except UserRaised as e:
+        caught = e.exc
+    except JitError as e:
+        caught = getattr(e, "python", None)
+        if caught is None:
+            raise
+    except Exit:
+        _uncatchable(em, node, n_checks)
+        _finally(fc, node)
+        raise
+    if caught is None:
+        _uncatchable(em, node, n_checks)
+        try:
+            exec_body(fc, node.orelse)
+        finally:
+            _finally(fc, node)
+        return
+    handler = next((h for h in node.handlers if h.type is None or isinstance(caught, _classes(fc, h.type))), None)
+    if handler is None:
+        _finally(fc, node)
+        raise UserRaised(caught)
+    em.b.rollback(checkpoint)   # the try body's effects up to the exception are undone: it ran at compile
+    del em.checks[n_checks:]    # time, and everything it built is dropped before the handler runs
+    em.err.value = err
+    state.restore(fc.env)
+    if handler.name:
+        fc.env[handler.name] = caught
+    try:
+        exec_body(fc, handler.body)
+    finally:
+        _finally(fc, node)
+
+
+def _uncatchable(em, node, n_checks) -> None:
+    if len(em.checks) > n_checks and node.handlers:
+        raise NotSupportedError("this try block contains code that can fail only when the compiled code runs "
+                                "(a run-time check), which an except clause can't catch in compiled code",
+                                hint="test the condition with an if statement instead")
+
+
+def _finally(fc, node) -> None:
+    if node.finalbody:
+        exec_body(fc, node.finalbody)
+
+
+def _classes(fc, node):
+    value = fc.visit(node)
+    classes = value if isinstance(value, tuple) else (value,)
+    if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
+        raise NotSupportedError(f"except {ast.unparse(node)}: not an exception class")
+    return classes
+
+
+def exec_body(fc, stmts):
+    from .branches import exec_body as run
+    run(fc, stmts)

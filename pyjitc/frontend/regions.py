@@ -393,10 +393,12 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             env.update(poisoned)   # the previous iteration's value: usable only if the loop is unrolled
             start = State(env, em)
             em.loop_depth += 1
+            em.loop_markers.append(marker)
             try:
                 body()
             finally:
                 em.loop_depth -= 1
+                em.loop_markers.pop()
             retype = False
             for key, now in start.changes(env, before.cells):
                 if isinstance(now, Masked) and key[0] == "name":

@@ -180,6 +180,7 @@ class Emitter:
         self.ranges: dict[int, tuple[int, int]] = {}  # value id -> (lo, hi): a loop variable's values
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.branch_depth = 0          # > 0 while interpreting a branch of a run-time if
+        self.loop_markers: list[str] = []   # the run-time loops being interpreted, innermost last
         self.call_function = None      # (fn, shown, args, kwargs) -> value: calls a callable the program holds
         self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
@@ -345,8 +346,10 @@ def fold(fn, *args, **kwargs):
     with np.errstate(all="ignore"):
         try:
             return fn(*args, **kwargs)
-        except (TypeError, ValueError, ArithmeticError, IndexError) as e:
-            raise ShapeError(f"{getattr(fn, '__name__', fn)}: {e}") from None
+        except (TypeError, ValueError, ArithmeticError, IndexError, KeyError) as e:
+            err = ShapeError(f"{getattr(fn, '__name__', fn)}: {e}")
+            err.python = e   # what Python raised (a try/except in the program may catch it)
+            raise err from None
 
 
 def _known_arrays(x, out: list) -> bool:

@@ -7,7 +7,8 @@ import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_float
-from ..indexing import getitem
+from .. import masked
+from ..indexing import getitem, mask_key
 from ..registry import FUNCTIONS, register
 from ..values import fold, is_static
 from .elementwise import cmp, isnan
@@ -54,11 +55,31 @@ def take(em, a, indices, axis=None, out=None, mode=None):
     return getitem(em, x, (slice(None),) * ax + (idx,))
 
 
-@register("numpy.nonzero", "numpy.argwhere", "numpy.unique", "numpy.flatnonzero",
-          note="located error: the result's shape depends on the data")
+@register("numpy.argwhere", "numpy.unique", note="located error: the result's shape depends on the data")
 def _dynamic_shape(em, *args, **kwargs):
     raise NotSupportedError("this function's result has a shape that depends on the data",
                             hint="use a mask with np.where(mask, x, 0) or a fixed-size computation")
+
+
+@register("numpy.nonzero", method="nonzero",
+          note="of a 1-D run-time mask: usable as an index (x[idx], y[idx] = v) and in elementwise "
+               "operations, reductions and len(), like x[mask]; otherwise a located error")
+def nonzero(em, a):
+    if is_static(a):
+        return fold(np.nonzero, a)
+    a = em.asarray(a)
+    if a.ndim != 1:
+        _dynamic_shape(em, a)
+    flags = em.cast(a, np.bool_)
+    return (masked.positions(em, flags, ("flags", mask_key(em, flags), a.shape)),)
+
+
+@register("numpy.flatnonzero", note="as np.nonzero")
+def flatnonzero(em, a):
+    if is_static(a):
+        return fold(np.flatnonzero, a)
+    a = em.asarray(a)
+    return nonzero(em, a if a.ndim == 1 else FUNCTIONS["numpy.reshape"](em, a, -1))[0]
 
 
 @register("numpy.take_along_axis", complex_ok=True)

@@ -262,6 +262,9 @@ def power(em, a, b, **kw):
     return fast if fast is not None else _unchecked_power(em, a, b, **kw)
 
 
+power.ufunc = np.power   # elementwise, with compile-time checks only: masked arrays may use it
+
+
 # ---------------------------------------------------------------- the ufuncs
 
 _TRIG_NOTE = "float16/32 computed in float64 (IREE's float32 versions are up to 5e5 ulp off)"

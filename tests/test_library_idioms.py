@@ -1,0 +1,145 @@
+"""What library code written for NumPy does besides computing, compiled unchanged and equal to
+NumPy: try/except decided at compile time, methods of strings, lists and dicts, imports inside
+the function, `with np.errstate`, np.r_/np.c_, np.nonzero(mask) as an index, np.ndindex loops,
+generator expressions, and the shape/dtype questions (np.shape, np.result_type, ...)."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same
+
+_WHEN = {"end": 0, "begin": 1, 0: 0, 1: 1}
+
+
+def _when(when):
+    try:
+        return _WHEN[when]
+    except (KeyError, TypeError):
+        return [_WHEN[x] for x in when]
+
+
+def try_except_else_finally(x, when="end"):
+    w = _when(when)
+    try:
+        y = x * 2
+    except ValueError:
+        y = x
+    else:
+        y = y + 1
+    finally:
+        z = 3
+    return y + w + z
+
+
+def except_binds_the_exception(x, key="missing"):
+    try:
+        scale = {"a": 2.0}[key]
+    except KeyError as e:
+        scale = float(len(e.args))
+    return x * scale
+
+
+def string_list_dict_methods(x, mode="Mean"):
+    import numpy as numpy_in_body
+    from math import pi
+    m = mode.lower().strip()
+    parts = []
+    for k in range(3):
+        parts.append(x * k)
+    parts.extend([x])
+    d = {"a": 1.0}
+    d.update(b=2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = x / numpy_in_body.float64(pi)
+    total = sum(parts) * d.get("b", 0.0) if m.startswith("mean") else parts[0]
+    return total + ratio, tuple(v * 2 for v in (1, 2, 3)), {k: v + 1 for k, v in d.items()}
+
+
+def nonzero_as_index(x, a, b):
+    y = np.zeros(len(x))
+    idx = np.nonzero(np.logical_and(a < x, x < b))[0]
+    y[idx] = (x[idx] - a) / float(b - a)
+    idx = np.nonzero(x == b)
+    y[idx] = 1
+    inside = np.flatnonzero(x > b)
+    return y, len(inside), x[inside].sum()
+
+
+def r_and_c(abc, x):
+    a, b, c = np.r_[abc]
+    return np.r_[a, x, 0:3], np.c_[x, x * b], a + b + c
+
+
+def ndindex_loop(data):
+    out = np.zeros(data.shape)
+    for pos in np.ndindex(data.shape):
+        neighbours = tuple((p + 1) % s for p, s in zip(pos, data.shape))
+        out[pos] = data[pos] - data[neighbours]
+    total = 0.0
+    for idx, v in np.ndenumerate(data):
+        total += v * (idx[0] + 1)
+    return out, total
+
+
+CASES = [
+    (try_except_else_finally, (np.arange(2.0),)), (try_except_else_finally, (np.arange(2.0), ("begin", "end"))),
+    (except_binds_the_exception, (np.arange(3.0),)), (string_list_dict_methods, (np.arange(4.0),)),
+    (string_list_dict_methods, (np.arange(4.0), "Sum")),
+    (nonzero_as_index, (np.linspace(0, 10, 41), 2.0, 5.0)), (nonzero_as_index, (np.linspace(0, 10, 41), 12.0, 14.0)),
+    (r_and_c, (np.array([1.0, 2.0, 3.0]), np.arange(4.0))),
+    (ndindex_loop, (np.arange(12.0).reshape(3, 4) ** 2,)),
+]
+
+
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(CASES)])
+def test_library_idiom_compiles_and_equals_numpy(fn, args):
+    want, got = fn(*args), pyjitc.jit(fn)(*args)
+    flat_want, flat_got = _leaves(want), _leaves(got)
+    assert len(flat_want) == len(flat_got)
+    for w, g in zip(flat_want, flat_got):
+        if isinstance(w, (np.ndarray, np.generic)):
+            assert_same(g, w)
+        else:
+            assert g == w and type(g) is type(w), (g, w)
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [l for v in x for l in _leaves(v)]
+    if isinstance(x, dict):
+        return [l for k in sorted(x) for l in _leaves(x[k])]
+    return [x]
+
+
+def test_an_exception_no_handler_catches_reaches_the_caller():
+    def lookup(x, key="c"):
+        try:
+            return x * {"a": 1.0}[key]
+        except TypeError:
+            return x
+
+    with pytest.raises(KeyError):
+        pyjitc.jit(lookup)(np.ones(2))
+
+
+def test_a_run_time_check_inside_try_is_a_located_refusal():
+    def guarded(x, i):
+        try:
+            return x[i]
+        except IndexError:
+            return x[0]
+
+    with pytest.raises(pyjitc.NotSupportedError, match="can fail only when the compiled code runs") as info:
+        pyjitc.jit(guarded)(np.ones(3), 5)
+    assert "test_library_idioms.py:" in str(info.value)
+
+
+def test_changing_a_list_in_a_run_time_branch_is_a_located_refusal():
+    def grows(x):
+        out = []
+        if x.sum() > 2:
+            out.append(x)
+        return len(out)
+
+    with pytest.raises(pyjitc.NotSupportedError, match="changing a Python list inside a loop or branch"):
+        pyjitc.jit(grows)(np.arange(3.0))
