@@ -115,7 +115,7 @@ class JitFunction:
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._src = codegen.source_of(fn)           # parse + whitelist check, at decoration time
-        self._signature = inspect.signature(fn)
+        self._signature = inspect.signature(fn, follow_wrapped=False)
         self._param_names = list(self._signature.parameters)
         unknown = set(static_argnames) - set(self._param_names)
         if unknown:

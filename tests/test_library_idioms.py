@@ -143,3 +143,29 @@ def test_changing_a_list_in_a_run_time_branch_is_a_located_refusal():
 
     with pytest.raises(pyjitc.NotSupportedError, match="changing a Python list inside a loop or branch"):
         pyjitc.jit(grows)(np.arange(3.0))
+
+
+def _adds_one(f):
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(x):
+        return f(x) + 1.0
+    return wrapper
+
+
+@_adds_one
+def doubled_plus_one(x):
+    return x * 2
+
+
+def calls_a_decorated_helper(x):
+    return doubled_plus_one(x) * 3
+
+
+def test_a_decorated_function_compiles_the_decorators_wrapper_not_the_wrapped_source():
+    # functools.wraps sets __wrapped__; reading that function's source with the wrapper's
+    # globals and signature compiled x * 2 for x * 2 + 1 (a silent wrong answer)
+    x = np.arange(3.0)
+    assert_same(pyjitc.jit(doubled_plus_one)(x), doubled_plus_one(x))
+    assert_same(pyjitc.jit(calls_a_decorated_helper)(x), calls_a_decorated_helper(x))

@@ -406,7 +406,7 @@ class FunctionCompiler(ast.NodeVisitor):
                                     hint="write the recursion as a loop")
         src = source_of(fn)
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
         except TypeError as e:
             raise JitError(f"{shown}(): {e}") from None
         bound.apply_defaults()

@@ -44,7 +44,9 @@ def parse_function(fn) -> SourceFunction:
     filename = code.co_filename if code is not None else "<unknown>"
     where = Span(filename, code.co_firstlineno, 0) if code is not None else None
     try:
-        lines, start = inspect.getsourcelines(fn)
+        # the function's own code: getsourcelines(fn) would follow a decorator's __wrapped__ to
+        # another function's source, which then would be read with the wrapper's globals
+        lines, start = inspect.getsourcelines(code if code is not None else fn)
     except (OSError, TypeError) as e:
         raise JitError(
             f"can't read the source of {getattr(fn, '__qualname__', fn)!r} ({e})",
