@@ -169,3 +169,22 @@ def test_a_decorated_function_compiles_the_decorators_wrapper_not_the_wrapped_so
     x = np.arange(3.0)
     assert_same(pyjitc.jit(doubled_plus_one)(x), doubled_plus_one(x))
     assert_same(pyjitc.jit(calls_a_decorated_helper)(x), calls_a_decorated_helper(x))
+
+
+def membership_and_validation(x, dim):
+    if dim not in [2, 3, 4]:
+        raise ValueError("dim must be between 2 and 4")
+    return x * dim, 3.0 in x, dim in (1, 2), 7.5 not in x
+
+
+@pytest.mark.parametrize("dim", [2, 3, 4])
+def test_in_with_run_time_values_and_a_tuple_result_after_a_run_time_raise(dim):
+    x = np.arange(4.0)
+    want, got = membership_and_validation(x, dim), pyjitc.jit(membership_and_validation)(x, dim)
+    assert_same(got[0], want[0])
+    assert got[1:] == want[1:] and [type(g) for g in got[1:]] == [type(w) for w in want[1:]]
+
+
+def test_in_outside_the_list_raises_the_users_error():
+    with pytest.raises(ValueError, match="dim must be between 2 and 4"):
+        pyjitc.jit(membership_and_validation)(np.arange(4.0), 7)

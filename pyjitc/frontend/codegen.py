@@ -434,6 +434,10 @@ class FunctionCompiler(ast.NodeVisitor):
         if name in ("Is", "IsNot", "In", "NotIn") and not is_static(left, right):
             if name in ("Is", "IsNot") and (right is None or left is None):
                 result = (left is right) == (name == "Is")
+            elif name in ("In", "NotIn"):
+                result = self.contains(left, right)
+                if name == "NotIn":
+                    result = Traced(self.em.emit("not", result).value, bool) if isinstance(result, Traced) else not result
             else:
                 raise NotSupportedError(f"`{name.lower()}` on arrays is not supported")
         else:
@@ -444,6 +448,26 @@ class FunctionCompiler(ast.NodeVisitor):
         if not isinstance(result, Traced):
             return rest() if result else result
         return branches.select(self, result, rest, lambda: result)
+
+    def contains(self, item, container):
+        """`item in container` where one side is known only at run time: Python compares with ==
+        (an array: any element equal; a tuple or list: any item equal)."""
+        em = self.em
+        if isinstance(container, Traced):
+            if isinstance(item, Traced) and item.ndim:
+                raise NotSupportedError("`in` with an array on the left is not supported")
+            found = registry.FUNCTIONS["numpy.any"](em, apply_operator(em, "Eq", container, item))
+            return Traced(found.value, bool, found.params)
+        if isinstance(container, (tuple, list, range)) and isinstance(item, Traced) and item.type.size == 1:
+            out = False
+            for c in container:
+                eq = apply_operator(em, "Eq", item, c)
+                if isinstance(eq, Traced) and eq.ndim:
+                    raise NotSupportedError("`in` comparing with arrays is not supported")
+                out = apply_operator(em, "BitOr", out, eq) if isinstance(out, Traced) or isinstance(eq, Traced) \
+                    else (out or eq)
+            return Traced(em.asarray(out).value, bool) if isinstance(out, Traced) else out
+        raise NotSupportedError("`in` on arrays is not supported")
 
     def visit_BoolOp(self, node):
         return self.bool_op(isinstance(node.op, ast.And), node.values)

@@ -215,6 +215,14 @@ class Merge:
                 return lambda res: RAISED
             where = "inside the if or loop"
             return lambda res: Undefined(name, where)
+        if any(v is ZERO for v in values):   # a path that never reads it (it returned earlier, or raised)
+            known = [v for v in values if v is not ZERO]
+            if not any(isinstance(x, Traced) for v in known for x in tree.leaves(v)) and \
+                    all(_same_static(known[0], v) for v in known):
+                return lambda res: known[0]
+            shaped = next((v for v in known if isinstance(v, (tuple, list, dict))), None)
+            if shaped is not None:
+                values = [_zero_tree(shaped) if v is ZERO else v for v in values]
         if all(isinstance(v, tuple) for v in values) or all(isinstance(v, list) for v in values):
             if len({len(v) for v in values}) != 1:
                 raise MergeError(f"'{name}' has a different length on different paths")
@@ -266,6 +274,15 @@ class Merge:
                 else self.em.cast(Traced(v.value), dtype)
             out.append(x.value)
         return out
+
+
+def _zero_tree(like):
+    """ZERO in every leaf of a container shaped like `like` (a value no path reads)."""
+    if isinstance(like, dict):
+        return {k: _zero_tree(v) for k, v in like.items()}
+    if isinstance(like, (tuple, list)):
+        return type(like)(_zero_tree(v) for v in like)
+    return ZERO
 
 
 def rebind(env: dict, key, value, cells: dict) -> None:
