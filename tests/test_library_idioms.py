@@ -188,3 +188,14 @@ def test_in_with_run_time_values_and_a_tuple_result_after_a_run_time_raise(dim):
 def test_in_outside_the_list_raises_the_users_error():
     with pytest.raises(ValueError, match="dim must be between 2 and 4"):
         pyjitc.jit(membership_and_validation)(np.arange(4.0), 7)
+
+
+def python_max_min_of_arrays(x):
+    return max(abs(x)), min(x), max(x.astype(np.int32))
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, -3, 2]), np.array([np.nan, 1.0, 2]), np.array([1.0, np.nan, 5.0])])
+def test_python_max_and_min_of_a_1d_array_iterate_as_python_does(x):
+    want, got = python_max_min_of_arrays(x), pyjitc.jit(python_max_min_of_arrays)(x)
+    for g, w in zip(got, want):
+        assert_same(g, w)

@@ -183,6 +183,8 @@ def _pick(fn, numpy_name, hint):
     static = _static_builtin(fn, hint)
 
     def impl(em, *args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Traced):
+            return _pick_of_array(em, fn, args[0])
         if kwargs or len(args) < 2 or is_static(*args) or any(em.shape_of(a) != () for a in args):
             return static(em, *args, **kwargs)
         types = {em.dtype_of(a) for a in args}
@@ -201,6 +203,21 @@ def _pick(fn, numpy_name, hint):
             best = Traced(em.asarray(best).value, next(iter(weak)))
         return best
     return impl
+
+
+def _pick_of_array(em, fn, x):
+    """max(x) / min(x) of a 1-D array, as Python iterates it: the first element, replaced by each
+    later one that is greater (less). A NaN first element stays; later NaNs are skipped."""
+    if x.ndim != 1:
+        raise ShapeError("TypeError: iteration over a 0-d array" if x.ndim == 0 else
+                         "ValueError: The truth value of an array with more than one element is ambiguous")
+    if x.shape[0] == 0:
+        raise ShapeError(f"ValueError: {fn.__name__}() iterable argument is empty")
+    first = FUNCTIONS["numpy.take"](em, x, 0)
+    if np.dtype(x.dtype).kind != "f":
+        return FUNCTIONS["numpy.max" if fn is max else "numpy.min"](em, x)
+    best = FUNCTIONS["numpy.nanmax" if fn is max else "numpy.nanmin"](em, x)
+    return FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.isnan"](em, first), first, best)
 
 
 register(builtin="max")(_pick(max, "numpy.greater", "use np.maximum or np.max for arrays"))
