@@ -127,7 +127,7 @@ def classify(e: BaseException) -> tuple[str, str]:
     if isinstance(e, pyjitc.CompileError) or "IREE" in type(e).__name__ or "iree" in type(e).__module__:
         return "iree", first
     if isinstance(e, pyjitc.JitError):
-        if "internal" in first:
+        if "internal compiler error" in first or ": internal error" in first:
             return "internal", first
         return "refused", first
     return "internal", f"{type(e).__name__}: {first}"

@@ -21,6 +21,7 @@ from .aliasing import find_aliases
 from .backend.target import Target
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
+from .frontend.source import real_signature
 from .frontend.raising import UserRaised
 from .frontend.values import NeedStatic
 from .stages import Compiled, Lowered, NeedsLibm
@@ -115,7 +116,7 @@ class JitFunction:
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._src = codegen.source_of(fn)           # parse + whitelist check, at decoration time
-        self._signature = inspect.signature(fn, follow_wrapped=False)
+        self._signature = real_signature(fn)
         self._param_names = list(self._signature.parameters)
         unknown = set(static_argnames) - set(self._param_names)
         if unknown:

@@ -26,7 +26,7 @@ from .numpy.builtins import MATH   # (importing the numpy package registers ever
 from .operators import apply_operator
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
 from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
-from .source import SourceFunction, parse_function
+from .source import SourceFunction, parse_function, real_signature
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
 
@@ -335,14 +335,16 @@ class FunctionCompiler(ast.NodeVisitor):
         func = self.visit(node.func)
         args = []
         for a in node.args:
-            if isinstance(a, ast.Starred):
-                args.extend(self.em.static(self.visit(a.value), "a *argument"))
+            if isinstance(a, ast.Starred):   # a list or tuple (of any values), or a static iterable
+                value = self.visit(a.value)
+                args.extend(value if isinstance(value, (list, tuple)) else self.em.static(value, "a *argument"))
             else:
                 args.append(self.visit(a))
         kwargs = {}
         for k in node.keywords:
             if k.arg is None:
-                kwargs.update(self.em.static(self.visit(k.value), "a **argument"))
+                value = self.visit(k.value)
+                kwargs.update(value if isinstance(value, dict) else self.em.static(value, "a **argument"))
             else:
                 kwargs[k.arg] = self.visit(k.value)
         return self.call_value(func, ast.unparse(node.func), args, kwargs)
@@ -406,7 +408,7 @@ class FunctionCompiler(ast.NodeVisitor):
                                     hint="write the recursion as a loop")
         src = source_of(fn)
         try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+            bound = real_signature(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise JitError(f"{shown}(): {e}") from None
         bound.apply_defaults()
@@ -461,6 +463,8 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(container, (tuple, list, range)) and isinstance(item, Traced) and item.type.size == 1:
             out = False
             for c in container:
+                if not isinstance(c, (Traced, bool, int, float, complex, np.generic)):
+                    continue   # None, a string, ...: never equal to a number
                 eq = apply_operator(em, "Eq", item, c)
                 if isinstance(eq, Traced) and eq.ndim:
                     raise NotSupportedError("`in` comparing with arrays is not supported")

@@ -175,9 +175,16 @@ def forbidden_reason(path: str | None) -> str | None:
     return None
 
 
+# NumPy under the array API's name (libraries get it from array_namespace(x) for NumPy inputs):
+# NumPy's own functions, and Python wrappers over them that are compiled like any helper.
+NUMPY_NAMESPACES = ("array_api_compat.numpy", "scipy._lib.array_api_compat.numpy",
+                    "sklearn.externals.array_api_compat.numpy")
+
+
 def check_module(mod: types.ModuleType, shown: str) -> None:
     top = mod.__name__.split(".")[0]
-    if top not in ALLOWED_MODULES:
+    if top not in ALLOWED_MODULES and not any(mod.__name__ == n or mod.__name__.startswith(n + ".")
+                                              for n in NUMPY_NAMESPACES):
         raise ForbiddenError(f"module {mod.__name__!r} ({shown}) is not allowed inside @jit",
                              hint=f"allowed modules are {', '.join(ALLOWED_MODULES)}; call other code outside")
     reason = forbidden_reason(mod.__name__)

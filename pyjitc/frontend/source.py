@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,3 +94,14 @@ def _find_lambda(text: str, code) -> ast.Lambda | None:
         if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == want:
             return n
     return None
+
+
+def real_signature(fn) -> inspect.Signature:
+    """The parameters `fn`'s own code binds: not a decorator's __wrapped__ function's, nor a
+    __signature__ a library set to advertise another one (the compiled source is fn's own)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return inspect.signature(fn, follow_wrapped=False)
+    plain = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    plain.__kwdefaults__ = fn.__kwdefaults__
+    return inspect.signature(plain, follow_wrapped=False)
