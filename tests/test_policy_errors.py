@@ -15,7 +15,7 @@ CASES = [
     (bad.uses_print, pyjitc.ForbiddenError, 14, 5, "print is not allowed inside @jit: it writes to the terminal"),
     (bad.uses_random, pyjitc.ForbiddenError, 19, 16, "global random state"),
     (bad.uses_tolist, pyjitc.ForbiddenError, 23, 12, ".tolist() is not allowed inside @jit"),
-    (bad.uses_try, pyjitc.UnsupportedSyntaxError, 27, 5, "try/except can't be compiled"),
+    (bad.uses_try, pyjitc.UnsupportedSyntaxError, 27, 5, "try/except* can't be compiled"),
     (bad.uses_with, pyjitc.ForbiddenError, 34, 10, "open is not allowed inside @jit: it reads or writes a file"),
     (bad.uses_import, pyjitc.ForbiddenError, 39, 5, "module 'os'"),
     (bad.uses_global, pyjitc.UnsupportedSyntaxError, 44, 5, "`global` can't be compiled"),
