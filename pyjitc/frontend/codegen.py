@@ -664,8 +664,11 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
     seen = {"returned": returned, "shared": shared_roots, "arguments": {id(t): p for p, t in params.items()}}
     items, treedef = tree.flatten(result)
-    out_tree = OutputTree(treedef, tuple(_output_leaf(em, v, outputs, argument_source, argument_object, seen)
-                                         for v in items))
+    try:
+        out_tree = OutputTree(treedef, tuple(_output_leaf(em, v, outputs, argument_source, argument_object, seen)
+                                             for v in items))
+    except JitError as e:   # what is returned: point at the function
+        raise e.located(src.span(src.node)) from None
     writebacks = []
     for path, t in params.items():
         if t.value is not originals[path]:  # updated in place: NumPy would have written the caller's array
