@@ -368,3 +368,44 @@ def test_a_stencil_reading_a_second_transpose_of_the_array_it_writes():
     fn = difference_of_a_transpose_into_the_same_transpose
     A = np.arange(20.0).reshape(5, 4) ** 2
     assert_same(pyjitc.jit(fn)(A.copy()), fn(A.copy()))
+
+
+def swaps_names_with_an_argument(a, steps):
+    b = np.empty_like(a)
+    for _ in range(steps):
+        b[1:-1] = 0.5 * (a[:-2] + a[2:])
+        b[0] = a[0]
+        b[-1] = a[-1]
+        a, b = b, a
+    return a
+
+
+def swaps_two_local_arrays(x, steps):
+    a = x.copy()
+    b = np.empty_like(a)
+    for _ in range(steps):
+        b[1:-1] = 0.5 * (a[:-2] + a[2:])
+        b[0] = a[0]
+        b[-1] = a[-1]
+        a, b = b, a
+    return a
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 3, 6])
+def test_a_loop_swapping_names_with_an_argument_writes_the_argument_as_numpy_does(steps):
+    # `a, b = b, a` in a run-time loop: which array `a` names depends on the count; traced once,
+    # the writes through `b` on even passes never reached the caller's array (silent wrong answer)
+    x = np.random.default_rng(steps).random(9)
+    mine, theirs = x.copy(), x.copy()
+    got, want = pyjitc.jit(swaps_names_with_an_argument)(mine, steps), swaps_names_with_an_argument(theirs, steps)
+    assert_same(got, want)
+    assert_same(mine, theirs)
+    assert (got is mine) == (want is theirs)
+
+
+def test_a_loop_swapping_two_local_arrays_stays_one_run_time_loop():
+    f = pyjitc.jit(swaps_two_local_arrays)
+    x = np.random.default_rng(0).random(9)
+    for steps in (0, 1, 4, 7):
+        assert_same(f(x, steps), swaps_two_local_arrays(x, steps))
+    assert f.cache_info().currsize == 1   # one executable for every step count

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tree
-from ..errors import JitError
+from ..errors import JitError, NotSupportedError
 from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
 from .masked import Masked
 from .values import Emitter, NeedStatic, Traced, make_view
@@ -416,6 +416,10 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             finally:
                 em.loop_depth -= 1
                 em.loop_markers.pop()
+            swap = _swapped_identity(em, start.env, env)
+            if swap:
+                raise NeedStatic({marker}, reason=NotSupportedError(swap, hint="copy instead of swapping names "
+                                                                          "(b[:] = a), or swap copies"))
             retype = False
             for key, now in start.changes(env, before.cells):
                 if isinstance(now, Masked) and key[0] == "name":
@@ -460,6 +464,31 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         env.pop(GO, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")
+
+
+def _swapped_identity(em, start: dict, end: dict) -> str | None:
+    """Why the loop can't run as one traced body at run time, if its body rebinds a name to
+    another array that existed when the iteration began (`a, b = b, a`) while that array's identity
+    is seen elsewhere (an argument, whose contents the caller sees; another name or a view bound
+    to it): which array a name means then depends on how many times the loop ran."""
+    def root_of(v):
+        return id(v.root) if isinstance(v, Traced) else None
+    existing = {root_of(v) for v in start.values() if isinstance(v, Traced)}
+    swapped = [k for k, v in end.items() if isinstance(v, Traced) and isinstance(start.get(k), Traced)
+               and root_of(v) != root_of(start[k]) and root_of(v) in existing]
+    if not swapped:
+        return None
+    involved = {root_of(start[k]) for k in swapped} | {root_of(end[k]) for k in swapped}
+    for k in swapped:
+        for v in (start[k], end[k]):
+            if id(v.root) in em.arguments:
+                return f"'{k}' is bound to another array on each pass of this loop, and one of them is an argument"
+    for k, v in start.items():
+        if k in swapped or not isinstance(k, str) or not k.isidentifier():
+            continue
+        if any(id(x.root) in involved for x in tree.leaves(v) if isinstance(x, Traced)):
+            return f"'{swapped[0]}' is bound to another array on each pass of this loop, and '{k}' refers to one of them too"
+    return None
 
 
 GO_KEY = ("name", GO)
