@@ -409,3 +409,20 @@ def test_a_loop_swapping_two_local_arrays_stays_one_run_time_loop():
     for steps in (0, 1, 4, 7):
         assert_same(f(x, steps), swaps_two_local_arrays(x, steps))
     assert f.cache_info().currsize == 1   # one executable for every step count
+
+
+def newton_keeps_the_previous_iterate(x0, tol):
+    x = x0.copy()
+    x_old = x0 + 1.0
+    while np.max(np.abs(x - x_old)) > tol:
+        x_old = x
+        x = x - (x * x - 2.0) / (2.0 * x)
+    return x, x_old
+
+
+def test_a_name_rebound_to_the_previous_array_without_writes_stays_a_run_time_loop():
+    f = pyjitc.jit(newton_keeps_the_previous_iterate)
+    for x0 in (np.array([1.0, 3.0]), np.array([10.0, 0.5, 2.0])):
+        got, want = f(x0, 1e-12), newton_keeps_the_previous_iterate(x0, 1e-12)
+        assert_same(got[0], want[0])
+        assert_same(got[1], want[1])

@@ -416,7 +416,8 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             finally:
                 em.loop_depth -= 1
                 em.loop_markers.pop()
-            swap = _swapped_identity(em, start.env, env)
+            written = {k[1] for k, _ in start.changes(env, before.cells) if k[0] == "cell"}
+            swap = _swapped_identity(em, start.env, env, written)
             if swap:
                 raise NeedStatic({marker}, reason=NotSupportedError(swap, hint="copy instead of swapping names "
                                                                           "(b[:] = a), or swap copies"))
@@ -466,11 +467,12 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     raise JitError(f"internal error: the types carried by this {what} did not settle")
 
 
-def _swapped_identity(em, start: dict, end: dict) -> str | None:
+def _swapped_identity(em, start: dict, end: dict, written: set) -> str | None:
     """Why the loop can't run as one traced body at run time, if its body rebinds a name to
-    another array that existed when the iteration began (`a, b = b, a`) while that array's identity
-    is seen elsewhere (an argument, whose contents the caller sees; another name or a view bound
-    to it): which array a name means then depends on how many times the loop ran."""
+    another array that existed when the iteration began (`a, b = b, a`), writes into one of them
+    in place, and that array's identity is seen elsewhere (an argument, whose contents the caller
+    sees; another name or a view bound to it): which array a write reaches then depends on how
+    many times the loop ran. (Names rebound without writes in place, `x_old = x`, are values.)"""
     def root_of(v):
         return id(v.root) if isinstance(v, Traced) else None
     existing = {root_of(v) for v in start.values() if isinstance(v, Traced)}
@@ -479,6 +481,8 @@ def _swapped_identity(em, start: dict, end: dict) -> str | None:
     if not swapped:
         return None
     involved = {root_of(start[k]) for k in swapped} | {root_of(end[k]) for k in swapped}
+    if not involved & written:
+        return None
     for k in swapped:
         for v in (start[k], end[k]):
             if id(v.root) in em.arguments:
