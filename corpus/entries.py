@@ -113,13 +113,13 @@ ENTRIES: list[Entry] = [
     # ---------------------------------------------------------------- numpy-financial
     _("numpy_financial:fv", args(0.05 / 12, 120, -100.0, -100.0), "numpy-financial", ("fast",)),
     _("numpy_financial:pv", args(0.05 / 12, 120, -100.0, 15692.93), "numpy-financial"),
-    _("numpy_financial:pmt", args(0.05 / 12, 360, 200000.0), "numpy-financial"),
+    _("numpy_financial:pmt", args(0.05 / 12, 360, 200000.0), "numpy-financial", ("fast",)),
     _("numpy_financial:nper", args(0.07 / 12, -150.0, 8000.0), "numpy-financial"),
     _("numpy_financial:ipmt", lambda r: ((0.1 / 12, np.arange(1, 25), 24, 2000.0), {}), "numpy-financial"),
     _("numpy_financial:ppmt", lambda r: ((0.1 / 12, np.arange(1, 25), 24, 2000.0), {}), "numpy-financial"),
     _("numpy_financial:npv", lambda r: ((0.08, np.array([-40000.0, 5000, 8000, 12000, 30000])), {}), "numpy-financial"),
     _("numpy_financial:mirr", lambda r: ((np.array([-4500.0, -800, 800, 800, 600, 600, 800, 800, 700, 3000]), 0.08, 0.055), {}), "numpy-financial"),
-    _("numpy_financial:rate", args(10, 0.0, -3500.0, 10000.0), "numpy-financial"),
+    _("numpy_financial:rate", args(10, 0.0, -3500.0, 10000.0), "numpy-financial", ("fast",)),
     _("numpy_financial:irr", lambda r: ((np.array([-100.0, 39, 59, 55, 20]),), {}), "numpy-financial"),
     # ---------------------------------------------------------------- pyswarms: optimisation test functions
     *[_(f"pyswarms.utils.functions.single_obj:{name}", particles(scale=s), "pyswarms", ("fast",) if name == "sphere" else ())
@@ -128,7 +128,7 @@ ENTRIES: list[Entry] = [
                       ("holdertable", 10.0), ("levi", 10.0), ("matyas", 10.0), ("rastrigin", 5.0),
                       ("rosenbrock", 2.0), ("schaffer2", 100.0), ("sphere", 10.0), ("threehump", 5.0)]],
     # ---------------------------------------------------------------- scikit-fuzzy: membership functions
-    _("skfuzzy:trimf", lambda r: ((np.linspace(0, 10, 200), np.array([2.0, 5.0, 8.0])), {}), "scikit-fuzzy"),
+    _("skfuzzy:trimf", lambda r: ((np.linspace(0, 10, 200), np.array([2.0, 5.0, 8.0])), {}), "scikit-fuzzy", ("fast",)),
     _("skfuzzy:trapmf", lambda r: ((np.linspace(0, 10, 200), np.array([1.0, 3.0, 6.0, 9.0])), {}), "scikit-fuzzy"),
     _("skfuzzy:gaussmf", lambda r: ((np.linspace(0, 10, 200), 5.0, 1.5), {}), "scikit-fuzzy", ("fast",)),
     _("skfuzzy:gauss2mf", lambda r: ((np.linspace(0, 10, 200), 3.0, 1.0, 7.0, 2.0), {}), "scikit-fuzzy"),
@@ -144,7 +144,7 @@ ENTRIES: list[Entry] = [
     _("skfuzzy:defuzz", lambda r: ((np.linspace(0, 10, 200), np.exp(-np.linspace(-3, 3, 200) ** 2), "mom"), {}), "scikit-fuzzy"),
     _("skfuzzy:fuzzy_and", lambda r: ((np.linspace(0, 10, 50), r.random(50), np.linspace(0, 10, 50), r.random(50)), {}), "scikit-fuzzy"),
     # ---------------------------------------------------------------- SciPy: distances (pure NumPy)
-    *[_(f"scipy.spatial.distance:{name}", vec2(200, positive=pos), "scipy", ("fast",) if name == "euclidean" else ())
+    *[_(f"scipy.spatial.distance:{name}", vec2(200, positive=pos), "scipy", ("fast",) if name == "braycurtis" else ())
       for name, pos in [("braycurtis", True), ("canberra", True), ("chebyshev", False), ("cityblock", False),
                         ("correlation", False), ("cosine", False), ("euclidean", False), ("jensenshannon", True),
                         ("minkowski", False), ("sqeuclidean", False)]],
