@@ -594,7 +594,7 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
             node = Known(contents if id(value) in em.zero_d_arrays or contents.ndim else contents[()])
         else:
             outputs.append(value.value)
-            node = Result(len(outputs) - 1, value.weak)
+            node = Result(len(outputs) - 1, value.weak, id(value) in em.zero_d_arrays)
         seen[id(value)] = node
         return node
     if isinstance(value, masked.Masked):

@@ -225,18 +225,25 @@ def _scan(name, prim, identity, np_fn):
         ax = 0 if axis is None else normalize_axis(axis, a.ndim, name)
         n = x.shape[ax]
         kind = prim if not is_bool(res) else {"add": "or", "mul": "and"}[prim]
-        step = 1
-        while step < n:
-            shifted = take_slice(em, x, ax, 0, n - step)
-            pad_shape = list(x.shape)
-            pad_shape[ax] = step
-            pad = em.full(identity, res, tuple(pad_shape))
-            moved = em.emit("concatenate", pad, shifted, axis=ax)
-            x = em.emit(kind, x, moved)
-            step *= 2
-        return x
+        return scan(em, x, ax, kind, identity)
     impl.__name__ = name
     return impl
+
+
+def scan(em, x, ax, kind, identity):
+    """The inclusive scan of x along ax with the IR primitive `kind` (add, mul, max, ...), whose
+    identity element is `identity`: log2(n) steps of shift-and-combine (Hillis-Steele)."""
+    n = x.shape[ax]
+    step = 1
+    while step < n:
+        shifted = take_slice(em, x, ax, 0, n - step)
+        pad_shape = list(x.shape)
+        pad_shape[ax] = step
+        pad = em.full(identity, x.dtype, tuple(pad_shape))
+        moved = em.emit("concatenate", pad, shifted, axis=ax)
+        x = em.emit(kind, x, moved)
+        step *= 2
+    return x
 
 
 register("numpy.cumsum", method="cumsum",
