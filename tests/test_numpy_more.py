@@ -125,3 +125,26 @@ def test_0d_array_results_stay_arrays_also_through_a_saved_vmfb(tmp_path):
         got = g(x)
         assert all(isinstance(r, np.ndarray) and r.ndim == 0 for r in got)
         assert_same(got, numpy_result(one_variable, x), accumulate=True)
+
+
+def reversed_unsigned(x):
+    return np.flip(x) + 1, x[::-1] * 2, np.convolve(x, x)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint64])
+def test_reversing_unsigned_integers_compiles(dtype):
+    # IREE 3.13 failed on any use of a reversed unsigned array ("failed to legalize operation
+    # 'linalg.generic'"); found through np.convolve on uint8
+    x = np.array([3, 200, 0, 7, 5], dtype)
+    assert_same(pyjitc.jit(reversed_unsigned)(x), reversed_unsigned(x))
+
+
+def reduce_0d(x):
+    return np.sum(x), np.max(x), np.multiply.reduce(x), np.add.reduce(x, keepdims=True), x
+
+
+def test_reducing_a_0d_argument_gives_a_numpy_scalar_and_the_argument_stays_itself():
+    x = np.array(2.5)
+    got = pyjitc.jit(reduce_0d)(x)
+    assert_same(got, reduce_0d(x))
+    assert got[-1] is x

@@ -224,9 +224,9 @@ def _correlate(em, a, v, mode, name):
         raise ShapeError(f"{name}: mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
     mode = modes[mode]
     a, v = (as_array(em, t) for t in (a, v))
-    a, v = (reshape(em, t, (1,)) if t.ndim == 0 else t for t in (a, v))
     if a.ndim != 1 or v.ndim != 1:
-        raise ShapeError(f"{name}: object too deep for desired array")
+        raise ShapeError(f"{name}: object {'too deep' if max(a.ndim, v.ndim) > 1 else 'of too small depth'} for "
+                         "desired array")
     dt = np.result_type(a.dtype, v.dtype)
     a, v = em.cast(a, dt), em.cast(v, dt)
     n1, n2 = a.shape[0], v.shape[0]

@@ -107,4 +107,4 @@ def select(em, condlist, choicelist, default=0):
     out = em.operand(choices[-1], dtype, shape)
     for choice, cond in zip(choices[-2::-1], conds[::-1]):
         out = em.emit("select", em.broadcast(cond, shape), em.operand(choice, dtype, shape), out)
-    return out
+    return em.zero_d_array(out)   # NumPy fills a new array: 0-d stays an array

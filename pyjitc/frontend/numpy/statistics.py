@@ -55,6 +55,8 @@ def average(em, a, axis=None, weights=None, returned=False, *, keepdims=_NO_VALU
             w = transpose(em, w, tuple(int(i) for i in np.argsort(axes)))
             w = reshape(em, w, tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
         scl = FUNCTIONS["numpy.sum"](em, w, axis=axis, dtype=result_dtype, **keep)
+        if any(w.shape[i] == 0 for i in normalize_axes(em, axis, w.ndim, "average")):
+            raise ShapeError("average: ZeroDivisionError: Weights sum to zero, can't be normalized")
         zero = FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.equal"](em, scl, 0.0))
         em.check(zero, "ZeroDivisionError: Weights sum to zero, can't be normalized")
         prod = FUNCTIONS["numpy.multiply"](em, a, w, dtype=result_dtype)

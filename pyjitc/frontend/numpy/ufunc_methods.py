@@ -50,7 +50,10 @@ def _reduce(ufunc, reduction):
         if is_static(array):
             return fold(ufunc.reduce, array, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims)
         kw = {} if dtype is None else {"dtype": dtype}
-        return FUNCTIONS[reduction](em, as_array(em, array), axis=axis, keepdims=keepdims, **kw)
+        a = as_array(em, array)
+        if a.ndim == 0 and em.static(axis, "axis") in (0, -1, ()):   # NumPy reduces a 0-d array over axis 0 too
+            axis = None
+        return FUNCTIONS[reduction](em, a, axis=axis, keepdims=keepdims, **kw)
     return reduce
 
 
@@ -63,8 +66,8 @@ def _accumulate(ufunc, cumulative, combine):
             return fold(ufunc.accumulate, array, axis=axis, dtype=dtype)
         a = as_array(em, array)
         if axis is None or a.ndim == 0:
-            raise ShapeError(f"{ufunc.__name__}.accumulate: axis {axis} is out of bounds for array of "
-                             f"dimension {a.ndim}" if a.ndim == 0 else "accumulate does not allow multiple axes")
+            raise ShapeError(f"{ufunc.__name__}.accumulate: " + ("cannot accumulate on a scalar" if a.ndim == 0 else
+                                                                 "accumulate does not allow multiple axes"))
         ax = normalize_axis(axis, a.ndim, f"{ufunc.__name__}.accumulate")
         if cumulative is not None:
             return FUNCTIONS[cumulative](em, a, axis=ax, **({} if dtype is None else {"dtype": dtype}))
