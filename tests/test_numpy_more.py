@@ -92,8 +92,7 @@ def test_average_with_weights_summing_to_zero_is_a_run_time_error():
     ("np.bincount(x)", "pass minlength"),
     ("np.histogram(x, 5)", "pass range="),
     ("np.interp(x, x, x, period=2.0)", "period= is not supported"),
-    ("np.quantile(x, 0.5, method='nearest')", "only method='linear'"),
-    ("np.gradient(x, x)", "coordinate arrays"),
+    ("np.quantile(x, 0.5, weights=x)", "weights= is not supported"),
     ("np.subtract.reduce(x)", "np.subtract.reduce is not supported"),
     ("np.add.at(x, 0, 1)", "np.add.at is not supported"),
 ])
@@ -148,3 +147,16 @@ def test_reducing_a_0d_argument_gives_a_numpy_scalar_and_the_argument_stays_itse
     got = pyjitc.jit(reduce_0d)(x)
     assert_same(got, reduce_0d(x))
     assert got[-1] is x
+
+
+def gradient_coordinates(y, t):
+    return (np.gradient(y, t), np.gradient(y, t, edge_order=2), np.gradient(y, np.array([0.0, 1.0, 3.0, 3.5, 5.0, 8.0])),
+            np.gradient(np.outer(y, y[:3]), t, 2.0), np.gradient(y, np.arange(6)))
+
+
+@pytest.mark.parametrize("t", [np.array([0.0, 0.5, 1.5, 1.75, 3.0, 4.0]), np.arange(6.0) * 0.5, np.arange(6)])
+def test_gradient_with_coordinate_arrays(t):
+    # NumPy uses the uniform formulas when the coordinates are evenly spaced (decided at run time here)
+    y = np.array([1.0, -2.0, 0.5, 4.0, 3.0, 9.0])
+    f = pyjitc.jit(gradient_coordinates)
+    assert_same(f(y, t), numpy_result(gradient_coordinates, y, t), accumulate=True, scale=100.0)

@@ -129,7 +129,10 @@ CASES = {
                  "np.convolve(x[0] > 0, x[1] > 0)", [F, F32, I]),
     "order_statistics": ("np.median(x), np.median(x, axis=0), np.median(x, axis=1, keepdims=True), np.quantile(x, 0.3), "
                          "np.percentile(x, [10, 50, 90], axis=1), np.quantile(x, np.array([0.0, 0.5, 1.0]), axis=0, "
-                         "keepdims=True), np.percentile(x, 50, axis=(0, 1)), np.quantile(x, 1)", [F, F32, I, E]),
+                         "keepdims=True), np.percentile(x, 50, axis=(0, 1)), np.quantile(x, 1), np.quantile(x, 0.4, axis=1, method='lower'), "
+                         "np.percentile(x, [20, 70], method='nearest'), np.quantile(x, [0.1, 0.5], axis=0, method='midpoint'), "
+                         "np.quantile(x, 0.35, method='hazen'), np.percentile(x, 35, method='inverted_cdf'), "
+                         "np.quantile(x, 0.35, method='median_unbiased')", [F, F32, I, E]),
     "cov": ("np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1]), np.cov(x, bias=True), np.cov(x, ddof=0), np.cov(x[0]), "
             "np.corrcoef(x), np.corrcoef(x[0], x[1]), np.corrcoef(x, rowvar=False), np.corrcoef(x[0])", [F, F32, I]),
     "bincount": ("np.bincount(np.abs(x[1]) % 5, minlength=5), np.bincount(np.abs(x).ravel() % 4, weights=np.arange(12.0), "

@@ -155,7 +155,7 @@ def qualified_name(obj) -> str | None:
     if name is not None:
         return name
     owner = getattr(obj, "__self__", None)
-    if isinstance(owner, np.ufunc):   # np.add.outer, np.maximum.reduce: "numpy.add.outer"
+    if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:   # np.add.outer: "numpy.add.outer"
         return f"numpy.{owner.__name__}.{obj.__name__}"
     if isinstance(obj, types.ModuleType):
         return obj.__name__

@@ -76,8 +76,8 @@ def ediff1d(em, ary, to_end=None, to_begin=None):
     return concatenate(em, parts)
 
 
-@register("numpy.gradient", note="uniform spacing (scalars, one per axis); edge_order 1 or 2 (its edges are sums "
-                                 "of three products: reduction tolerance); coordinate arrays are refused")
+@register("numpy.gradient", note="spacing: scalars or coordinate arrays per axis; edge_order 1 or 2 (edges and "
+                                 "non-uniform points are sums of three products: reduction tolerance)")
 @folding(np.gradient)
 def gradient(em, f, *varargs, axis=None, edge_order=1):
     f = as_array(em, f)
@@ -91,33 +91,87 @@ def gradient(em, f, *varargs, axis=None, edge_order=1):
         dx = list(varargs)
     else:
         raise ShapeError("gradient: invalid number of arguments")
-    if any(len(em.shape_of(d)) for d in dx):
-        raise NotSupportedError("gradient: coordinate arrays as spacing are not supported",
-                                hint="pass one scalar spacing per axis")
     if edge_order > 2:
         raise ShapeError("gradient: 'edge_order' greater than 2 not supported")
     otype = f.dtype if f.dtype.kind in "fc" else np.dtype(np.float64)
     if f.dtype.kind in "iu":
         f = em.cast(f, np.float64)
-    mul, div = (lambda x, y: apply_operator(em, "Mult", x, y)), (lambda x, y: apply_operator(em, "Div", x, y))
     outs = []
     for ax, h in zip(axes, dx):
+        if len(em.shape_of(h)):
+            h = as_array(em, h)
+            if h.ndim != 1:
+                raise ShapeError("gradient: distances must be either scalars or 1d")
+            if h.shape[0] != f.shape[ax]:
+                raise ShapeError("gradient: when 1d, distances must match the length of the corresponding dimension")
         if f.shape[ax] < edge_order + 1:
             raise ShapeError("gradient: Shape of array too small to calculate a numerical gradient, at least "
                              "(edge_order + 1) elements are required.")
-        at = lambda index: getitem(em, f, _along(ax, f.ndim, index))
-        inner = div(_sub(em, at(slice(2, None)), at(slice(None, -2))), mul(2.0, h))
-        if edge_order == 1:
-            first = div(_sub(em, at(slice(1, 2)), at(slice(0, 1))), h)
-            last = div(_sub(em, at(slice(-1, None)), at(slice(-2, -1))), h)
-        else:
-            def combo(coefs, slices):
-                terms = [mul(div(c, h), at(s)) for c, s in zip(coefs, slices)]
-                return apply_operator(em, "Add", apply_operator(em, "Add", terms[0], terms[1]), terms[2])
-            first = combo((-1.5, 2.0, -0.5), (slice(0, 1), slice(1, 2), slice(2, 3)))
-            last = combo((0.5, -2.0, 1.5), (slice(-3, -2), slice(-2, -1), slice(-1, None)))
-        outs.append(concatenate(em, [em.cast(em.asarray(p), otype) for p in (first, inner, last)], ax))
+        if not len(em.shape_of(h)):
+            outs.append(_gradient_uniform(em, f, ax, h, edge_order, otype))
+            continue
+        # coordinates: NumPy takes their differences, and uses the uniform formulas when all are equal
+        known = h.const
+        diffx = diff(em, em.cast(h, np.float64) if h.dtype.kind in "iu" else h)
+        first = getitem(em, diffx, 0)
+        if known is not None:   # coordinates known at compile time: NumPy's choice, made now
+            d = np.diff(known.astype(np.float64) if known.dtype.kind in "iu" else known)
+            outs.append(_gradient_uniform(em, f, ax, first, edge_order, otype) if (d == d[0]).all() else
+                        _gradient_coordinates(em, f, ax, diffx, edge_order, otype))
+            continue
+        equal = FUNCTIONS["numpy.all"](em, FUNCTIONS["numpy.equal"](em, diffx, first))
+        outs.append(FUNCTIONS["numpy.where"](em, equal, _gradient_uniform(em, f, ax, first, edge_order, otype),
+                                             _gradient_coordinates(em, f, ax, diffx, edge_order, otype)))
     return outs[0] if len(axes) == 1 else tuple(outs)
+
+
+def _combine(em, terms):
+    """a * f1 + b * f2 + c * f3, in NumPy's order, from (coefficient, values) pairs."""
+    (a, x), (b, y), (c, z) = terms
+    mul = lambda u, v: apply_operator(em, "Mult", u, v)
+    return apply_operator(em, "Add", apply_operator(em, "Add", mul(a, x), mul(b, y)), mul(c, z))
+
+
+def _gradient_uniform(em, f, ax, h, edge_order, otype):
+    """np.gradient along one axis with a scalar spacing h (NumPy's formulas and their order)."""
+    at = lambda index: getitem(em, f, _along(ax, f.ndim, index))
+    div = lambda x, y: apply_operator(em, "Div", x, y)
+    inner = div(_sub(em, at(slice(2, None)), at(slice(None, -2))), apply_operator(em, "Mult", 2.0, h))
+    if edge_order == 1:
+        first = div(_sub(em, at(slice(1, 2)), at(slice(0, 1))), h)
+        last = div(_sub(em, at(slice(-1, None)), at(slice(-2, -1))), h)
+    else:
+        first = _combine(em, [(div(c, h), at(s)) for c, s in ((-1.5, slice(0, 1)), (2.0, slice(1, 2)), (-0.5, slice(2, 3)))])
+        last = _combine(em, [(div(c, h), at(s)) for c, s in ((0.5, slice(-3, -2)), (-2.0, slice(-2, -1)),
+                                                              (1.5, slice(-1, None)))])
+    return concatenate(em, [em.cast(em.asarray(p), otype) for p in (first, inner, last)], ax)
+
+
+def _gradient_coordinates(em, f, ax, d, edge_order, otype):
+    """np.gradient along one axis with coordinate differences d (NumPy's non-uniform formulas)."""
+    at = lambda index: getitem(em, f, _along(ax, f.ndim, index))
+    op = lambda name, x, y: apply_operator(em, name, x, y)
+    add, sub, mul, div = (lambda x, y, n=n: op(n, x, y) for n in ("Add", "Sub", "Mult", "Div"))
+    neg = lambda x: FUNCTIONS["numpy.negative"](em, x)
+    dx1, dx2 = getitem(em, d, slice(0, -1)), getitem(em, d, slice(1, None))
+    along = lambda v: reshape(em, v, tuple(-1 if i == ax else 1 for i in range(f.ndim)))
+    a = along(div(neg(dx2), mul(dx1, add(dx1, dx2))))
+    b = along(div(sub(dx2, dx1), mul(dx1, dx2)))
+    c = along(div(dx1, mul(dx2, add(dx1, dx2))))
+    inner = _combine(em, [(a, at(slice(None, -2))), (b, at(slice(1, -1))), (c, at(slice(2, None)))])
+    if edge_order == 1:
+        first = div(_sub(em, at(slice(1, 2)), at(slice(0, 1))), getitem(em, d, 0))
+        last = div(_sub(em, at(slice(-1, None)), at(slice(-2, -1))), getitem(em, d, -1))
+    else:
+        dx1, dx2 = getitem(em, d, 0), getitem(em, d, 1)
+        first = _combine(em, [(div(neg(add(mul(2.0, dx1), dx2)), mul(dx1, add(dx1, dx2))), at(slice(0, 1))),
+                              (div(add(dx1, dx2), mul(dx1, dx2)), at(slice(1, 2))),
+                              (div(neg(dx1), mul(dx2, add(dx1, dx2))), at(slice(2, 3)))])
+        dx1, dx2 = getitem(em, d, -2), getitem(em, d, -1)
+        last = _combine(em, [(div(dx2, mul(dx1, add(dx1, dx2))), at(slice(-3, -2))),
+                             (div(neg(add(dx2, dx1)), mul(dx1, dx2)), at(slice(-2, -1))),
+                             (div(add(mul(2.0, dx2), dx1), mul(dx2, add(dx1, dx2))), at(slice(-1, None)))])
+    return concatenate(em, [em.cast(em.asarray(p), otype) for p in (first, inner, last)], ax)
 
 
 @register("numpy.trapezoid")

@@ -103,12 +103,15 @@ def median(em, a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def _quantile(em, a, q, axis, method, keepdims, weights, weak_q, name):
-    """NumPy's _quantile for the 'linear' method: the indices and weights (gamma) are computed by
-    NumPy's own helpers at compile time, the values picked from the sorted array."""
+    """NumPy's _quantile: the indices and weights (gamma) of every method are computed by NumPy's
+    own helpers at compile time (they depend on q and the axis length only), the values picked
+    from the sorted array."""
     if weights is not None:
         raise NotSupportedError(f"{name}: weights= is not supported")
-    if em.static(method, f"{name}: method") != "linear":
-        raise NotSupportedError(f"{name}: only method='linear' (the default) is supported")
+    method = em.static(method, f"{name}: method")
+    props = _npfb._QuantileMethods.get(method)
+    if props is None:
+        raise ShapeError(f"{name}: {method!r} is not a valid method. Use one of: {list(_npfb._QuantileMethods)}")
     q = np.asanyarray(q)
     if q.ndim > 2:
         raise ShapeError(f"{name}: q must be a scalar or 1d")
@@ -116,13 +119,14 @@ def _quantile(em, a, q, axis, method, keepdims, weights, weak_q, name):
 
     def fn(arr):
         n = arr.shape[0]
-        virtual = np.asanyarray(_npfb._QuantileMethods["linear"]["get_virtual_index"](n, q))
+        with np.errstate(all="ignore"):
+            virtual = np.asanyarray(props["get_virtual_index"](n, q))
         srt = FUNCTIONS["numpy.sort"](em, arr, axis=0) if n else arr
-        if virtual.dtype.kind in "iu":      # integer q: the elements themselves
-            result = getitem(em, srt, virtual)
+        if props["fix_gamma"] is None or (method == "linear" and virtual.dtype.kind in "iu"):
+            result = getitem(em, srt, virtual)     # the elements themselves
         else:
             prev, nxt = _npfb._get_indexes(np.empty(0, arr.dtype), virtual, n)
-            gamma = _npfb._get_gamma(virtual, prev, _npfb._QuantileMethods["linear"])
+            gamma = _npfb._get_gamma(virtual, prev, props)
             gamma = float(gamma) if weak_q else gamma.reshape(virtual.shape + (1,) * (arr.ndim - 1))
             below, above = getitem(em, srt, prev), getitem(em, srt, nxt)
             result = _lerp(em, below, above, gamma)
@@ -163,7 +167,7 @@ def _quantile_args(em, a, q, name, scale):
 
 
 def _quantile_fn(name, scale):
-    @register(f"numpy.{name}", note="method='linear' (the default) only; compile-time q; by sorting")
+    @register(f"numpy.{name}", note="compile-time q and method; by sorting; no weights=")
     @folding(getattr(np, name))
     def impl(em, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
