@@ -90,7 +90,7 @@ def test_average_with_weights_summing_to_zero_is_a_run_time_error():
 
 @pytest.mark.parametrize("expression, message", [
     ("np.bincount(x)", "pass minlength"),
-    ("np.histogram(x, 5)", "pass range="),
+    ("np.histogram(x, 'auto')", "depends on the data"),
     ("np.interp(x, x, x, period=2.0)", "period= is not supported"),
     ("np.quantile(x, 0.5, weights=x)", "weights= is not supported"),
     ("np.subtract.reduce(x)", "np.subtract.reduce is not supported"),

@@ -139,6 +139,8 @@ CASES = {
                  "minlength=4)", [I]),
     "histogram": ("np.histogram(x, 4, (-2, 5)), np.histogram(x, [-3.0, 0.0, 0.5, 10.0]), "
                   "np.histogram(x, 3, range=(0, 4), density=True), np.histogram(x, 3, range=(0, 4), weights=x * 2)", [F, F32, I]),
+    "histogram_data_range": ("np.histogram(x), np.histogram(x, 4, density=True), "
+                             "np.histogram(np.broadcast_to(x[0, 0], (5,)), 3)", [P, P.astype(np.float32), I, F, E[:, :0]]),
     "ufunc_outer": ("np.add.outer(x[0], x[1]), np.subtract.outer(x[0], 1.5), np.multiply.outer(x, x[0]), "
                     "np.maximum.outer(x[0], x[1]), np.minimum.outer(x[1], x[2]), np.divide.outer(x[0], x[1]), "
                     "np.less.outer(x[0], x[1]), np.greater.outer(x[0], 0), np.equal.outer(x[0], x[0]), "
@@ -168,7 +170,7 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "array_equal": ["numpy.array_equal", "numpy.array_equiv"],
     "atleast": ["numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d"],
     "creation_more": ["numpy.tri", "numpy.vander", "numpy.logspace", "numpy.geomspace"],
-    "convolve": ["numpy.convolve", "numpy.correlate"], "cov": ["numpy.cov", "numpy.corrcoef"],
+    "convolve": ["numpy.convolve", "numpy.correlate"], "histogram_data_range": ["numpy.histogram"], "cov": ["numpy.cov", "numpy.corrcoef"],
     "order_statistics": ["numpy.median", "numpy.quantile", "numpy.percentile"],
     "ufunc_outer": [f"numpy.{u}.outer" for u in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
                                                   "equal", "less", "greater", "logical_and", "logical_or")],

@@ -280,26 +280,29 @@ def bincount(em, x, weights=None, minlength=0):
     return FUNCTIONS["numpy.sum"](em, sel(em, hit, w, em.full(0.0, np.float64, shape)), axis=0)
 
 
-@register("numpy.histogram", note="compile-time bins (a count with range=, or the edges); density=; weights=")
+@register("numpy.histogram", note="compile-time bins (a count or the edges; not a string); density=; weights=")
 @folding(np.histogram)
 def histogram(em, a, bins=10, range=None, density=None, weights=None):
     bins, range = em.static(bins, "histogram: bins"), em.static(range, "histogram: range")
     density = em.static(density, "histogram: density")
     a = as_array(em, a)
     a_shape, a = a.shape, reshape(em, a, -1)
-    if np.ndim(bins) == 0 and range is None:
-        raise NotSupportedError("np.histogram without range=: the bin edges depend on the data's minimum and "
-                                "maximum", hint="pass range=(lo, hi), or the bin edges as bins=")
-    try:
-        edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
-    except (TypeError, ValueError) as e:
-        raise ShapeError(f"histogram: {e}") from None
+    if isinstance(bins, str):
+        raise NotSupportedError(f"np.histogram with bins={bins!r}: the number of bins depends on the data",
+                                hint="pass the number of bins, or the bin edges")
+    if np.ndim(bins) == 0 and range is None and a.shape[0]:
+        edges = _edges_from_data(em, a, bins)     # the edges depend on the data's minimum and maximum
+    else:
+        try:
+            edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
+        except (TypeError, ValueError) as e:
+            raise ShapeError(f"histogram: {e}") from None
     nb = edges.shape[0] - 1
     x = em.cast(a, edges.dtype)
     shape = (a.shape[0], nb)
     xb = em.broadcast(reshape(em, x, (-1, 1)), shape)
-    lo = em.broadcast(em.asarray(edges[:-1]), shape)
-    hi = em.broadcast(em.asarray(edges[1:]), shape)
+    lo = em.broadcast(getitem(em, em.asarray(edges), slice(None, -1)), shape)
+    hi = em.broadcast(getitem(em, em.asarray(edges), slice(1, None)), shape)
     last = em.broadcast(em.asarray(np.arange(nb) == nb - 1), shape)
     # bin i holds edges[i] <= x < edges[i + 1]; the last bin also its right edge (NumPy's rule)
     inside = em.emit("and", cmp(em, xb, lo, "GE"), sel(em, last, cmp(em, xb, hi, "LE"), cmp(em, xb, hi, "LT")))
@@ -315,7 +318,35 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
         counts = em.cast(FUNCTIONS["numpy.sum"](em, sel(em, inside, w, em.full(0, np.float64, shape)), axis=0),
                          as_array(em, weights).dtype)
     if density:
-        widths = np.diff(edges)
+        widths = FUNCTIONS["numpy.diff"](em, edges)
+        widths = em.cast(em.asarray(widths), np.float64)
         counts = FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.divide"](em, counts, widths),
                                            FUNCTIONS["numpy.sum"](em, counts))
     return counts, edges
+
+
+def _edges_from_data(em, a, bins):
+    """NumPy's bin edges without range=: linspace(min, max, bins + 1) as np.linspace computes it
+    (in the edges' dtype: the data's, float64 for integers), [min - 0.5, max + 0.5] when they are
+    equal; a NaN or infinite minimum or maximum is NumPy's ValueError, at run time."""
+    if not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ShapeError("histogram: `bins` must be positive, when an integer")
+    lo, hi = FUNCTIONS["numpy.min"](em, a), FUNCTIONS["numpy.max"](em, a)
+    finite = em.emit("and", em.cast(FUNCTIONS["numpy.isfinite"](em, lo), np.bool_),
+                     em.cast(FUNCTIONS["numpy.isfinite"](em, hi), np.bool_))
+    em.check(em.emit("not", finite), "ValueError: histogram: the autodetected range of the data is not finite")
+    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    lo, hi = em.cast(lo, dt), em.cast(hi, dt)
+    same = cmp(em, lo, hi, "EQ")
+    lo = sel(em, same, em.emit("sub", lo, em.full(0.5, dt, ())), lo)
+    hi = sel(em, same, em.emit("add", hi, em.full(0.5, dt, ())), hi)
+    num = bins + 1
+    y = em.emit("iota", shape=(num,), dim=0, dtype=dt)
+    delta = em.emit("sub", hi, lo)
+    step = em.emit("div", delta, em.full(bins, dt, ()))
+    tiny = cmp(em, step, em.full(0, dt, ()), "EQ")     # NumPy's special case for denormal steps
+    full = lambda v: em.broadcast(v, (num,))
+    y = sel(em, full(tiny), em.emit("mul", em.emit("div", y, em.full(bins, dt, (num,))), full(delta)),
+            em.emit("mul", y, full(step)))
+    y = em.emit("add", y, full(lo))
+    return em.emit("concatenate", getitem(em, y, slice(0, bins)), reshape(em, hi, (1,)), axis=0)   # y[-1] = stop
