@@ -38,9 +38,11 @@ def view_of(recipe, a: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Result:
     """Result `index` of the compiled function; `weak`: the Python scalar type a weakly typed
-    value is returned as (as in NumPy), or None for an array (a NumPy scalar if 0-d)."""
+    value is returned as (as in NumPy), or None for an array (a NumPy scalar if 0-d, unless
+    `array`: a 0-d array where NumPy returns one, e.g. np.cov of one variable)."""
     index: int
     weak: type | None = None
+    array: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
             out = view_of(recipe, out)
     elif isinstance(node, Result):
         r = results[node.index]
-        out = node.weak(r) if node.weak is not None else r[()] if r.ndim == 0 else r
+        out = node.weak(r) if node.weak is not None else r[()] if r.ndim == 0 and not node.array else r
     else:
         out = np.array(node.value, copy=True) if isinstance(node.value, np.ndarray) else node.value
     made[id(node)] = out

@@ -173,7 +173,7 @@ def _tree_in(d) -> OutputTree:
 
 def _leaf_out(n):
     if isinstance(n, Result):
-        return {"out": n.index, "weak": n.weak.__name__ if n.weak else None}
+        return {"out": n.index, "weak": n.weak.__name__ if n.weak else None, **({"array": True} if n.array else {})}
     if isinstance(n, Argument):
         return {"input": list(n.path), "shape": list(n.shape), "copy": n.copy}
     if isinstance(n, ViewOf):
@@ -183,7 +183,7 @@ def _leaf_out(n):
 
 def _leaf_in(d):
     if "out" in d:
-        return Result(d["out"], PY_SCALAR_NAMES.get(d["weak"]))
+        return Result(d["out"], PY_SCALAR_NAMES.get(d["weak"]), d.get("array", False))
     if "input" in d:
         return Argument(tuple(d["input"]), tuple(d["shape"]), d["copy"])
     if "view" in d:

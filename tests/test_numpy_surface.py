@@ -95,6 +95,62 @@ CASES = {
     "creation_names": ("np.empty_like(x).shape, np.empty((2, 2)).dtype, np.full_like(x, 3), np.ones_like(x), "
                        "np.identity(3) + x[0, :3]", [F, I]),
     "searchsorted": ("np.searchsorted(np.sort(x[0]), x[1]), np.searchsorted(np.sort(x[0]), x, side='right')", [F, I]),
+    "diff": ("np.diff(x), np.diff(x, 2, axis=0), np.diff(x, prepend=0), np.diff(x, append=x[:, :1]), np.diff(x > 0), "
+             "np.diff(x, n=0)", [F, F32, I, E]),
+    "ediff1d": ("np.ediff1d(x), np.ediff1d(x, to_begin=[1, 2], to_end=-1)", [F, I, E]),
+    "ptp": ("np.ptp(x), np.ptp(x, axis=1), np.ptp(x, axis=0, keepdims=True)", [F, I, F32]),
+    "average": ("np.average(x), np.average(x, axis=1), np.average(x, axis=0, weights=np.arange(3) + 1.0, returned=True), "
+                "np.average(x, weights=np.abs(x) + 1, returned=True), np.average(x, axis=1, keepdims=True)", [F, I, F32]),
+    "isclose": ("np.isclose(x, 0.5), np.isclose(x, x[0], equal_nan=True), np.isclose(x, 1, rtol=0.5, atol=0.25)", [F, F32, I]),
+    "allclose": ("np.allclose(x, x), np.allclose(x, x, equal_nan=True), np.allclose(x, x + 1e-9)", [F, I]),
+    "array_equal": ("np.array_equal(x, x), np.array_equal(x, x + 0, equal_nan=True), np.array_equal(x, x[0]), "
+                    "np.array_equiv(x, x[:1]), np.array_equiv(x[:1], x[0])", [F, I, B]),
+    "cross": ("np.cross(x[0, :3], x[1, :3]), np.cross(x[:, :3], x[:, 1:]), np.cross(x[0, :2], x[1, :2]), "
+              "np.cross(x[:, :2], x[:, 1:]), np.cross(x[:, :3], x[0, :2]), np.cross(x[:2, :3].T, x[1:, :3].T, axis=0)", [F, I]),
+    "kron": ("np.kron(x, x[:2, :2]), np.kron(x[0], x[1]), np.kron(x[0], x), np.kron(x, 2)", [F, I]),
+    "trapezoid": ("np.trapezoid(x), np.trapezoid(x, dx=0.5, axis=0), np.trapezoid(x, x=np.arange(4) * 2.0), "
+                  "np.trapezoid(x, x=x, axis=0)", [F, F32, I]),
+    "atleast": ("np.atleast_1d(x[0, 0]), np.atleast_2d(x[0]), np.atleast_3d(x[0]), np.atleast_3d(x), "
+                "np.atleast_2d(x[0, 0], x), np.atleast_3d(x[0, 0])", [F, I]),
+    "select": ("np.select([x > 0, x < -1], [x, -x], 7), np.select([x > 1], [x[0]]), np.select([x > 0, x > 1], [1.5, x])",
+               [F, F32, I]),
+    "nan_to_num": ("np.nan_to_num(x), np.nan_to_num(x, nan=-1, posinf=5.0, neginf=np.float64(-3))",
+                   [F, F32, I, F.astype(np.float16)]),
+    "sinc": ("np.sinc(x)", [F, F32, I]),
+    "creation_more": ("np.tri(3, 4, 1) * x, np.vander(x[0]), np.vander(x[1], 3, increasing=True), np.logspace(0, 2, 4) + x[0], "
+                      "np.geomspace(1, 1000, 4) * x[1], np.logspace(0, 1, 4, base=2.0, dtype=np.float32) + x[2]", [F, F32, I]),
+    "polyval": ("np.polyval([1, 2, 3], x), np.polyval(x[0], x), np.polyval(np.array([2.5, -1], np.float32), x)", [F, F32, I]),
+    "interp": ("np.interp(x, [0.0, 1.0, 2.5], [3.0, -1.0, 4.0]), np.interp(x, [0.0, 1.0, 2.5], [3.0, -1.0, 4.0], left=-9, "
+               "right=np.nan), np.interp(x, [1.0], [5.0]), np.interp(x[0], np.sort(x[1]), x[2])", [F, F32, I]),
+    "gradient": ("np.gradient(x), np.gradient(x, 2.0, axis=1), np.gradient(x[0]), np.gradient(x, axis=0)",
+                 [F, F32, I]),
+    "convolve": ("np.convolve(x[0], x[1]), np.convolve(x[0], x[1, :2], 'same'), np.convolve(x[0, :3], x[1], mode='valid'), "
+                 "np.correlate(x[0], x[1, :3]), np.correlate(x[0, :2], x[1], 'full'), np.correlate(x[0], x[1, :2], 'same'), "
+                 "np.convolve(x[0] > 0, x[1] > 0)", [F, F32, I]),
+    "order_statistics": ("np.median(x), np.median(x, axis=0), np.median(x, axis=1, keepdims=True), np.quantile(x, 0.3), "
+                         "np.percentile(x, [10, 50, 90], axis=1), np.quantile(x, np.array([0.0, 0.5, 1.0]), axis=0, "
+                         "keepdims=True), np.percentile(x, 50, axis=(0, 1)), np.quantile(x, 1), np.quantile(x, 0.4, axis=1, method='lower'), "
+                         "np.percentile(x, [20, 70], method='nearest'), np.quantile(x, [0.1, 0.5], axis=0, method='midpoint'), "
+                         "np.quantile(x, 0.35, method='hazen'), np.percentile(x, 35, method='inverted_cdf'), "
+                         "np.quantile(x, 0.35, method='median_unbiased')", [F, F32, I, E]),
+    "cov": ("np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1]), np.cov(x, bias=True), np.cov(x, ddof=0), np.cov(x[0]), "
+            "np.corrcoef(x), np.corrcoef(x[0], x[1]), np.corrcoef(x, rowvar=False), np.corrcoef(x[0])", [F, F32, I]),
+    "bincount": ("np.bincount(np.abs(x[1]) % 5, minlength=5), np.bincount(np.abs(x).ravel() % 4, weights=np.arange(12.0), "
+                 "minlength=4)", [I]),
+    "histogram": ("np.histogram(x, 4, (-2, 5)), np.histogram(x, [-3.0, 0.0, 0.5, 10.0]), "
+                  "np.histogram(x, 3, range=(0, 4), density=True), np.histogram(x, 3, range=(0, 4), weights=x * 2)", [F, F32, I]),
+    "histogram_data_range": ("np.histogram(x), np.histogram(x, 4, density=True), "
+                             "np.histogram(np.broadcast_to(x[0, 0], (5,)), 3)", [P, P.astype(np.float32), I, F, E[:, :0]]),
+    "ufunc_outer": ("np.add.outer(x[0], x[1]), np.subtract.outer(x[0], 1.5), np.multiply.outer(x, x[0]), "
+                    "np.maximum.outer(x[0], x[1]), np.minimum.outer(x[1], x[2]), np.divide.outer(x[0], x[1]), "
+                    "np.less.outer(x[0], x[1]), np.greater.outer(x[0], 0), np.equal.outer(x[0], x[0]), "
+                    "np.power.outer(x[0], 2), np.logical_and.outer(x[0], x[1]), np.logical_or.outer(x[0], x[1])", [F, I]),
+    "ufunc_reduce": ("np.add.reduce(x), np.add.reduce(x, axis=1), np.multiply.reduce(x, axis=None), "
+                     "np.maximum.reduce(x, axis=1, keepdims=True), np.minimum.reduce(x), np.logical_and.reduce(x), "
+                     "np.logical_or.reduce(x, axis=1)", [F, I, B, E]),
+    "ufunc_accumulate": ("np.add.accumulate(x), np.maximum.accumulate(x, axis=1), np.minimum.accumulate(x), "
+                         "np.multiply.accumulate(x, axis=1), np.logical_and.accumulate(x), np.logical_or.accumulate(x, axis=1), "
+                         "np.maximum.accumulate(x > 0)", [F, F32, I, B]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
     "fmax": ["numpy.fmax", "numpy.fmin"], "deg2rad": ["numpy.deg2rad", "numpy.rad2deg"],
@@ -111,6 +167,16 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "split": ["numpy.split", "numpy.array_split"], "tile_repeat": ["numpy.tile", "numpy.repeat"],
     "ufunc_names": [], "compare_names": [], "bitwise_names": [], "trig_aliases": [], "array_names": [],
     "creation_names": [], "take_along_axis": ["numpy.take_along_axis"],
+    "array_equal": ["numpy.array_equal", "numpy.array_equiv"],
+    "atleast": ["numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d"],
+    "creation_more": ["numpy.tri", "numpy.vander", "numpy.logspace", "numpy.geomspace"],
+    "convolve": ["numpy.convolve", "numpy.correlate"], "histogram_data_range": ["numpy.histogram"], "cov": ["numpy.cov", "numpy.corrcoef"],
+    "order_statistics": ["numpy.median", "numpy.quantile", "numpy.percentile"],
+    "ufunc_outer": [f"numpy.{u}.outer" for u in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+                                                  "equal", "less", "greater", "logical_and", "logical_or")],
+    "ufunc_reduce": [f"numpy.{u}.reduce" for u in ("add", "multiply", "maximum", "minimum", "logical_and", "logical_or")],
+    "ufunc_accumulate": [f"numpy.{u}.accumulate" for u in ("add", "multiply", "maximum", "minimum", "logical_and",
+                                                            "logical_or")],
 }
 
 

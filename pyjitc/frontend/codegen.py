@@ -718,14 +718,15 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
             node = Argument(arguments[id(value)], value.shape)
         elif isinstance(base_node, (Result, Known, Argument)) and base.ndim:
             node = ViewOf(base_node, tuple(recipes))   # a view of another result, an argument or a copy of one, as in NumPy
-        elif path is not None:
+        elif path is not None and (argument_object(value) or value.ndim or id(value) in em.zero_d_arrays):
+            # (a new 0-d value holding an argument's contents, np.sum of a 0-d array, is a NumPy scalar)
             node = Argument(path, value.shape, copy=not argument_object(value))
         elif value.const is not None and value.weak is None and value.const.size <= KNOWN_RESULT_MAX:
             contents = value.const
             node = Known(contents if id(value) in em.zero_d_arrays or contents.ndim else contents[()])
         else:
             outputs.append(value.value)
-            node = Result(len(outputs) - 1, value.weak)
+            node = Result(len(outputs) - 1, value.weak, id(value) in em.zero_d_arrays)
         seen[id(value)] = node
         return node
     if isinstance(value, masked.Masked):

@@ -147,7 +147,9 @@ _NAMES: dict[int, str] = {}
 for _registry in (registry.FUNCTIONS, FORBIDDEN):
     for _path in _registry:
         _obj = _resolve_path(_path)
-        if _obj is not None and not isinstance(_obj, (int, float, str)):
+        # only objects that stay alive (a ufunc's method is a new object on every access: its id
+        # would be reused by unrelated objects); qualified_name names those by what they are
+        if _obj is not None and not isinstance(_obj, (int, float, str)) and _resolve_path(_path) is _obj:
             _NAMES.setdefault(id(_obj), _path)
 for _b in registry.BUILTINS:
     _NAMES[id(getattr(builtins, _b))] = f"builtins.{_b}"
@@ -157,6 +159,9 @@ def qualified_name(obj) -> str | None:
     name = _NAMES.get(id(obj))
     if name is not None:
         return name
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:   # np.add.outer: "numpy.add.outer"
+        return f"numpy.{owner.__name__}.{obj.__name__}"
     if isinstance(obj, types.ModuleType):
         return obj.__name__
     mod = getattr(obj, "__module__", None)

@@ -190,6 +190,13 @@ class Emitter:
         self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)
         self.globals: dict[int, tuple[Any, Traced]] = {}   # id(global array) -> (it, its frozen Traced)
 
+    def zero_d_array(self, t: "Traced") -> "Traced":
+        """Mark a 0-d result as an array where NumPy returns a 0-d array, not a NumPy scalar."""
+        if t.ndim == 0:
+            self.held.append(t)
+            self.zero_d_arrays.add(id(t))
+        return t
+
     def guard_list(self) -> list:
         return list(self.guards.items.values())
 
@@ -280,6 +287,14 @@ class Emitter:
         if is_py_scalar(x):
             return type(x) if type(x) in (int, float, complex) else np.dtype(np.bool_)
         return np.asarray(x).dtype
+
+    def result_type(self, *xs):
+        """np.result_type as NumPy sees these values: weak (Python) scalars stay weak (NEP 50)."""
+        seen = [d(0) if isinstance(d, type) else d for d in (self.dtype_of(x) for x in xs)]
+        try:
+            return np.result_type(*seen)
+        except TypeError as e:
+            raise ShapeError(f"result_type: {e}") from None
 
     def shape_of(self, x):
         return x.shape if isinstance(x, Traced) else np.shape(x)
@@ -397,6 +412,21 @@ def items_of(x, kind):
     elif isinstance(x, dict):
         for v in x.values():
             yield from items_of(v, kind)
+
+
+def folding(np_fn):
+    """Decorate an implementation so that NumPy itself (np_fn, through fold) computes the call when
+    no argument holds a traced array: exact by construction, and NumPy's own errors."""
+    def deco(impl):
+        def wrapper(em, *args, **kwargs):
+            if next(items_of((args, kwargs), Traced), None) is None:
+                return fold(np_fn, *args, **kwargs)
+            return impl(em, *args, **kwargs)
+        wrapper.__wrapped__ = impl   # inspect.signature binds against the implementation's parameters
+        wrapper.__name__, wrapper.__qualname__, wrapper.__module__ = impl.__name__, impl.__qualname__, impl.__module__
+        wrapper.__doc__ = impl.__doc__
+        return wrapper
+    return deco
 
 
 def hold(em: Emitter, x):

@@ -320,8 +320,17 @@ def _reverse_type(ts, dims, **_):
 
 
 def _lower_reverse(ctx, operands, dims):
+    """IREE 3.13 can't compile a reverse of unsigned integers used by any other op ("failed to
+    legalize operation 'linalg.generic'": np.flip(x) + 1, x[::-1] + 1 on uint8..uint64): those are
+    reversed as the signed integers of the same bits."""
     (x,) = operands
-    return ctx.hlo("stablehlo.reverse", ctx.isolated(x), dimensions=ctx.i64s(dims))
+    t = ctx.out[0]
+    if t.dtype.kind != "u":
+        return ctx.hlo("stablehlo.reverse", ctx.isolated(x), dimensions=ctx.i64s(dims))
+    signed = ctx.mlir_type(TensorType(t.shape, np.dtype(f"int{t.dtype.itemsize * 8}")))
+    y = ctx.hlo("stablehlo.bitcast_convert", ctx.isolated(x), type=signed)
+    y = ctx.hlo("stablehlo.reverse", y, type=signed, dimensions=ctx.i64s(dims))
+    return ctx.hlo("stablehlo.bitcast_convert", y)
 
 
 register_op("reverse", _reverse_type, _lower_reverse)

@@ -6,7 +6,8 @@ this package registers them all.
 
     elementwise.py   building blocks of lowerings (compare, select, computing in float64)
     accurate.py      lowerings that match NumPy's float results where IREE's ops do not
-    ufuncs.py        apply_ufunc and the ufunc table; where, clip, round
+    ufuncs.py        apply_ufunc and the ufunc table; where, clip, round, nan_to_num, sinc
+    ufunc_methods.py np.add.outer, np.maximum.reduce, np.minimum.accumulate, ...
     dtypes.py        astype and the scalar types (np.float32(x))
     shapes.py        reshape, transpose, concatenate, flip, diagonal, pad, ...; shape/ndim/T
     creation.py      zeros, arange, full, *_like, array, asarray, copy
@@ -16,7 +17,10 @@ this package registers them all.
     linalg.py        numpy.linalg: solve, inv, det, slogdet, cholesky, norm
     complex.py       conjugate, real, imag, angle
     introspection.py shape, ndim, result_type, finfo, ... on stand-ins; broadcast_arrays; errstate
+    comparisons.py   isclose, allclose, array_equal, array_equiv, select
+    calculus.py      diff, ediff1d, gradient, trapezoid, interp, polyval, vander, convolve, correlate
+    statistics.py    ptp, average, median, percentile, quantile, cov, corrcoef, bincount, histogram
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
 """
-from . import (accurate, builtins, complex, contractions, creation, dtypes, elementwise, introspection,  # noqa: F401
-               linalg, reductions, shapes, sorting, ufuncs)
+from . import (accurate, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
+               elementwise, introspection, linalg, reductions, shapes, sorting, statistics, ufunc_methods, ufuncs)

@@ -9,10 +9,12 @@ import numpy as np
 from ...errors import NotSupportedError, ShapeError
 from ...ir.ops import OPS
 from ...ir.types import is_bool
+from ..indexing import getitem
 from ..registry import FUNCTIONS, register
 from ..values import fold, is_static
+from .creation import as_array
 from .dtypes import static_dtype
-from .shapes import broadcast_to, normalize_axis, reshape, transpose
+from .shapes import broadcast_to, moveaxis, normalize_axis, reshape, transpose
 from .ufuncs import broadcast_shapes
 
 @register("numpy.matmul", complex_ok=True,
@@ -216,3 +218,59 @@ def einsum(em, subscripts, *operands, optimize=False, dtype=None, casting="safe"
                      + [c for c in sb if c not in batch and c not in contract])
     a, sa = prepare(a, sa, out_spec)
     return transpose(em, a, tuple(sa.index(c) for c in out_spec)) if sa != out_spec else a
+
+
+@register("numpy.cross", note="vectors of 2 or 3 components along an axis; stacks broadcast")
+def cross(em, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's own steps: components along the last axis, products in the promoted dtype."""
+    if is_static(a, b):
+        return fold(np.cross, a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
+    if axis is not None:
+        axisa = axisb = axisc = em.static(axis, "cross: axis")
+    a, b = as_array(em, a), as_array(em, b)
+    if a.ndim < 1 or b.ndim < 1:
+        raise ShapeError("cross: At least one array has zero dimension")
+    a = moveaxis(em, a, normalize_axis(em.static(axisa, "cross: axisa"), a.ndim, "cross"), -1)
+    b = moveaxis(em, b, normalize_axis(em.static(axisb, "cross: axisb"), b.ndim, "cross"), -1)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ShapeError("cross: incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    dtype = np.promote_types(a.dtype, b.dtype)
+    a, b = em.cast(a, dtype), em.cast(b, dtype)
+    shape = broadcast_shapes("cross", a.shape[:-1], b.shape[:-1])
+    ca = [em.broadcast(getitem(em, a, (Ellipsis, i)), shape) for i in range(na)]
+    cb = [em.broadcast(getitem(em, b, (Ellipsis, i)), shape) for i in range(nb)]
+    mul, sub = FUNCTIONS["numpy.multiply"], FUNCTIONS["numpy.subtract"]
+    if na == 2 and nb == 2:   # the z component (an array, also 0-d)
+        return em.zero_d_array(em.cast(sub(em, mul(em, ca[0], cb[1]), mul(em, ca[1], cb[0])), dtype))
+    if na == 2:
+        parts = [mul(em, ca[1], cb[2]), FUNCTIONS["numpy.negative"](em, mul(em, ca[0], cb[2])),
+                 sub(em, mul(em, ca[0], cb[1]), mul(em, ca[1], cb[0]))]
+    elif nb == 2:
+        parts = [FUNCTIONS["numpy.negative"](em, mul(em, ca[2], cb[1])), mul(em, ca[2], cb[0]),
+                 sub(em, mul(em, ca[0], cb[1]), mul(em, ca[1], cb[0]))]
+    else:
+        parts = [sub(em, mul(em, ca[1], cb[2]), mul(em, ca[2], cb[1])),
+                 sub(em, mul(em, ca[2], cb[0]), mul(em, ca[0], cb[2])),
+                 sub(em, mul(em, ca[0], cb[1]), mul(em, ca[1], cb[0]))]
+    out = em.emit("concatenate", *[reshape(em, em.cast(p, dtype), shape + (1,)) for p in parts], axis=len(shape))
+    return moveaxis(em, out, -1, normalize_axis(em.static(axisc, "cross: axisc"), out.ndim, "cross"))
+
+
+@register("numpy.kron", complex_ok=True)
+def kron(em, a, b):
+    """NumPy's own steps: both operands given interleaved size-1 axes, one broadcast product."""
+    if is_static(a, b):
+        return fold(np.kron, a, b)
+    b, a = as_array(em, b), as_array(em, a)
+    if a.ndim < b.ndim:
+        a = reshape(em, a, (1,) * (b.ndim - a.ndim) + a.shape)
+    nda, ndb = a.ndim, b.ndim
+    if nda == 0 or ndb == 0:
+        return FUNCTIONS["numpy.multiply"](em, a, b)
+    nd = max(nda, ndb)
+    as_ = (1,) * max(0, ndb - nda) + a.shape
+    bs = (1,) * max(0, nda - ndb) + b.shape
+    a_arr = reshape(em, a, tuple(v for d in as_ for v in (d, 1)))
+    b_arr = reshape(em, b, tuple(v for d in bs for v in (1, d)))
+    return reshape(em, FUNCTIONS["numpy.multiply"](em, a_arr, b_arr), tuple(x * y for x, y in zip(as_, bs)))

@@ -26,8 +26,10 @@ def _creation(np_fn):
     return impl
 
 
-for _fn in (np.zeros, np.ones, np.arange, np.linspace, np.eye, np.identity):
+for _fn in (np.zeros, np.ones, np.arange, np.linspace, np.eye, np.identity, np.tri):
     register(f"numpy.{_fn.__name__}", complex_ok=_fn in (np.zeros, np.ones))(_creation(_fn))
+for _fn in (np.logspace, np.geomspace):
+    register(f"numpy.{_fn.__name__}", note="compile-time endpoints")(_creation(_fn))
 # deterministic: NumPy's empty is uninitialised
 register("numpy.empty", complex_ok=True, note="zero-filled")(_creation(np.zeros))
 
@@ -96,3 +98,10 @@ def asarray(em, a, dtype=None, copy=None, order=None):
 def array(em, a, dtype=None, copy=True, order=None):
     """np.array copies unless told `copy=False`/`None` (then it is np.asarray)."""
     return asarray(em, a, dtype=dtype, copy=copy, order=order)
+
+
+def as_array(em, a) -> Traced:
+    """np.asarray(a) as a traced array, for functions that convert their arguments first: lists of
+    arrays are stacked, and a Python scalar becomes a strongly typed 0-d array (int64, float64)."""
+    t = em.asarray(asarray(em, a))
+    return em.cast(t, t.dtype) if t.weak else t

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_bool, is_complex, is_float
 from ..registry import FUNCTIONS, register
-from ..values import fold, is_static
+from ..values import Traced, fold, is_static
 from .accurate import complex_divide
 from .dtypes import static_dtype
 from .elementwise import cmp, const, isnan, sel
@@ -47,7 +47,8 @@ def _reduction(np_fn, kind_for):
             raise ShapeError(f"zero-size array to reduction operation {op} which has no identity")
         acc = np.dtype(np.float32) if res == np.float16 else res
         x = em.cast(a, acc)
-        out = em.emit("reduce", x, kind=kind, axes=axes) if axes else x
+        # nothing to reduce (a 0-d array): a new value, not the argument itself (NumPy returns a scalar)
+        out = em.emit("reduce", x, kind=kind, axes=axes) if axes else Traced(x.value, None, x.params)
         return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
     impl.__name__ = name
     return impl
@@ -225,18 +226,25 @@ def _scan(name, prim, identity, np_fn):
         ax = 0 if axis is None else normalize_axis(axis, a.ndim, name)
         n = x.shape[ax]
         kind = prim if not is_bool(res) else {"add": "or", "mul": "and"}[prim]
-        step = 1
-        while step < n:
-            shifted = take_slice(em, x, ax, 0, n - step)
-            pad_shape = list(x.shape)
-            pad_shape[ax] = step
-            pad = em.full(identity, res, tuple(pad_shape))
-            moved = em.emit("concatenate", pad, shifted, axis=ax)
-            x = em.emit(kind, x, moved)
-            step *= 2
-        return x
+        return scan(em, x, ax, kind, identity)
     impl.__name__ = name
     return impl
+
+
+def scan(em, x, ax, kind, identity):
+    """The inclusive scan of x along ax with the IR primitive `kind` (add, mul, max, ...), whose
+    identity element is `identity`: log2(n) steps of shift-and-combine (Hillis-Steele)."""
+    n = x.shape[ax]
+    step = 1
+    while step < n:
+        shifted = take_slice(em, x, ax, 0, n - step)
+        pad_shape = list(x.shape)
+        pad_shape[ax] = step
+        pad = em.full(identity, x.dtype, tuple(pad_shape))
+        moved = em.emit("concatenate", pad, shifted, axis=ax)
+        x = em.emit(kind, x, moved)
+        step *= 2
+    return x
 
 
 register("numpy.cumsum", method="cumsum",

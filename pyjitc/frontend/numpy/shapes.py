@@ -183,6 +183,32 @@ def _atleast(em, x, n):
     return reshape(em, x, (1,) + x.shape) if x.ndim == 1 else x
 
 
+def _atleast_nd(n):
+    """np.atleast_1d/2d/3d: the array itself when it has enough axes, else a view with size-1 axes
+    added where NumPy adds them; several arguments give a tuple."""
+    def one(em, x):
+        if is_static(x):
+            return getattr(np, f"atleast_{n}d")(x)
+        x = em.asarray(x)
+        if x.weak:   # a Python number becomes a (strongly typed) array, as np.asanyarray makes it
+            x = em.cast(x, x.dtype)
+        if x.ndim >= n:
+            return x
+        shape = {0: (1,) * n, 1: ((1,) + x.shape + (1,))[:n] if n == 3 else (1,) + x.shape,
+                 2: x.shape + (1,)}[x.ndim]
+        return reshape(em, x, shape)
+
+    def impl(em, *arys):
+        out = tuple(one(em, x) for x in arys)
+        return out[0] if len(out) == 1 else out
+    impl.__name__ = impl.__qualname__ = f"atleast_{n}d"
+    return impl
+
+
+for _n in (1, 2, 3):
+    register(f"numpy.atleast_{_n}d", complex_ok=True)(_atleast_nd(_n))
+
+
 @register("numpy.hstack", complex_ok=True)
 def hstack(em, tup, dtype=None):
     return concatenate(em, [_atleast(em, x, 1) for x in tup], axis=0 if all(_atleast(em, x, 1).ndim == 1 for x in tup)

@@ -444,3 +444,34 @@ def where(em, condition, x=None, y=None):
     c = em.broadcast(em.cast(em.asarray(condition), np.bool_), shape)
     out = em.emit("select", c, em.operand(x, dt, shape), em.operand(y, dt, shape), sources=(condition, x, y))
     return out
+
+
+@register("numpy.nan_to_num", complex_ok=True)
+def nan_to_num(em, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NumPy's own steps: NaN, +inf and -inf replaced (in each part of a complex number)."""
+    if is_static(x, nan, posinf, neginf):
+        return fold(np.nan_to_num, x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    x = FUNCTIONS["numpy.array"](em, x)
+    if x.dtype.kind not in "fc":
+        return x
+
+    def replace(d):
+        info = np.finfo(d.dtype)
+        for value, where in ((nan, isnan(em, d)),
+                             (info.max if posinf is None else posinf, cmp(em, d, const(em, np.inf, d), "EQ")),
+                             (info.min if neginf is None else neginf, cmp(em, d, const(em, -np.inf, d), "EQ"))):
+            d = sel(em, where, em.operand(value, d.dtype, d.shape), d)
+        return d
+    if x.dtype.kind == "c":
+        return em.emit("complex", replace(em.emit("real", x)), replace(em.emit("imag", x)))
+    return replace(x)
+
+
+@register("numpy.sinc")
+def sinc(em, x):
+    if is_static(x):
+        return fold(np.sinc, x)
+    x = apply_operator(em, "Mult", math.pi, FUNCTIONS["numpy.asarray"](em, x))
+    eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
+    y = where(em, x, x, x.dtype.type(eps) if x.dtype.kind == "f" else eps)
+    return FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.sin"](em, y), y)

@@ -1,0 +1,322 @@
+"""calculus: differences (diff, ediff1d, gradient), integration (trapezoid), interpolation (interp),
+polynomials (polyval, vander) and 1-D convolution (convolve, correlate). Each follows NumPy's own
+Python code step by step, composed from the registered functions, so dtypes and rounding are
+NumPy's; what NumPy does in C (interp, correlate) is written from its C source."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import NotSupportedError, ShapeError
+from ..indexing import getitem
+from ..operators import apply_operator
+from ..registry import FUNCTIONS, register
+from ..values import Traced, folding, is_py_scalar
+from .creation import as_array
+from .elementwise import cmp, isnan, sel
+from .shapes import concatenate, normalize_axes, normalize_axis, reshape
+
+_NO_VALUE = np._NoValue   # NumPy's own "not given" default, so that fold passes it through unchanged
+
+
+def _along(axis, ndim, index):
+    """The index tuple selecting `index` along `axis` (basic indexing: a view, as NumPy's)."""
+    return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _sub(em, a, b):
+    return apply_operator(em, "Sub", a, b)
+
+
+@register("numpy.diff")
+@folding(np.diff)
+def diff(em, a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+    n, axis = em.static(n, "diff: n"), em.static(axis, "diff: axis")
+    if n == 0:
+        return a
+    if n < 0:
+        raise ShapeError(f"diff: order must be non-negative but got {n!r}")
+    a = as_array(em, a)
+    if a.ndim == 0:
+        raise ShapeError("diff: diff requires input that is at least one dimensional")
+    axis = normalize_axis(axis, a.ndim, "diff")
+    combined = []
+    for extra in (prepend, None, append):
+        if extra is None:
+            combined.append(a)
+        elif extra is not _NO_VALUE:
+            extra = as_array(em, extra)
+            if extra.ndim == 0:
+                extra = em.broadcast(extra, a.shape[:axis] + (1,) + a.shape[axis + 1:])
+            combined.append(extra)
+    if len(combined) > 1:
+        a = concatenate(em, combined, axis)
+    op = FUNCTIONS["numpy.not_equal" if a.dtype == np.bool_ else "numpy.subtract"]
+    for _ in range(n):
+        a = op(em, getitem(em, a, _along(axis, a.ndim, slice(1, None))), getitem(em, a, _along(axis, a.ndim, slice(None, -1))))
+    return a
+
+
+@register("numpy.ediff1d")
+@folding(np.ediff1d)
+def ediff1d(em, ary, to_end=None, to_begin=None):
+    ary = reshape(em, as_array(em, ary), -1)
+    d = _sub(em, getitem(em, ary, slice(1, None)), getitem(em, ary, slice(None, -1)))
+    if to_begin is None and to_end is None:
+        return d
+    parts = []
+    for extra, name in ((to_begin, "to_begin"), (None, None), (to_end, "to_end")):
+        if name is None:
+            parts.append(em.cast(d, ary.dtype))
+        elif extra is not None:
+            extra = as_array(em, extra)
+            if not np.can_cast(extra.dtype, ary.dtype, casting="same_kind"):
+                raise ShapeError(f"ediff1d: dtype of `{name}` must be compatible with input `ary` under the "
+                                 "`same_kind` rule.")
+            parts.append(em.cast(reshape(em, extra, -1), ary.dtype))
+    return concatenate(em, parts)
+
+
+@register("numpy.gradient", note="spacing: scalars or coordinate arrays per axis; edge_order 1 or 2 (edges and "
+                                 "non-uniform points are sums of three products: reduction tolerance)")
+@folding(np.gradient)
+def gradient(em, f, *varargs, axis=None, edge_order=1):
+    f = as_array(em, f)
+    edge_order = em.static(edge_order, "gradient: edge_order")
+    axes = normalize_axes(em, axis, f.ndim, "gradient")
+    if not varargs:
+        dx = [1.0] * len(axes)
+    elif len(varargs) == 1 and len(em.shape_of(varargs[0])) == 0:
+        dx = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        dx = list(varargs)
+    else:
+        raise ShapeError("gradient: invalid number of arguments")
+    if edge_order > 2:
+        raise ShapeError("gradient: 'edge_order' greater than 2 not supported")
+    otype = f.dtype if f.dtype.kind in "fc" else np.dtype(np.float64)
+    if f.dtype.kind in "iu":
+        f = em.cast(f, np.float64)
+    outs = []
+    for ax, h in zip(axes, dx):
+        if len(em.shape_of(h)):
+            h = as_array(em, h)
+            if h.ndim != 1:
+                raise ShapeError("gradient: distances must be either scalars or 1d")
+            if h.shape[0] != f.shape[ax]:
+                raise ShapeError("gradient: when 1d, distances must match the length of the corresponding dimension")
+        if f.shape[ax] < edge_order + 1:
+            raise ShapeError("gradient: Shape of array too small to calculate a numerical gradient, at least "
+                             "(edge_order + 1) elements are required.")
+        if not len(em.shape_of(h)):
+            outs.append(_gradient_uniform(em, f, ax, h, edge_order, otype))
+            continue
+        # coordinates: NumPy takes their differences, and uses the uniform formulas when all are equal
+        known = h.const
+        diffx = diff(em, em.cast(h, np.float64) if h.dtype.kind in "iu" else h)
+        first = getitem(em, diffx, 0)
+        if known is not None:   # coordinates known at compile time: NumPy's choice, made now
+            d = np.diff(known.astype(np.float64) if known.dtype.kind in "iu" else known)
+            outs.append(_gradient_uniform(em, f, ax, first, edge_order, otype) if (d == d[0]).all() else
+                        _gradient_coordinates(em, f, ax, diffx, edge_order, otype))
+            continue
+        equal = FUNCTIONS["numpy.all"](em, FUNCTIONS["numpy.equal"](em, diffx, first))
+        outs.append(FUNCTIONS["numpy.where"](em, equal, _gradient_uniform(em, f, ax, first, edge_order, otype),
+                                             _gradient_coordinates(em, f, ax, diffx, edge_order, otype)))
+    return outs[0] if len(axes) == 1 else tuple(outs)
+
+
+def _combine(em, terms):
+    """a * f1 + b * f2 + c * f3, in NumPy's order, from (coefficient, values) pairs."""
+    (a, x), (b, y), (c, z) = terms
+    mul = lambda u, v: apply_operator(em, "Mult", u, v)
+    return apply_operator(em, "Add", apply_operator(em, "Add", mul(a, x), mul(b, y)), mul(c, z))
+
+
+def _gradient_uniform(em, f, ax, h, edge_order, otype):
+    """np.gradient along one axis with a scalar spacing h (NumPy's formulas and their order)."""
+    at = lambda index: getitem(em, f, _along(ax, f.ndim, index))
+    div = lambda x, y: apply_operator(em, "Div", x, y)
+    inner = div(_sub(em, at(slice(2, None)), at(slice(None, -2))), apply_operator(em, "Mult", 2.0, h))
+    if edge_order == 1:
+        first = div(_sub(em, at(slice(1, 2)), at(slice(0, 1))), h)
+        last = div(_sub(em, at(slice(-1, None)), at(slice(-2, -1))), h)
+    else:
+        first = _combine(em, [(div(c, h), at(s)) for c, s in ((-1.5, slice(0, 1)), (2.0, slice(1, 2)), (-0.5, slice(2, 3)))])
+        last = _combine(em, [(div(c, h), at(s)) for c, s in ((0.5, slice(-3, -2)), (-2.0, slice(-2, -1)),
+                                                              (1.5, slice(-1, None)))])
+    return concatenate(em, [em.cast(em.asarray(p), otype) for p in (first, inner, last)], ax)
+
+
+def _gradient_coordinates(em, f, ax, d, edge_order, otype):
+    """np.gradient along one axis with coordinate differences d (NumPy's non-uniform formulas)."""
+    at = lambda index: getitem(em, f, _along(ax, f.ndim, index))
+    op = lambda name, x, y: apply_operator(em, name, x, y)
+    add, sub, mul, div = (lambda x, y, n=n: op(n, x, y) for n in ("Add", "Sub", "Mult", "Div"))
+    neg = lambda x: FUNCTIONS["numpy.negative"](em, x)
+    dx1, dx2 = getitem(em, d, slice(0, -1)), getitem(em, d, slice(1, None))
+    along = lambda v: reshape(em, v, tuple(-1 if i == ax else 1 for i in range(f.ndim)))
+    a = along(div(neg(dx2), mul(dx1, add(dx1, dx2))))
+    b = along(div(sub(dx2, dx1), mul(dx1, dx2)))
+    c = along(div(dx1, mul(dx2, add(dx1, dx2))))
+    inner = _combine(em, [(a, at(slice(None, -2))), (b, at(slice(1, -1))), (c, at(slice(2, None)))])
+    if edge_order == 1:
+        first = div(_sub(em, at(slice(1, 2)), at(slice(0, 1))), getitem(em, d, 0))
+        last = div(_sub(em, at(slice(-1, None)), at(slice(-2, -1))), getitem(em, d, -1))
+    else:
+        dx1, dx2 = getitem(em, d, 0), getitem(em, d, 1)
+        first = _combine(em, [(div(neg(add(mul(2.0, dx1), dx2)), mul(dx1, add(dx1, dx2))), at(slice(0, 1))),
+                              (div(add(dx1, dx2), mul(dx1, dx2)), at(slice(1, 2))),
+                              (div(neg(dx1), mul(dx2, add(dx1, dx2))), at(slice(2, 3)))])
+        dx1, dx2 = getitem(em, d, -2), getitem(em, d, -1)
+        last = _combine(em, [(div(dx2, mul(dx1, add(dx1, dx2))), at(slice(-3, -2))),
+                             (div(neg(add(dx2, dx1)), mul(dx1, dx2)), at(slice(-2, -1))),
+                             (div(add(mul(2.0, dx2), dx1), mul(dx2, add(dx1, dx2))), at(slice(-1, None)))])
+    return concatenate(em, [em.cast(em.asarray(p), otype) for p in (first, inner, last)], ax)
+
+
+@register("numpy.trapezoid")
+@folding(np.trapezoid)
+def trapezoid(em, y, x=None, dx=1.0, axis=-1):
+    y = as_array(em, y)
+    axis = normalize_axis(em.static(axis, "trapezoid: axis"), y.ndim, "trapezoid")
+    if x is None:
+        d = dx
+    else:
+        x = as_array(em, x)
+        if x.ndim == 1:
+            d = diff(em, x)
+            d = reshape(em, d, tuple(d.shape[0] if i == axis else 1 for i in range(y.ndim)))
+        else:
+            d = diff(em, x, axis=axis)
+    mid = apply_operator(em, "Add", getitem(em, y, _along(axis, y.ndim, slice(1, None))),
+                         getitem(em, y, _along(axis, y.ndim, slice(None, -1))))
+    return FUNCTIONS["numpy.sum"](em, apply_operator(em, "Div", apply_operator(em, "Mult", d, mid), 2.0), axis=axis)
+
+
+@register("numpy.interp", note="left= and right= supported; period= and complex fp are refused")
+@folding(np.interp)
+def interp(em, x, xp, fp, left=None, right=None, period=None):
+    """NumPy's C loop (compiled_base.c arr_interp), elementwise: the interval by comparing x with
+    every xp (searchsorted), then the same slope formula and the same NaN fallbacks."""
+    if period is not None:
+        raise NotSupportedError("interp: period= is not supported")
+    fp = as_array(em, fp)
+    if fp.dtype.kind == "c":
+        raise NotSupportedError("interp: complex fp is not supported")
+    f64 = np.dtype(np.float64)
+    x, xp, fp = (em.cast(as_array(em, v), f64) for v in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ShapeError("interp: object too deep for desired array" if xp.ndim > 1 or fp.ndim > 1 else
+                         "interp: object of too small depth for desired array")
+    n = xp.shape[0]
+    if n == 0:
+        raise ShapeError("interp: array of sample points is empty")
+    if fp.shape[0] != n:
+        raise ShapeError("interp: fp and xp are not of the same length.")
+    full = lambda v: em.broadcast(v, x.shape)
+    first, last = getitem(em, fp, 0), getitem(em, fp, -1)
+    lval = full(first if left is None else em.cast(as_array(em, left), f64))
+    rval = full(last if right is None else em.cast(as_array(em, right), f64))
+    if lval.shape != x.shape or rval.shape != x.shape:
+        raise ShapeError("interp: left and right must be scalars")
+    x0, xn = full(getitem(em, xp, 0)), full(getitem(em, xp, -1))
+    if n == 1:   # NumPy's special case: NaN x gives fp[0]
+        return sel(em, cmp(em, x, x0, "LT"), lval, sel(em, cmp(em, x, x0, "GT"), rval, full(first)))
+    j = _sub(em, FUNCTIONS["numpy.searchsorted"](em, xp, x, side="right"), 1)
+    j = FUNCTIONS["numpy.clip"](em, j, 0, n - 2)
+    xj, xj1 = getitem(em, xp, j), getitem(em, xp, apply_operator(em, "Add", j, 1))
+    fj, fj1 = getitem(em, fp, j), getitem(em, fp, apply_operator(em, "Add", j, 1))
+    slope = em.emit("div", em.emit("sub", fj1, fj), em.emit("sub", xj1, xj))
+    out = em.emit("add", em.emit("mul", slope, em.emit("sub", x, xj)), fj)
+    other = em.emit("add", em.emit("mul", slope, em.emit("sub", x, xj1)), fj1)
+    out = sel(em, isnan(em, out), other, out)
+    out = sel(em, em.emit("and", isnan(em, out), cmp(em, fj, fj1, "EQ")), fj, out)
+    out = sel(em, cmp(em, x, xj, "EQ"), fj, out)
+    out = sel(em, cmp(em, x, xn, "EQ"), full(last), out)
+    out = sel(em, cmp(em, x, xn, "GT"), rval, sel(em, cmp(em, x, x0, "LT"), lval, out))   # C's order of tests
+    return sel(em, isnan(em, x), x, out)
+
+
+@register("numpy.polyval")
+@folding(np.polyval)
+def polyval(em, p, x):
+    p = as_array(em, p)
+    x = as_array(em, x)
+    y = em.full(0, x.dtype, x.shape)
+    for i in range(p.shape[0] if p.ndim else 0):
+        y = apply_operator(em, "Add", apply_operator(em, "Mult", y, x), getitem(em, p, i))
+    return y
+
+
+@register("numpy.vander")
+@folding(np.vander)
+def vander(em, x, N=None, increasing=False):
+    x = as_array(em, x)
+    if x.ndim != 1:
+        raise ShapeError("vander: x must be a one-dimensional array or sequence.")
+    N = x.shape[0] if N is None else em.static(N, "vander: N")
+    increasing = em.static(increasing, "vander: increasing")
+    dt = np.promote_types(x.dtype, np.int64)
+    col = em.full(1, dt, x.shape)
+    x = em.cast(x, dt)
+    cols = []
+    for k in range(N):   # x, x*x, (x*x)*x, ...: NumPy's multiply.accumulate, in its order
+        cols.append(reshape(em, col, (-1, 1)))
+        col = em.emit("mul", col, x) if dt != np.bool_ else em.emit("and", col, x)
+    if not cols:
+        return em.full(0, dt, (x.shape[0], 0))
+    return concatenate(em, cols if increasing else cols[::-1], 1)
+
+
+def _correlate(em, a, v, mode, name):
+    """NumPy's _pyarray_correlate: the longer array first (reversing the result if swapped),
+    out[k] = sum_j a[k + j - left] * v[j] over the j where a's index is inside (NumPy multiplies
+    only overlapping elements: a zero pad would turn inf * 0 into NaN); one gather, one reduction."""
+    mode = em.static(mode, f"{name}: mode")
+    modes = {"valid": 0, "same": 1, "full": 2, 0: 0, 1: 1, 2: 2, "v": 0, "s": 1, "f": 2}
+    if mode not in modes:
+        raise ShapeError(f"{name}: mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    mode = modes[mode]
+    a, v = (as_array(em, t) for t in (a, v))
+    if a.ndim != 1 or v.ndim != 1:
+        raise ShapeError(f"{name}: object {'too deep' if max(a.ndim, v.ndim) > 1 else 'of too small depth'} for "
+                         "desired array")
+    dt = np.result_type(a.dtype, v.dtype)
+    a, v = em.cast(a, dt), em.cast(v, dt)
+    n1, n2 = a.shape[0], v.shape[0]
+    if n1 == 0 or n2 == 0:
+        raise ShapeError(f"{name}: {'first' if n1 == 0 else 'second'} array argument cannot be empty")
+    inverted = n1 < n2
+    if inverted:
+        a, v, n1, n2 = v, a, n2, n1
+    left, length = {0: (0, n1 - n2 + 1), 1: (n2 // 2, n1), 2: (n2 - 1, n1 + n2 - 1)}[mode]
+    index = np.arange(length)[:, None] + np.arange(n2)[None, :] - left
+    inside = (index >= 0) & (index < n1)
+    windows = getitem(em, a, np.where(inside, index, 0))
+    shape = (length, n2)
+    boolean = dt == np.bool_
+    products = em.emit("and" if boolean else "mul", windows, em.broadcast(v, shape))
+    products = sel(em, em.asarray(inside), products, em.full(0, dt, shape))
+    acc = np.dtype(np.float32) if dt == np.float16 else dt     # float16 sums in float32, as NumPy's dot
+    out = em.cast(em.emit("reduce", em.cast(products, acc), kind="or" if boolean else "add", axes=(1,)), dt)
+    return FUNCTIONS["numpy.flip"](em, out) if inverted else out
+
+
+@register("numpy.correlate", note="1-D; modes valid, same, full; products summed in another order (reduction tolerance)")
+@folding(np.correlate)
+def correlate(em, a, v, mode="valid"):
+    return _correlate(em, a, v, mode, "correlate")
+
+
+@register("numpy.convolve", note="1-D; modes valid, same, full; products summed in another order (reduction tolerance)")
+@folding(np.convolve)
+def convolve(em, a, v, mode="full"):
+    a, v = as_array(em, a), as_array(em, v)
+    a, v = (reshape(em, t, (1,)) if t.ndim == 0 else t for t in (a, v))
+    if v.ndim == 1 and a.ndim == 1 and v.shape[0] > a.shape[0]:
+        a, v = v, a
+    if a.ndim == 1 and a.shape[0] == 0:
+        raise ShapeError("convolve: a cannot be empty")
+    if v.ndim == 1 and v.shape[0] == 0:
+        raise ShapeError("convolve: v cannot be empty")
+    return _correlate(em, a, FUNCTIONS["numpy.flip"](em, v) if v.ndim == 1 else v, mode, "convolve")

@@ -1,0 +1,110 @@
+"""comparisons: whole-array comparisons (isclose, allclose, array_equal, array_equiv) and select,
+written as NumPy's own Python code writes them, from the registered ufuncs. Functions that NumPy
+makes return a Python bool return one here too (a weak bool, which comes back as Python's bool)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ShapeError
+from ..operators import apply_operator
+from ..registry import FUNCTIONS, register
+from ..values import Traced, folding, is_py_scalar, join_params
+from .creation import as_array
+from .ufuncs import broadcast_shapes
+
+
+def python_bool(em, t: Traced) -> Traced:
+    """bool(t) for a 0-d boolean value: a weak bool, which NumPy code and callers see as Python's."""
+    return Traced(t.value, bool, join_params([t]))
+
+
+def _all(em, x) -> Traced:
+    return python_bool(em, FUNCTIONS["numpy.all"](em, x))
+
+
+def _float_y(em, y):
+    """isclose's y: an array becomes inexact (result_type(y, 1.)), a Python int a Python float."""
+    if is_py_scalar(y):
+        return float(y) if isinstance(y, int) else y
+    if isinstance(y, Traced) and y.weak is not None:
+        if y.weak in (int, bool):
+            return Traced(em.cast(y, np.float64).value, float, y.params)
+        return y
+    y = as_array(em, y)
+    return em.cast(y, np.result_type(y.dtype, 1.0))
+
+
+@register("numpy.isclose", complex_ok=True)
+@folding(np.isclose)
+def isclose(em, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    equal_nan = em.static(equal_nan, "isclose: equal_nan")
+    x = a if is_py_scalar(a) or (isinstance(a, Traced) and a.weak) else as_array(em, a)
+    y = _float_y(em, b)
+    rtol, atol = (v if is_py_scalar(v) or isinstance(v, Traced) else as_array(em, v) for v in (rtol, atol))
+    f = FUNCTIONS
+    close = f["numpy.less_equal"](em, f["numpy.absolute"](em, apply_operator(em, "Sub", x, y)),
+                                  apply_operator(em, "Add", atol, apply_operator(em, "Mult", rtol, f["numpy.absolute"](em, y))))
+    result = f["numpy.bitwise_or"](em, f["numpy.bitwise_and"](em, close, f["numpy.isfinite"](em, y)),
+                                   f["numpy.equal"](em, x, y))
+    if equal_nan:
+        result = f["numpy.bitwise_or"](em, result, f["numpy.bitwise_and"](em, f["numpy.isnan"](em, x),
+                                                                          f["numpy.isnan"](em, y)))
+    return em.cast(em.asarray(result), np.bool_)   # NumPy's bool, also for Python scalar inputs
+
+
+@register("numpy.allclose", complex_ok=True, note="returns a Python bool, as NumPy")
+@folding(np.allclose)
+def allclose(em, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _all(em, isclose(em, a, b, rtol, atol, equal_nan))
+
+
+@register("numpy.array_equal", complex_ok=True, note="returns a Python bool, as NumPy")
+@folding(np.array_equal)
+def array_equal(em, a1, a2, equal_nan=False):
+    equal_nan = em.static(equal_nan, "array_equal: equal_nan")
+    if a1 is a2 and equal_nan:
+        return True
+    x, y = as_array(em, a1), as_array(em, a2)
+    if x.shape != y.shape:
+        return False
+    same = FUNCTIONS["numpy.equal"](em, x, y)
+    if not equal_nan or (x.dtype.kind not in "fc" and y.dtype.kind not in "fc"):
+        return _all(em, same)
+    xnan, ynan = FUNCTIONS["numpy.isnan"](em, x), FUNCTIONS["numpy.isnan"](em, y)
+    # NaN at the same places, and the other elements equal
+    return _all(em, FUNCTIONS["numpy.logical_and"](em, FUNCTIONS["numpy.equal"](em, xnan, ynan),
+                                                   FUNCTIONS["numpy.logical_or"](em, same, xnan)))
+
+
+@register("numpy.array_equiv", complex_ok=True, note="returns a Python bool, as NumPy")
+@folding(np.array_equiv)
+def array_equiv(em, a1, a2):
+    x, y = as_array(em, a1), as_array(em, a2)
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return False
+    return _all(em, FUNCTIONS["numpy.equal"](em, x, y))
+
+
+@register("numpy.select", complex_ok=True)
+@folding(np.select)
+def select(em, condlist, choicelist, default=0):
+    if not isinstance(condlist, (list, tuple)) or not isinstance(choicelist, (list, tuple)):
+        condlist, choicelist = list(em.static(condlist, "select: condlist")), list(em.static(choicelist, "select: choicelist"))
+    if len(condlist) != len(choicelist):
+        raise ShapeError("select: list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ShapeError("select: select with an empty condition list is not possible")
+    choices = [c if is_py_scalar(c) or (isinstance(c, Traced) and c.weak) else as_array(em, c)
+               for c in (*choicelist, default)]
+    dtype = em.result_type(*choices)
+    conds = [as_array(em, c) for c in condlist]
+    for i, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise ShapeError(f"select: invalid entry {i} in condlist: should be boolean ndarray")
+    shape = broadcast_shapes("select", *[c.shape for c in conds], *[em.shape_of(c) for c in choices])
+    out = em.operand(choices[-1], dtype, shape)
+    for choice, cond in zip(choices[-2::-1], conds[::-1]):
+        out = em.emit("select", em.broadcast(cond, shape), em.operand(choice, dtype, shape), out)
+    return em.zero_d_array(out)   # NumPy fills a new array: 0-d stays an array

@@ -1,0 +1,352 @@
+"""statistics: ptp, average, median, percentile, quantile, cov, corrcoef, histogram and bincount.
+Each follows NumPy's own Python code (numpy/lib/_function_base_impl.py, _histograms_impl.py),
+composed from the registered functions; order statistics sort (NaN last, as NumPy's partition).
+Where a result's length would depend on the data (bincount without minlength, histogram without a
+range), the call is refused with a hint, or checked at run time."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib import _function_base_impl as _npfb
+
+from ...errors import NotSupportedError, ShapeError
+from ..indexing import getitem
+from ..operators import apply_operator
+from ..registry import FUNCTIONS, register
+from ..values import Traced, folding, join_params
+from .creation import as_array
+from .elementwise import cmp, isnan, sel
+from .shapes import moveaxis, normalize_axes, reshape, transpose
+
+_NO_VALUE = np._NoValue
+
+
+@register("numpy.ptp")
+@folding(np.ptp)
+def ptp(em, a, axis=None, out=None, keepdims=False):
+    if out is not None:
+        raise NotSupportedError("ptp: out= is not supported")
+    a = as_array(em, a)
+    return FUNCTIONS["numpy.subtract"](em, FUNCTIONS["numpy.max"](em, a, axis=axis, keepdims=keepdims),
+                                       FUNCTIONS["numpy.min"](em, a, axis=axis, keepdims=keepdims))
+
+
+@register("numpy.average", note="a zero sum of weights is a run-time error (NumPy's ZeroDivisionError)")
+@folding(np.average)
+def average(em, a, axis=None, weights=None, returned=False, *, keepdims=_NO_VALUE):
+    a = as_array(em, a)
+    returned = em.static(returned, "average: returned")
+    keep = {} if keepdims is _NO_VALUE else {"keepdims": em.static(keepdims, "average: keepdims")}
+    if weights is None:
+        avg = FUNCTIONS["numpy.mean"](em, a, axis, **keep)
+        size = int(np.prod(avg.shape, dtype=np.int64))
+        if size == 0:
+            raise ShapeError("average: division by zero (the average is empty)")
+        scl = avg.dtype.type(int(np.prod(a.shape, dtype=np.int64)) / size)
+    else:
+        w = as_array(em, weights)
+        result_dtype = np.result_type(a.dtype, w.dtype, "f8") if a.dtype.kind in "biu" else \
+            np.result_type(a.dtype, w.dtype)
+        if a.shape != w.shape:
+            if axis is None:
+                raise ShapeError("average: Axis must be specified when shapes of a and weights differ.")
+            axes = normalize_axes(em, axis, a.ndim, "average")
+            if w.shape != tuple(a.shape[ax] for ax in axes):
+                raise ShapeError("average: Shape of weights must be consistent with shape of a along specified axis.")
+            w = transpose(em, w, tuple(int(i) for i in np.argsort(axes)))
+            w = reshape(em, w, tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
+        scl = FUNCTIONS["numpy.sum"](em, w, axis=axis, dtype=result_dtype, **keep)
+        if any(w.shape[i] == 0 for i in normalize_axes(em, axis, w.ndim, "average")):
+            raise ShapeError("average: ZeroDivisionError: Weights sum to zero, can't be normalized")
+        zero = FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.equal"](em, scl, 0.0))
+        em.check(zero, "ZeroDivisionError: Weights sum to zero, can't be normalized")
+        prod = FUNCTIONS["numpy.multiply"](em, a, w, dtype=result_dtype)
+        avg = FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.sum"](em, prod, axis=axis, **keep), scl)
+    if not returned:
+        return avg
+    if np.shape(scl) != avg.shape:
+        scl = em.broadcast(em.asarray(scl), avg.shape)
+    return avg, scl
+
+
+def _over_axes(em, a, axis, keepdims, fn, extra_shape=()):
+    """NumPy's _ureduce: fn(arr, 0) with the reduced axes moved to the front and merged into one;
+    keepdims puts size-1 axes back where they were (after the quantiles' own axes, extra_shape)."""
+    axes = normalize_axes(em, axis, a.ndim, "reduction")
+    rest = [i for i in range(a.ndim) if i not in axes]
+    arr = transpose(em, a, tuple(axes) + tuple(rest)) if axes else a
+    arr = reshape(em, arr, (-1,) + tuple(a.shape[i] for i in rest)) if len(axes) != 1 else arr
+    r = fn(arr)
+    if em.static(keepdims, "keepdims"):
+        r = reshape(em, em.asarray(r), tuple(extra_shape) + tuple(1 if i in axes else s for i, s in enumerate(a.shape)))
+    return r
+
+
+@register("numpy.median", note="by sorting along the axis (NaN last: a slice with NaN gives NaN, as NumPy)")
+@folding(np.median)
+def median(em, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    if out is not None:
+        raise NotSupportedError("median: out= is not supported")
+    a = as_array(em, a)
+    if a.dtype.kind == "c":
+        raise NotSupportedError("median of complex numbers is not supported")
+
+    def fn(arr):
+        n = arr.shape[0]
+        part = FUNCTIONS["numpy.sort"](em, arr, axis=0) if n else arr
+        middle = slice(n // 2, n // 2 + 1) if n % 2 else slice(n // 2 - 1, n // 2 + 1)
+        r = FUNCTIONS["numpy.mean"](em, getitem(em, part, middle), axis=0)
+        if n and a.dtype.kind == "f":
+            last = getitem(em, part, -1)
+            r = sel(em, isnan(em, last), em.cast(last, r.dtype), r)
+        return r
+    return _over_axes(em, a, axis, keepdims, fn)
+
+
+def _quantile(em, a, q, axis, method, keepdims, weights, weak_q, name):
+    """NumPy's _quantile: the indices and weights (gamma) of every method are computed by NumPy's
+    own helpers at compile time (they depend on q and the axis length only), the values picked
+    from the sorted array."""
+    if weights is not None:
+        raise NotSupportedError(f"{name}: weights= is not supported")
+    method = em.static(method, f"{name}: method")
+    props = _npfb._QuantileMethods.get(method)
+    if props is None:
+        raise ShapeError(f"{name}: {method!r} is not a valid method. Use one of: {list(_npfb._QuantileMethods)}")
+    q = np.asanyarray(q)
+    if q.ndim > 2:
+        raise ShapeError(f"{name}: q must be a scalar or 1d")
+    nan_ok = a.dtype.kind == "f"
+
+    def fn(arr):
+        n = arr.shape[0]
+        with np.errstate(all="ignore"):
+            virtual = np.asanyarray(props["get_virtual_index"](n, q))
+        srt = FUNCTIONS["numpy.sort"](em, arr, axis=0) if n else arr
+        if props["fix_gamma"] is None or (method == "linear" and virtual.dtype.kind in "iu"):
+            result = getitem(em, srt, virtual)     # the elements themselves
+        else:
+            prev, nxt = _npfb._get_indexes(np.empty(0, arr.dtype), virtual, n)
+            gamma = _npfb._get_gamma(virtual, prev, props)
+            gamma = float(gamma) if weak_q else gamma.reshape(virtual.shape + (1,) * (arr.ndim - 1))
+            below, above = getitem(em, srt, prev), getitem(em, srt, nxt)
+            result = _lerp(em, below, above, gamma)
+        if nan_ok and n:
+            last = getitem(em, srt, -1)
+            if result.ndim == 0 and result.dtype != last.dtype:
+                raise NotSupportedError(f"{name}: with a 0-d NumPy-scalar q, NumPy's result dtype depends on "
+                                        "whether the data holds NaN", hint="pass q as a Python float or a list")
+            nan = em.broadcast(isnan(em, last), result.shape)
+            result = sel(em, nan, em.broadcast(em.cast(last, result.dtype), result.shape), result)
+        return result
+    return _over_axes(em, a, axis, keepdims, fn, q.shape)
+
+
+def _lerp(em, a, b, t):
+    """NumPy's _lerp: a + (b - a) * t, or b - (b - a) * (1 - t) where t >= 0.5 (in its dtype)."""
+    d = apply_operator(em, "Sub", b, a)
+    out = apply_operator(em, "Add", a, apply_operator(em, "Mult", d, t))
+    back = em.cast(apply_operator(em, "Sub", b, apply_operator(em, "Mult", d, 1 - t)), out.dtype)
+    upper = np.asarray(t) >= 0.5
+    if upper.ndim == 0:
+        return back if upper else out
+    return sel(em, em.broadcast(em.asarray(upper), out.shape), back, out)
+
+
+def _quantile_args(em, a, q, name, scale):
+    a = as_array(em, a)
+    if a.dtype.kind == "c":
+        raise ShapeError(f"{name}: a must be an array of real numbers")
+    weak_q = type(q) in (int, float)
+    q = em.static(q, f"{name}: q")
+    with np.errstate(all="ignore"):
+        q = np.asanyarray(np.true_divide(q, 100) if scale else q)
+    if not _npfb._quantile_is_valid(q):
+        raise ShapeError(f"{name}: {'Percentiles' if scale else 'Quantiles'} must be in the range "
+                         f"[0, {100 if scale else 1}]")
+    return a, q, weak_q
+
+
+def _quantile_fn(name, scale):
+    @register(f"numpy.{name}", note="compile-time q and method; by sorting; no weights=")
+    @folding(getattr(np, name))
+    def impl(em, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+             weights=None):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported")
+        a, q, weak_q = _quantile_args(em, a, q, name, scale)
+        return _quantile(em, a, q, axis, method, keepdims, weights, weak_q, name)
+    impl.__name__ = impl.__qualname__ = name
+    return impl
+
+
+_quantile_fn("quantile", False)
+_quantile_fn("percentile", True)
+
+
+@register("numpy.cov", note="no fweights/aweights")
+@folding(np.cov)
+def cov(em, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    if fweights is not None or aweights is not None:
+        raise NotSupportedError("cov: fweights= and aweights= are not supported")
+    rowvar, bias, ddof = (em.static(v, f"cov: {n}") for v, n in ((rowvar, "rowvar"), (bias, "bias"), (ddof, "ddof")))
+    if ddof is not None and ddof != int(ddof):
+        raise ShapeError("cov: ddof must be integer")
+    m = as_array(em, m)
+    if m.ndim > 2:
+        raise ShapeError("cov: m has more than 2 dimensions")
+    if y is not None:
+        y = as_array(em, y)
+        if y.ndim > 2:
+            raise ShapeError("cov: y has more than 2 dimensions")
+    if dtype is None:
+        dtype = np.result_type(m.dtype, np.float64) if y is None else np.result_type(m.dtype, y.dtype, np.float64)
+    else:
+        dtype = np.dtype(em.static(dtype, "cov: dtype"))
+    X = _at_least_2d(em, em.cast(m, dtype))
+    if not rowvar and m.ndim != 1:
+        X = transpose(em, X)
+    if X.shape[0] == 0:
+        return np.array([]).reshape(0, 0)
+    if y is not None:
+        y = _at_least_2d(em, em.cast(y, dtype))
+        if not rowvar and y.shape[0] != 1:
+            y = transpose(em, y)
+        X = FUNCTIONS["numpy.concatenate"](em, (X, y), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    fact = X.shape[1] - ddof
+    if fact <= 0:
+        fact = 0.0
+    avg = FUNCTIONS["numpy.mean"](em, X, axis=1)
+    X = FUNCTIONS["numpy.subtract"](em, X, reshape(em, avg, (-1, 1)))
+    c = FUNCTIONS["numpy.dot"](em, X, FUNCTIONS["numpy.conjugate"](em, transpose(em, X)))
+    with np.errstate(divide="ignore"):
+        c = em.cast(FUNCTIONS["numpy.multiply"](em, c, np.true_divide(1, fact)), c.dtype)   # c *= 1 / fact
+    return em.zero_d_array(FUNCTIONS["numpy.squeeze"](em, c))   # one variable: a 0-d array, as NumPy
+
+
+def _at_least_2d(em, x):
+    return reshape(em, x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+
+
+@register("numpy.corrcoef")
+@folding(np.corrcoef)
+def corrcoef(em, x, y=None, rowvar=True, *, dtype=None):
+    c = cov(em, x, y, rowvar, dtype=dtype)
+    if not isinstance(c, Traced):   # no variables: NumPy's empty (0, 0) result
+        return c
+    if c.ndim != 2:   # a scalar covariance
+        return FUNCTIONS["numpy.divide"](em, c, c)
+    stddev = FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.diagonal"](em, c))
+    c = FUNCTIONS["numpy.divide"](em, c, reshape(em, stddev, (-1, 1)))
+    c = FUNCTIONS["numpy.divide"](em, c, reshape(em, stddev, (1, -1)))
+    return FUNCTIONS["numpy.clip"](em, c, -1, 1)
+
+
+@register("numpy.bincount", note="needs a compile-time minlength: the result's length is max(x) + 1 otherwise, "
+                                 "which depends on the data; a value >= minlength is a run-time error")
+@folding(np.bincount)
+def bincount(em, x, weights=None, minlength=0):
+    minlength = em.static(minlength, "bincount: minlength")
+    x = as_array(em, x)
+    if x.ndim != 1:
+        raise ShapeError("bincount: object too deep for desired array" if x.ndim > 1 else
+                         "bincount: object of too small depth for desired array")
+    if not np.can_cast(x.dtype, np.intp, casting="safe"):
+        raise ShapeError(f"bincount: Cannot cast array data from {x.dtype!r} to dtype('int64') according to the "
+                         "rule 'safe'")
+    if minlength is None or minlength < 0:
+        raise ShapeError("bincount: 'minlength' must not be negative")
+    if minlength == 0:
+        if x.shape[0] == 0:
+            return np.zeros(0, np.intp) if weights is None else np.zeros(0, np.float64)
+        raise NotSupportedError("np.bincount's result has length max(x) + 1, which depends on the data",
+                                hint="pass minlength=n (a compile-time bound: values must be below n)")
+    x = em.cast(x, np.intp)
+    if x.shape[0]:
+        em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, em.full(0, np.intp, x.shape), "LT")),
+                 "ValueError: 'list' argument must have no negative elements")
+        em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, em.full(minlength, np.intp, x.shape), "GE")),
+                 f"bincount: a value is >= minlength={minlength}: NumPy would return a longer array, whose length "
+                 "depends on the data")
+    shape = (x.shape[0], minlength)
+    hit = cmp(em, em.broadcast(reshape(em, x, (-1, 1)), shape), em.emit("iota", shape=shape, dim=1, dtype=np.dtype(np.intp)), "EQ")
+    if weights is None:
+        return FUNCTIONS["numpy.sum"](em, hit, axis=0, dtype=np.intp)
+    w = em.cast(as_array(em, weights), np.float64)
+    if w.shape != x.shape:
+        raise ShapeError("bincount: The weights and list don't have the same length.")
+    w = em.broadcast(reshape(em, w, (-1, 1)), shape)
+    return FUNCTIONS["numpy.sum"](em, sel(em, hit, w, em.full(0.0, np.float64, shape)), axis=0)
+
+
+@register("numpy.histogram", note="compile-time bins (a count or the edges; not a string); density=; weights=")
+@folding(np.histogram)
+def histogram(em, a, bins=10, range=None, density=None, weights=None):
+    bins, range = em.static(bins, "histogram: bins"), em.static(range, "histogram: range")
+    density = em.static(density, "histogram: density")
+    a = as_array(em, a)
+    a_shape, a = a.shape, reshape(em, a, -1)
+    if isinstance(bins, str):
+        raise NotSupportedError(f"np.histogram with bins={bins!r}: the number of bins depends on the data",
+                                hint="pass the number of bins, or the bin edges")
+    if np.ndim(bins) == 0 and range is None and a.shape[0]:
+        edges = _edges_from_data(em, a, bins)     # the edges depend on the data's minimum and maximum
+    else:
+        try:
+            edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
+        except (TypeError, ValueError) as e:
+            raise ShapeError(f"histogram: {e}") from None
+    nb = edges.shape[0] - 1
+    x = em.cast(a, edges.dtype)
+    shape = (a.shape[0], nb)
+    xb = em.broadcast(reshape(em, x, (-1, 1)), shape)
+    lo = em.broadcast(getitem(em, em.asarray(edges), slice(None, -1)), shape)
+    hi = em.broadcast(getitem(em, em.asarray(edges), slice(1, None)), shape)
+    last = em.broadcast(em.asarray(np.arange(nb) == nb - 1), shape)
+    # bin i holds edges[i] <= x < edges[i + 1]; the last bin also its right edge (NumPy's rule)
+    inside = em.emit("and", cmp(em, xb, lo, "GE"), sel(em, last, cmp(em, xb, hi, "LE"), cmp(em, xb, hi, "LT")))
+    if weights is None:
+        counts = FUNCTIONS["numpy.sum"](em, inside, axis=0, dtype=np.intp)
+    else:
+        w = as_array(em, weights)
+        if w.shape != a_shape:
+            raise ShapeError("histogram: weights should have the same shape as a.")
+        w = reshape(em, w, -1)
+        # NumPy sums the weights in float64 (np.bincount) and casts the counts to their dtype
+        w = em.broadcast(reshape(em, em.cast(w, np.float64), (-1, 1)), shape)
+        counts = em.cast(FUNCTIONS["numpy.sum"](em, sel(em, inside, w, em.full(0, np.float64, shape)), axis=0),
+                         as_array(em, weights).dtype)
+    if density:
+        widths = FUNCTIONS["numpy.diff"](em, edges)
+        widths = em.cast(em.asarray(widths), np.float64)
+        counts = FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.divide"](em, counts, widths),
+                                           FUNCTIONS["numpy.sum"](em, counts))
+    return counts, edges
+
+
+def _edges_from_data(em, a, bins):
+    """NumPy's bin edges without range=: linspace(min, max, bins + 1) as np.linspace computes it
+    (in the edges' dtype: the data's, float64 for integers), [min - 0.5, max + 0.5] when they are
+    equal; a NaN or infinite minimum or maximum is NumPy's ValueError, at run time."""
+    if not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ShapeError("histogram: `bins` must be positive, when an integer")
+    lo, hi = FUNCTIONS["numpy.min"](em, a), FUNCTIONS["numpy.max"](em, a)
+    finite = em.emit("and", em.cast(FUNCTIONS["numpy.isfinite"](em, lo), np.bool_),
+                     em.cast(FUNCTIONS["numpy.isfinite"](em, hi), np.bool_))
+    em.check(em.emit("not", finite), "ValueError: histogram: the autodetected range of the data is not finite")
+    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    lo, hi = em.cast(lo, dt), em.cast(hi, dt)
+    same = cmp(em, lo, hi, "EQ")
+    lo = sel(em, same, em.emit("sub", lo, em.full(0.5, dt, ())), lo)
+    hi = sel(em, same, em.emit("add", hi, em.full(0.5, dt, ())), hi)
+    num = bins + 1
+    y = em.emit("iota", shape=(num,), dim=0, dtype=dt)
+    delta = em.emit("sub", hi, lo)
+    step = em.emit("div", delta, em.full(bins, dt, ()))
+    tiny = cmp(em, step, em.full(0, dt, ()), "EQ")     # NumPy's special case for denormal steps
+    full = lambda v: em.broadcast(v, (num,))
+    y = sel(em, full(tiny), em.emit("mul", em.emit("div", y, em.full(bins, dt, (num,))), full(delta)),
+            em.emit("mul", y, full(step)))
+    y = em.emit("add", y, full(lo))
+    return em.emit("concatenate", getitem(em, y, slice(0, bins)), reshape(em, hi, (1,)), axis=0)   # y[-1] = stop

@@ -1,0 +1,89 @@
+"""ufunc_methods: the methods of NumPy's ufunc objects (np.add.outer, np.maximum.reduce,
+np.minimum.accumulate, ...). policy.qualified_name names a ufunc's method "numpy.<ufunc>.<method>",
+so each is one registry entry made here by one rule per method from the ufunc's own implementation:
+outer applies the ufunc to broadcast operands, reduce is the matching reduction (np.add.reduce is
+np.sum with axis=0 by default), accumulate a scan with the ufunc's combining primitive."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import NotSupportedError, ShapeError
+from ..registry import FUNCTIONS, register
+from ..values import fold, is_static
+from .creation import as_array
+from .dtypes import static_dtype
+from .reductions import scan
+from .shapes import normalize_axis, reshape
+
+# ufunc -> (the reduction it is, the scan primitive and identity of its accumulate by dtype kind)
+_IDENTITY_MAX = lambda dt: -np.inf if dt.kind == "f" else False if dt.kind == "b" else np.iinfo(dt).min
+_IDENTITY_MIN = lambda dt: np.inf if dt.kind == "f" else True if dt.kind == "b" else np.iinfo(dt).max
+REDUCIBLE = {
+    np.add: ("numpy.sum", "numpy.cumsum", None),
+    np.multiply: ("numpy.prod", "numpy.cumprod", None),
+    np.maximum: ("numpy.max", None, lambda dt: ("or" if dt.kind == "b" else "max", _IDENTITY_MAX(dt))),
+    np.minimum: ("numpy.min", None, lambda dt: ("and" if dt.kind == "b" else "min", _IDENTITY_MIN(dt))),
+    np.logical_and: ("numpy.all", None, lambda dt: ("and", True)),
+    np.logical_or: ("numpy.any", None, lambda dt: ("or", False)),
+}
+OUTER = (np.add, np.subtract, np.multiply, np.divide, np.maximum, np.minimum, np.power, np.equal, np.less,
+         np.greater, np.logical_and, np.logical_or)
+
+
+def _outer(ufunc):
+    impl = FUNCTIONS[f"numpy.{ufunc.__name__}"]
+
+    def outer(em, A, B, **kwargs):
+        """ufunc(A[..., None, ...], B): NumPy converts both operands to arrays first (no weak scalars)."""
+        if is_static(A, B):
+            return fold(ufunc.outer, A, B, **kwargs)
+        a = as_array(em, A)
+        b = np.asarray(B) if is_static(B) else as_array(em, B)   # a compile-time B stays known (x ** 2)
+        return impl(em, reshape(em, a, a.shape + (1,) * b.ndim), b, **kwargs)
+    return outer
+
+
+def _reduce(ufunc, reduction):
+    def reduce(em, array, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        if out is not None or initial is not np._NoValue or where is not True:
+            raise NotSupportedError(f"{ufunc.__name__}.reduce: out=, initial= and where= are not supported")
+        if is_static(array):
+            return fold(ufunc.reduce, array, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims)
+        kw = {} if dtype is None else {"dtype": dtype}
+        a = as_array(em, array)
+        if a.ndim == 0 and em.static(axis, "axis") in (0, -1, ()):   # NumPy reduces a 0-d array over axis 0 too
+            axis = None
+        return FUNCTIONS[reduction](em, a, axis=axis, keepdims=keepdims, **kw)
+    return reduce
+
+
+def _accumulate(ufunc, cumulative, combine):
+    def accumulate(em, array, axis=0, dtype=None, out=None):
+        if out is not None:
+            raise NotSupportedError(f"{ufunc.__name__}.accumulate: out= is not supported")
+        axis = em.static(axis, f"{ufunc.__name__}.accumulate: axis")
+        if is_static(array):
+            return fold(ufunc.accumulate, array, axis=axis, dtype=dtype)
+        a = as_array(em, array)
+        if axis is None or a.ndim == 0:
+            raise ShapeError(f"{ufunc.__name__}.accumulate: " + ("cannot accumulate on a scalar" if a.ndim == 0 else
+                                                                 "accumulate does not allow multiple axes"))
+        ax = normalize_axis(axis, a.ndim, f"{ufunc.__name__}.accumulate")
+        if cumulative is not None:
+            return FUNCTIONS[cumulative](em, a, axis=ax, **({} if dtype is None else {"dtype": dtype}))
+        try:   # NumPy's loop dtype for the combining step (logical_and gives bool, maximum keeps the dtype)
+            dt = a.dtype if dtype is None else static_dtype(em, dtype)
+            loop = ufunc.resolve_dtypes((dt, dt, None))
+        except (TypeError, ValueError) as e:
+            raise ShapeError(f"{ufunc.__name__}.accumulate: {e}") from None
+        x = em.cast(a, np.bool_ if loop[-1] == np.bool_ else loop[0])   # logical_and: on truth values
+        kind, identity = combine(x.dtype)
+        return em.cast(scan(em, x, ax, kind, identity), loop[-1])
+    return accumulate
+
+
+for _u in OUTER:
+    register(f"numpy.{_u.__name__}.outer")(_outer(_u))
+for _u, (_reduction, _cumulative, _combine) in REDUCIBLE.items():
+    register(f"numpy.{_u.__name__}.reduce")(_reduce(_u, _reduction))
+    register(f"numpy.{_u.__name__}.accumulate")(_accumulate(_u, _cumulative, _combine))
