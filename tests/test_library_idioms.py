@@ -199,3 +199,32 @@ def test_python_max_and_min_of_a_1d_array_iterate_as_python_does(x):
     want, got = python_max_min_of_arrays(x), pyjitc.jit(python_max_min_of_arrays)(x)
     for g, w in zip(got, want):
         assert_same(g, w)
+
+
+def numpy_python_level_functions(m, a, b, c):
+    return np.rot90(m), np.rot90(m, 3), np.linalg.multi_dot([a, b, c]), m[slice(1, None)], issubclass(m.dtype.type, np.floating)
+
+
+def nested_lists_of_run_time_numbers(x, dt):
+    q = [[dt ** 2 / 2, dt], [dt, 1.0]]
+    return np.array(q) @ x, np.asarray([x[0], [dt, dt]])
+
+
+def test_numpys_own_python_functions_compile_as_helpers():
+    # np.rot90 and np.linalg.multi_dot are not in the registry: their Python code is compiled
+    r = np.random.default_rng(0)
+    args = (r.random((3, 4)), r.random((2, 5)), r.random((5, 3)), r.random((3, 2)))
+    for g, w in zip(pyjitc.jit(numpy_python_level_functions)(*args), numpy_python_level_functions(*args)):
+        assert_same(g, w) if isinstance(w, np.ndarray) else (g == w)
+
+
+def test_nested_lists_holding_run_time_numbers_make_arrays():
+    x = np.arange(4.0).reshape(2, 2)
+    for g, w in zip(pyjitc.jit(nested_lists_of_run_time_numbers)(x, 0.5), nested_lists_of_run_time_numbers(x, 0.5)):
+        assert_same(g, w)
+
+
+def test_asarray_chkfinite_raises_at_run_time_on_nan():
+    f = pyjitc.jit(lambda x: np.asarray_chkfinite(x) * 2)
+    with pytest.raises(ValueError, match="array must not contain infs or NaNs"):
+        f(np.array([1.0, np.nan]))

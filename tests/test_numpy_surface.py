@@ -41,6 +41,10 @@ CASES = {
     "var_std": ("np.var(x), np.std(x, axis=0), x.var(axis=1, ddof=1), np.std(x, keepdims=True)", [F, I, F32, E]),
     "argmax": ("np.argmax(x), np.argmin(x, axis=1), x.argmax(axis=0, keepdims=True)", [F, I, B]),
     "count_nonzero": ("np.count_nonzero(x), np.count_nonzero(x, axis=0)", [F, I, B, E]),
+    "nanvar": ("np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True), np.nanstd(x, ddof=2)",
+                    [F, I, F32, np.array([[np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])]),
+    "asanyarray": ("np.asanyarray(x) * 2, np.ascontiguousarray(x.T), np.asfortranarray(x), np.ascontiguousarray(x[0, 0]), "
+                  "np.asarray_chkfinite(x + 1)", [P, I]),
     "nan_reductions": ("np.nansum(x), np.nanmax(x, axis=1), np.nanmin(x), np.nanmean(x, axis=0), np.nanprod(x)", [F, I]),
     "cumulative": ("np.cumsum(x), np.cumsum(x, axis=1), np.cumprod(x, axis=0), x.cumsum(axis=0)", [F, I, B, E]),
     "squeeze_expand": ("np.squeeze(x[None, :, None]), np.expand_dims(x, 1), np.expand_dims(x, (0, -1))", [F, I]),

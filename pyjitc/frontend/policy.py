@@ -261,6 +261,9 @@ def classify_call(obj, shown: str):
         return "math", obj
     if isinstance(obj, types.FunctionType):
         return "user", obj
+    implementation = getattr(obj, "_implementation", None)   # NumPy's dispatcher over its own Python code
+    if path and path.split(".")[0] == "numpy" and isinstance(implementation, types.FunctionType):
+        return "user", implementation   # not in the registry: NumPy's Python code, compiled like any helper
     if path and path.split(".")[0] == "numpy" or isinstance(obj, np.ufunc):
         raise NotSupportedError(f"{shown} is not supported by pyjitc yet",
                                 hint="see the supported-functions table in the README")

@@ -26,7 +26,7 @@ def _static_builtin(fn, what):
 
 
 for _fn, _hint in ((sorted, "use np.sort for arrays"), (reversed, "use x[::-1] for arrays"),
-                  (callable, ""), (hash, "")):
+                  (callable, ""), (hash, ""), (issubclass, ""), (repr, ""), (str, "")):
     register(builtin=_fn.__name__)(_static_builtin(_fn, _hint))
 
 
@@ -109,6 +109,12 @@ def _sequence(em, x, kind):
         return kind(x)
     except TypeError as e:
         raise ShapeError(f"TypeError: {e}") from None
+
+
+@register(builtin="slice")
+def slice_(em, *args):
+    """slice(stop) / slice(start, stop[, step]): bounds may be run-time integers, as in x[a:b]."""
+    return slice(*args)
 
 
 @register(builtin="map")

@@ -7,10 +7,10 @@ import numpy as np
 
 from ...errors import NotSupportedError
 from ...ir.types import SUPPORTED_DTYPES
-from ..registry import register
+from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
 from .dtypes import cast_impl, static_dtype
-from .shapes import ravel, stack
+from .shapes import ravel, reshape, stack
 
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
@@ -83,8 +83,9 @@ def numpy_copy(em, a, order="C"):
 
 @register("numpy.asarray", complex_ok=True)
 def asarray(em, a, dtype=None, copy=None, order=None):
-    if isinstance(a, (list, tuple)) and not is_static(*a):
-        return stack(em, a) if dtype is None else cast_impl(em, stack(em, a), dtype)
+    if isinstance(a, (list, tuple)) and _holds_run_time_values(a):   # nested lists: rows stacked
+        rows = [asarray(em, r) if isinstance(r, (list, tuple)) else r for r in a]
+        return stack(em, rows) if dtype is None else cast_impl(em, stack(em, rows), dtype)
     if is_static(a):
         return np.asarray(a, dtype=dtype)
     out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
@@ -92,6 +93,37 @@ def asarray(em, a, dtype=None, copy=None, order=None):
         raise NotSupportedError("copy=False: the dtype can't change without a copy (NumPy raises ValueError)",
                                 hint="leave out copy=False, or pass copy=None")
     return numpy_copy(em, out) if copy and out is a else out
+
+
+@register("numpy.asanyarray", complex_ok=True)
+def asanyarray(em, a, dtype=None, order=None):
+    return asarray(em, a, dtype=dtype)
+
+
+@register("numpy.ascontiguousarray", "numpy.asfortranarray", complex_ok=True,
+          note="memory layout has no meaning for compiled arrays; a 0-d input gives shape (1,) as NumPy's")
+def ascontiguousarray(em, a, dtype=None):
+    out = asarray(em, a, dtype=dtype)
+    if is_static(out):
+        return np.ascontiguousarray(out)
+    return reshape(em, out, (1,)) if out.ndim == 0 else out
+
+
+@register("numpy.asarray_chkfinite", complex_ok=True, note="a NaN or infinity raises ValueError at run time")
+def asarray_chkfinite(em, a, dtype=None, order=None):
+    out = asarray(em, a, dtype=dtype)
+    if is_static(out):
+        return fold(np.asarray_chkfinite, out)
+    if np.dtype(out.dtype).kind in "fc":
+        finite = em.emit("reduce", em.emit("is_finite", FUNCTIONS["numpy.real"](em, out)
+                                           if np.dtype(out.dtype).kind == "c" else out), kind="and",
+                         axes=tuple(range(out.ndim))) if out.ndim else em.emit("is_finite", out)
+        if np.dtype(out.dtype).kind == "c":
+            im = FUNCTIONS["numpy.imag"](em, out)
+            finite = em.emit("and", finite, em.emit("reduce", em.emit("is_finite", im), kind="and",
+                                                    axes=tuple(range(im.ndim))) if im.ndim else em.emit("is_finite", im))
+        em.check(em.emit("not", finite), "ValueError: array must not contain infs or NaNs")
+    return out
 
 
 @register("numpy.array", complex_ok=True)
@@ -105,3 +137,7 @@ def as_array(em, a) -> Traced:
     arrays are stacked, and a Python scalar becomes a strongly typed 0-d array (int64, float64)."""
     t = em.asarray(asarray(em, a))
     return em.cast(t, t.dtype) if t.weak else t
+
+
+def _holds_run_time_values(a) -> bool:
+    return any(_holds_run_time_values(x) if isinstance(x, (list, tuple)) else not is_static(x) for x in a)

@@ -211,6 +211,39 @@ for _name, _base, _fill in (("nansum", "numpy.sum", lambda dt: 0), ("nanprod", "
     register(f"numpy.{_name}")(_nan_reduction(_name, _base, _fill))
 
 
+def _nan_moments(name):
+    """np.nanvar / np.nanstd: the moments of the non-NaN entries (NaN where fewer than ddof + 1)."""
+    def impl(em, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        axis, keepdims, ddof = em.static(axis, "axis"), em.static(keepdims, "keepdims"), em.static(ddof, "ddof")
+        if out is not None or dtype is not None:
+            raise NotSupportedError(f"{name}: out= and dtype= are not supported")
+        if is_static(a):
+            return fold(getattr(np, name), a, axis=axis, ddof=ddof, keepdims=keepdims)
+        a = em.asarray(a)
+        if not is_float(a.dtype):
+            return FUNCTIONS[f"numpy.{name[3:]}"](em, a, axis=axis, ddof=ddof, keepdims=keepdims)
+        nan = isnan(em, a)
+        zero = const(em, 0, a)
+        kept = sel(em, nan, zero, a)
+        cnt = FUNCTIONS["numpy.sum"](em, em.emit("not", nan), axis=axis, keepdims=True, dtype=a.dtype)
+        mean = em.emit("div", FUNCTIONS["numpy.sum"](em, kept, axis=axis, keepdims=True), cnt)
+        dev = sel(em, nan, zero, FUNCTIONS["numpy.subtract"](em, a, mean))
+        sq = FUNCTIONS["numpy.sum"](em, em.emit("mul", dev, dev), axis=axis, keepdims=keepdims)
+        dof = FUNCTIONS["numpy.subtract"](em, FUNCTIONS["numpy.sum"](em, em.emit("not", nan), axis=axis,
+                                                                     keepdims=keepdims, dtype=a.dtype), ddof)
+        dof = em.cast(dof, sq.dtype) if isinstance(dof, Traced) else dof
+        var = FUNCTIONS["numpy.divide"](em, sq, dof)
+        bad = cmp(em, dof, const(em, 0, dof), "LE")
+        var = sel(em, bad, const(em, np.nan, var), var)
+        return FUNCTIONS["numpy.sqrt"](em, var) if name == "nanstd" else var
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.nanvar")(_nan_moments("nanvar"))
+register("numpy.nanstd")(_nan_moments("nanstd"))
+
+
 def _scan(name, prim, identity, np_fn):
     """cumsum/cumprod: log2(n) steps of shift-and-combine (Hillis-Steele)."""
     def impl(em, a, axis=None, dtype=None, out=None):

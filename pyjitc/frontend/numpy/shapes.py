@@ -24,6 +24,8 @@ def normalize_axes(em, axis, ndim, name) -> tuple[int, ...]:
     axis = em.static(axis, f"{name}: axis")
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, np.ndarray) and axis.ndim == 1 and axis.dtype.kind in "iu":   # (NumPy's own code passes these)
+        axis = [int(a) for a in axis]
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     out = tuple(normalize_axis(a, ndim, name) for a in axes)
     if len(set(out)) != len(out):
@@ -59,9 +61,10 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
 
 @register("numpy.transpose", method="transpose", complex_ok=True)
 def transpose(em, a, *axes):
-    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+    axes = em.static(axes, "transpose: axes")
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list, np.ndarray))):
         axes = axes[0]
-    axes = em.static(axes, "transpose: axes") or None
+    axes = None if axes is None or len(axes) == 0 else [int(x) for x in axes]
     if is_static(a):
         return fold(np.transpose, a, axes)
     a = em.asarray(a)
