@@ -218,3 +218,32 @@ def test_complex_array_made_before_a_run_time_loop_compiles_and_matches_numpy():
         c = np.linspace(-2, 1, 12)[:, None] + 1j * np.linspace(-1.5, 1.5, 9)[None, :]
         return escape_counts(c, maxit)
     assert_same(pyjitc.jit(on_a_constant_grid)(25), on_a_constant_grid(25))
+
+
+def integer_powers(z):
+    return z ** 2, z ** 3, z ** 0, z ** -1, z ** 7, np.power(z, -5), z.astype(np.complex64) ** 4, z ** 2.0, z ** 99
+
+
+def test_complex_to_a_compile_time_integer_power_is_numpys_repeated_products():
+    z = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j, 1e-3 + 1e3j, -2.0 + 0j])
+    for g, w in zip(pyjitc.jit(integer_powers)(z), integer_powers(z)):
+        assert_same(g, w)
+
+
+def test_complex_to_a_non_integer_power_is_a_located_refusal():
+    with pytest.raises(pyjitc.NotSupportedError, match="compile-time integer exponent"):
+        pyjitc.jit(lambda z: z ** 0.5)(np.array([1 + 1j]))
+
+
+def complex_shapes_and_comparisons(z, w):
+    return (np.atleast_1d(z[0]), np.atleast_2d(z), np.atleast_3d(z), np.asanyarray(z) * 2, np.ascontiguousarray(z.T),
+            np.asfortranarray(z), np.asarray_chkfinite(z), np.pow(z, 2), np.nan_to_num(z * np.nan),
+            np.isclose(z, w), np.allclose(z, z), np.array_equal(z, w), np.array_equiv(z, z[0]),
+            np.select([z.real > 0], [z], default=1j), np.kron(z, w))
+
+
+def test_shapes_conversions_and_comparisons_take_complex_values_as_numpy():
+    z = np.array([[1 + 2j, -0.5 + 0.25j], [3 - 1j, 2j]])
+    w = z + np.array([[0, 1e-9], [1, 0]])
+    for g, e in zip(pyjitc.jit(complex_shapes_and_comparisons)(z, w), complex_shapes_and_comparisons(z, w)):
+        assert_same(g, e)

@@ -156,10 +156,10 @@ class LowerCtx:
     def constant(self, value: np.ndarray) -> ir.Value:
         value = np.asarray(value)
         t = TensorType(value.shape, value.dtype)
-        if value.dtype.kind == "c" and value.size > 1:
+        if value.dtype.kind == "c":
             # its real and imaginary parts, joined: IREE 3.13 crashes packing complex constants
             # (SizedStorageDenseElementsAttrModel::getStorageSize in PackConstants)
-            re, im = self.constant(np.ascontiguousarray(value.real)), self.constant(np.ascontiguousarray(value.imag))
+            re, im = self.constant(np.array(value.real)), self.constant(np.array(value.imag))
             return self.hlo("stablehlo.complex", re, im, type=mlir_type(t))
         flat = value.reshape(-1)
         if flat.size > 1 and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=value.dtype.kind in "fc"):

@@ -252,11 +252,49 @@ def _check_int_power(em, base, exponent):
 _unchecked_power = ufunc_impl(np.power, accurate.power)
 
 
-@register("numpy.power", "numpy.pow",
+def _complex_integer_power(em, base, exponent):
+    """complex ** n for a compile-time integer n, |n| < 100, as NumPy's npy_cpow computes it:
+    n = 0 gives 1, 1 the base, 2 and 3 products, others binary powering (1 / that for n < 0)."""
+    n_value = np.asarray(exponent)
+    if isinstance(exponent, Traced) or n_value.shape != () or n_value.dtype.kind == "c" \
+            or float(n_value) != int(n_value) or not -100 < int(n_value) < 100:
+        raise NotSupportedError("complex ** is supported for a compile-time integer exponent between -99 and 99",
+                                hint="use np.exp(n * np.log(z)) for other exponents")
+    dt = np.power.resolve_dtypes((em.dtype_of(base), em.dtype_of(exponent), None))[2]
+    z = em.asarray(base, dt)
+    n = int(n_value)
+    one = em.full(1, dt, z.shape)
+    if n == 0:
+        return one
+    mul = lambda a, b: Traced(em.emit("mul", a, b).value, None, z.params)
+    if abs(n) == 1:
+        r = z
+    elif abs(n) == 2:
+        r = mul(z, z)
+    elif abs(n) == 3:
+        r = mul(z, mul(z, z))
+    else:
+        r, p, k = None, z, abs(n)
+        while True:
+            if k & 1:
+                r = p if r is None else mul(r, p)
+            k >>= 1
+            if not k:
+                break
+            p = mul(p, p)
+    return accurate.complex_divide(em, one, r) if n < 0 else r
+
+
+@register("numpy.power", "numpy.pow", complex_ok=True,
           note="float: C99 pow special cases, computed in float64 with ln x in double-double (within 1 ulp); "
-               "integer ** integer needs a compile-time non-negative exponent")
+               "integer ** integer needs a compile-time non-negative exponent; complex ** a compile-time "
+               "integer between -99 and 99 (NumPy's repeated products)")
 def power(em, a, b, **kw):
     """The power ufunc, after NumPy's checks on integer exponents and with its exact fast paths."""
+    if any(isinstance(d, np.dtype) and d.kind == "c" or d is complex for d in (em.dtype_of(a), em.dtype_of(b))):
+        if kw:
+            raise NotSupportedError("complex **: keyword arguments are not supported")
+        return _complex_integer_power(em, a, b)
     _check_int_power(em, a, b)
     fast = None if kw else _fast_power(em, a, b)
     return fast if fast is not None else _unchecked_power(em, a, b, **kw)
