@@ -23,7 +23,7 @@ from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name,
 from . import assignment, branches, indexing, loops, masked, policy, raising, registry
 from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
-from .operators import apply_operator
+from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
 from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .source import SourceFunction, parse_function, real_signature
@@ -437,7 +437,7 @@ class FunctionCompiler(ast.NodeVisitor):
             if name in ("Is", "IsNot") and (right is None or left is None):
                 result = (left is right) == (name == "Is")
             elif name in ("In", "NotIn"):
-                result = self.contains(left, right)
+                result = membership(self.em, left, right)
                 if name == "NotIn":
                     result = Traced(self.em.emit("not", result).value, bool) if isinstance(result, Traced) else not result
             else:
@@ -450,28 +450,6 @@ class FunctionCompiler(ast.NodeVisitor):
         if not isinstance(result, Traced):
             return rest() if result else result
         return branches.select(self, result, rest, lambda: result)
-
-    def contains(self, item, container):
-        """`item in container` where one side is known only at run time: Python compares with ==
-        (an array: any element equal; a tuple or list: any item equal)."""
-        em = self.em
-        if isinstance(container, Traced):
-            if isinstance(item, Traced) and item.ndim:
-                raise NotSupportedError("`in` with an array on the left is not supported")
-            found = registry.FUNCTIONS["numpy.any"](em, apply_operator(em, "Eq", container, item))
-            return Traced(found.value, bool, found.params)
-        if isinstance(container, (tuple, list, range)) and isinstance(item, Traced) and item.type.size == 1:
-            out = False
-            for c in container:
-                if not isinstance(c, (Traced, bool, int, float, complex, np.generic)):
-                    continue   # None, a string, ...: never equal to a number
-                eq = apply_operator(em, "Eq", item, c)
-                if isinstance(eq, Traced) and eq.ndim:
-                    raise NotSupportedError("`in` comparing with arrays is not supported")
-                out = apply_operator(em, "BitOr", out, eq) if isinstance(out, Traced) or isinstance(eq, Traced) \
-                    else (out or eq)
-            return Traced(em.asarray(out).value, bool) if isinstance(out, Traced) else out
-        raise NotSupportedError("`in` on arrays is not supported")
 
     def visit_BoolOp(self, node):
         return self.bool_op(isinstance(node.op, ast.And), node.values)
@@ -571,24 +549,8 @@ def _getitem(em, base, index):
     if isinstance(base, Traced):
         return indexing.getitem(em, base, index)
     if (base is np.r_ or base is np.c_) and not is_static(*(index if isinstance(index, tuple) else (index,))):
-        return _concatenator(em, base is np.c_, index)
+        return indexing.concatenator(em, base is np.c_, index)
     return fold(lambda b, i: b[i], base, index)
-
-
-def _concatenator(em, columns: bool, index):
-    """np.r_[a, b, 0:3] / np.c_[a, b] with arrays known only at run time (no string directives)."""
-    parts = []
-    for it in (index if isinstance(index, tuple) else (index,)):
-        if isinstance(it, str):
-            raise NotSupportedError("np.r_/np.c_ with a string directive is not supported", hint="use np.concatenate")
-        part = np.r_[it] if isinstance(it, slice) else it
-        part = em.asarray(part)
-        if part.ndim == 0:
-            part = registry.FUNCTIONS["numpy.reshape"](em, part, (1,))
-        if columns and part.ndim == 1:
-            part = registry.FUNCTIONS["numpy.reshape"](em, part, (-1, 1))
-        parts.append(part)
-    return registry.FUNCTIONS["numpy.concatenate"](em, parts, axis=-1 if columns else 0)
 
 
 # ---------------------------------------------------------------- entry point

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
 from . import masked
+from .registry import FUNCTIONS
 from .values import Emitter, NeedStatic, Traced, make_view
 
 
@@ -589,3 +590,19 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
     m = mask if mask.ndim == x.ndim else em.emit(
         "broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(k)))
     return em.emit("select", m, v, x, sources=(x,), weak=x.weak)
+
+
+def concatenator(em, columns: bool, index):
+    """np.r_[a, b, 0:3] / np.c_[a, b] with arrays known only at run time (no string directives)."""
+    parts = []
+    for it in (index if isinstance(index, tuple) else (index,)):
+        if isinstance(it, str):
+            raise NotSupportedError("np.r_/np.c_ with a string directive is not supported", hint="use np.concatenate")
+        part = np.r_[it] if isinstance(it, slice) else it
+        part = em.asarray(part)
+        if part.ndim == 0:
+            part = FUNCTIONS["numpy.reshape"](em, part, (1,))
+        if columns and part.ndim == 1:
+            part = FUNCTIONS["numpy.reshape"](em, part, (-1, 1))
+        parts.append(part)
+    return FUNCTIONS["numpy.concatenate"](em, parts, axis=-1 if columns else 0)

@@ -80,3 +80,25 @@ def select_values(em, cond: Traced, a, b):
     out = em.emit("select", pred, em.cast(x, dtype), em.cast(y, dtype))
     params = join_params([cond, a, b])
     return Traced(out.value, weak, params)
+
+
+def membership(em, item, container):
+    """`item in container` where one side is known only at run time: Python compares with ==
+    (an array: any element equal; a tuple or list: any item equal)."""
+    if isinstance(container, Traced):
+        if isinstance(item, Traced) and item.ndim:
+            raise NotSupportedError("`in` with an array on the left is not supported")
+        found = FUNCTIONS["numpy.any"](em, apply_operator(em, "Eq", container, item))
+        return Traced(found.value, bool, found.params)
+    if isinstance(container, (tuple, list, range)) and isinstance(item, Traced) and item.type.size == 1:
+        out = False
+        for c in container:
+            if not isinstance(c, (Traced, bool, int, float, complex, np.generic)):
+                continue   # None, a string, ...: never equal to a number
+            eq = apply_operator(em, "Eq", item, c)
+            if isinstance(eq, Traced) and eq.ndim:
+                raise NotSupportedError("`in` comparing with arrays is not supported")
+            out = apply_operator(em, "BitOr", out, eq) if isinstance(out, Traced) or isinstance(eq, Traced) \
+                else (out or eq)
+        return Traced(em.asarray(out).value, bool) if isinstance(out, Traced) else out
+    raise NotSupportedError("`in` on arrays is not supported")
