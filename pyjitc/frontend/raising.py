@@ -12,7 +12,8 @@ import builtins
 import numpy as np
 
 from ..errors import JitError, NotSupportedError, encode_user_exception
-from .regions import RAISED, RETURN, RETURN_VALUE, Exit, condition
+from .branches import exec_body
+from .regions import RAISED, RETURN, RETURN_VALUE, Exit, State, condition
 from .values import NeedStatic, Traced
 
 
@@ -126,7 +127,6 @@ def try_statement(fc, node: ast.Try) -> None:
     compile-time values) runs the matching handler instead, as Python would. Code in the try
     body that could fail only when the compiled code runs (an index checked at run time, a raise
     under a run-time condition) can't be caught: a located error says so."""
-    from .regions import State
     em = fc.em
     state, checkpoint, n_checks, err = State(fc.env, em), em.b.checkpoint(), len(em.checks), em.err.value
     caught = None
@@ -183,8 +183,3 @@ def _classes(fc, node):
     if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
         raise NotSupportedError(f"except {ast.unparse(node)}: not an exception class")
     return classes
-
-
-def exec_body(fc, stmts):
-    from .branches import exec_body as run
-    run(fc, stmts)
