@@ -122,15 +122,58 @@ def test_an_exception_no_handler_catches_reaches_the_caller():
         pyjitc.jit(lookup)(np.ones(2))
 
 
-def test_a_run_time_check_inside_try_is_a_located_refusal():
-    def guarded(x, i):
-        try:
-            return x[i]
-        except IndexError:
-            return x[0]
+def guarded_index(x, i):
+    try:
+        v = x[i]
+    except IndexError:
+        v = x[0] - 1.0
+    else:
+        v = v * 2
+    return v
 
-    with pytest.raises(pyjitc.NotSupportedError, match="can fail only when the compiled code runs") as info:
-        pyjitc.jit(guarded)(np.ones(3), 5)
+
+def kalman_gain(P, H, S):
+    try:
+        K = P @ H.T @ np.linalg.inv(S)
+    except np.linalg.LinAlgError:
+        K = P @ H.T * 0.0
+    return K
+
+
+def uncaught_at_run_time(x, i):
+    try:
+        v = x[i]
+    except ZeroDivisionError:
+        v = 0.0
+    return v
+
+
+@pytest.mark.parametrize("i", [1, 7, -2, -9])
+def test_an_error_raised_only_at_run_time_selects_its_handler(i):
+    x = np.arange(4.0)
+    assert_same(pyjitc.jit(guarded_index)(x, i), guarded_index(x, i))
+
+
+@pytest.mark.parametrize("S", [np.eye(2) * 2, np.zeros((2, 2))], ids=["invertible", "singular"])
+def test_a_singular_matrix_at_run_time_runs_the_linalgerror_handler(S):
+    P, H = np.eye(3), np.eye(2, 3)
+    assert_same(pyjitc.jit(kalman_gain)(P, H, S), kalman_gain(P, H, S))
+
+
+def test_a_run_time_error_no_handler_matches_reaches_the_caller():
+    with pytest.raises(IndexError):
+        pyjitc.jit(uncaught_at_run_time)(np.arange(4.0), 9)
+
+
+def test_reading_a_run_time_exception_by_name_is_a_located_refusal():
+    def named(x, i):
+        try:
+            return x[i] * 1.0
+        except IndexError as e:
+            return float(len(str(e)))
+
+    with pytest.raises(pyjitc.NotSupportedError, match="can fail only when the compiled code runs|raised only at run time") as info:
+        pyjitc.jit(named)(np.ones(3), 5)
     assert "test_library_idioms.py:" in str(info.value)
 
 

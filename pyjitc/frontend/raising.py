@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 import numpy as np
 
-from ..errors import JitError, NotSupportedError, encode_user_exception
+from ..errors import JitError, NotSupportedError, encode_user_exception, user_exception
 from .branches import exec_body
-from .regions import RAISED, RETURN, RETURN_VALUE, Exit, State, condition
+from .regions import RAISED, RETURN, RETURN_VALUE, Exit, State, build_if, condition
 from .values import NeedStatic, Traced
 
 
@@ -122,47 +123,111 @@ def is_exception_class(obj) -> bool:
 
 
 def try_statement(fc, node: ast.Try) -> None:
-    """try/except/else/finally, decided while the program is built: an exception raised by code
-    run at compile time (a raise of the user's, a failed lookup in a dict, NumPy's error on
-    compile-time values) runs the matching handler instead, as Python would. Code in the try
-    body that could fail only when the compiled code runs (an index checked at run time, a raise
-    under a run-time condition) can't be caught: a located error says so."""
+    """try/except/else/finally. An exception raised by code run at compile time (a raise of the
+    user's, a failed lookup in a dict, NumPy's error on compile-time values) runs the matching
+    handler instead, as Python would. An error the try body can raise only when the compiled code
+    runs (a singular matrix, an index checked at run time, a raise under a run-time condition)
+    selects the matching handler at run time: the handler runs from the state before the try
+    body, the body's effects are dropped."""
     em = fc.em
-    state, checkpoint, n_checks, err = State(fc.env, em), em.b.checkpoint(), len(em.checks), em.err.value
+    err0 = em.err.value
+    em.err.value = em.constant(np.int32(0)).value   # the body's own first error, apart from earlier ones
+    state, checkpoint, n_checks = State(fc.env, em), em.b.checkpoint(), len(em.checks)
     caught = None
     try:
-        exec_body(fc, node.body)
-    except UserRaised as e:
-        caught = e.exc
-    except JitError as e:
-        caught = getattr(e, "python", None)
-        if caught is None:
-            raise
-    except Exit:
-        _uncatchable(em, node, n_checks)
-        _finally(fc, node)
-        raise
-    if caught is None:
-        _uncatchable(em, node, n_checks)
         try:
-            exec_body(fc, node.orelse)
+            exec_body(fc, node.body)
+        except UserRaised as e:
+            caught = e.exc
+        except JitError as e:
+            caught = getattr(e, "python", None)
+            if caught is None:
+                raise
+        except Exit:
+            _uncatchable(em, node, n_checks)
+            _finally(fc, node)
+            raise
+        if caught is None:
+            if len(em.checks) > n_checks and node.handlers:
+                _run_time_handlers(fc, node, state, n_checks)
+            else:
+                exec_body(fc, node.orelse)
+            _finally(fc, node)
+            return
+        handler = next((h for h in node.handlers if h.type is None or isinstance(caught, _classes(fc, h.type))), None)
+        if handler is None:
+            _finally(fc, node)
+            raise UserRaised(caught)
+        em.b.rollback(checkpoint)   # the try body's effects up to the exception are undone: it ran at compile
+        del em.checks[n_checks:]    # time, and everything it built is dropped before the handler runs
+        state.restore(fc.env)
+        if handler.name:
+            fc.env[handler.name] = caught
+        try:
+            exec_body(fc, handler.body)
         finally:
             _finally(fc, node)
-        return
-    handler = next((h for h in node.handlers if h.type is None or isinstance(caught, _classes(fc, h.type))), None)
-    if handler is None:
-        _finally(fc, node)
-        raise UserRaised(caught)
-    em.b.rollback(checkpoint)   # the try body's effects up to the exception are undone: it ran at compile
-    del em.checks[n_checks:]    # time, and everything it built is dropped before the handler runs
-    em.err.value = err
-    state.restore(fc.env)
-    if handler.name:
-        fc.env[handler.name] = caught
-    try:
-        exec_body(fc, handler.body)
-    finally:
-        _finally(fc, node)
+    finally:   # the first error of the call: an earlier one, else this statement's
+        now = Traced(em.err.value)
+        earlier = Traced(err0)
+        em.err.value = em.emit("select", em.emit("compare", earlier, em.constant(np.int32(0)), direction="NE"),
+                               earlier, now).value
+
+
+def _run_time_handlers(fc, node, before_body: State, n_checks: int) -> None:
+    """The try body ran and may fail at run time with one of the checks from n_checks on: an `if`
+    per handler on the body's error code, in order; the else clause runs where none was raised."""
+    em = fc.em
+    body_err = Traced(em.err.value)
+    codes = range(n_checks + 1, len(em.checks) + 1)
+    classes = {c: check_exception_class(em.checks[c - 1]) for c in codes}
+    after_body = State(fc.env, em)
+    if not set(before_body.cells) <= set(after_body.cells):
+        raise NotSupportedError("this try block rebinds the names of arrays it changes, and can fail only at run "
+                                "time", hint="test the condition with an if statement instead")
+    handlers = [(h, _classes(fc, h.type) if h.type is not None else (BaseException,)) for h in node.handlers]
+
+    def caught_by(types):
+        out = None
+        for c in codes:
+            if classes[c] is not None and issubclass(classes[c], types):
+                hit = em.emit("compare", body_err, em.constant(np.int32(c)), direction="EQ")
+                out = hit if out is None else em.emit("or", out, hit)
+        return out
+
+    def no_exception():
+        after_body.restore(fc.env)
+        exec_body(fc, node.orelse)
+
+    def dispatch(i):
+        if i == len(handlers):
+            return no_exception()
+        handler, types = handlers[i]
+        cond = caught_by(types)
+        if cond is None:
+            return dispatch(i + 1)
+        if handler.name and any(isinstance(n, ast.Name) and n.id == handler.name for n in ast.walk(handler)
+                                if n is not handler):
+            raise NotSupportedError(f"`except ... as {handler.name}` reads an exception that is raised only at run "
+                                    "time", hint="leave out the name")
+
+        def run_handler():
+            before_body.restore(fc.env)   # (its error code is the fresh zero of before the body)
+            exec_body(fc, handler.body)
+        build_if(em, fc.env, cond, [run_handler, lambda: dispatch(i + 1)])
+    dispatch(0)
+
+
+def check_exception_class(message: str):
+    """The exception class a run-time check's message stands for (None where unknown)."""
+    exc = user_exception(message)
+    if exc is not None:
+        return type(exc)
+    found = re.search(r"(?:^|: )([A-Z]\w*Error): ", message)
+    if found is None:
+        return None
+    name = found.group(1)
+    return np.linalg.LinAlgError if name == "LinAlgError" else getattr(builtins, name, None)
 
 
 def _uncatchable(em, node, n_checks) -> None:
