@@ -20,7 +20,7 @@ CASES = [
     (bad.uses_import, pyjitc.ForbiddenError, 39, 5, "module 'os'"),
     (bad.uses_global, pyjitc.UnsupportedSyntaxError, 44, 5, "`global` can't be compiled"),
     (bad.uses_os, pyjitc.ForbiddenError, 50, 12, "module 'os'"),
-    (bad.uses_unimplemented, pyjitc.NotSupportedError, 54, 12, "np.fft.fft is not supported by pyjitc yet"),
+    (bad.uses_unimplemented, pyjitc.NotSupportedError, 54, 12, "np.packbits is not supported by pyjitc yet"),
     (bad.uses_from_import_save, pyjitc.ForbiddenError, 58, 5, "save is not allowed inside @jit"),
     (bad.uses_yield, pyjitc.UnsupportedSyntaxError, 63, 5, "generators can't be compiled"),
 ]

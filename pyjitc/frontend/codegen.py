@@ -413,7 +413,16 @@ class FunctionCompiler(ast.NodeVisitor):
             raise JitError(f"{shown}(): {e}") from None
         bound.apply_defaults()
         env = {k: self.global_value(v, f"the default value of {k}") for k, v in bound.arguments.items()}
-        return FunctionCompiler(src, self.em, env, self.stack).run()
+        if not (getattr(fn, "__module__", None) or "").startswith("numpy"):
+            return FunctionCompiler(src, self.em, env, self.stack).run()
+        try:   # NumPy's own Python code for a function the registry lacks
+            return FunctionCompiler(src, self.em, env, self.stack).run()
+        except JitError as e:
+            if e.span is not None and "/numpy/" not in e.span.filename:
+                raise
+            raise NotSupportedError(f"{shown} is not supported by pyjitc yet (compiling NumPy's own Python code for "
+                                    f"it stopped at {e.span}: {e.message})",
+                                    hint="see the supported-functions table in the README") from None
 
     def visit_BinOp(self, node):
         return apply_operator(self.em, type(node.op).__name__, self.visit(node.left), self.visit(node.right))
