@@ -271,3 +271,17 @@ def test_asarray_chkfinite_raises_at_run_time_on_nan():
     f = pyjitc.jit(lambda x: np.asarray_chkfinite(x) * 2)
     with pytest.raises(ValueError, match="array must not contain infs or NaNs"):
         f(np.array([1.0, np.nan]))
+
+
+def one_argument_where(x):
+    y = np.zeros_like(x)
+    idx = np.where(x > 0.5)[0]
+    y[idx] = x[idx] * 2
+    return y, len(idx)
+
+
+def test_one_argument_where_is_nonzero():
+    x = np.linspace(0, 1, 9)
+    got, want = pyjitc.jit(one_argument_where)(x), one_argument_where(x)
+    assert_same(got[0], want[0])
+    assert got[1] == want[1]

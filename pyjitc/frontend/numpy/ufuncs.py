@@ -466,11 +466,12 @@ def round_(em, a, decimals=0, out=None):
 
 
 @register("numpy.where", complex_ok=True,
-          note="three-argument form; the one-argument form's shape depends on the data")
+          note="one argument: as np.nonzero (a 1-D run-time condition is usable as an index)")
 def where(em, condition, x=None, y=None):
+    if x is None and y is None:
+        return FUNCTIONS["numpy.nonzero"](em, condition)
     if x is None or y is None:
-        raise NotSupportedError("np.where(condition) with one argument returns a shape that depends on the data",
-                                hint="use the three-argument form np.where(condition, x, y)")
+        raise ShapeError("TypeError: either both or neither of x and y should be given")
     if is_static(condition, x, y):
         return fold(np.where, condition, x, y)
     try:
