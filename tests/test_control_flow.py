@@ -610,3 +610,22 @@ def test_the_heat_stencil_example_matches_numpy_on_a_small_grid():
     u = np.zeros((12, 12))
     u[4:8, 4:8] = 1.0
     assert_same_call(example.heat_jit, example.heat, u, 30, 0.2, accumulate=True)
+
+
+def update_a_constant_array_in_a_branch(y):
+    P = np.eye(6)[:5]
+    if y[0] > 0.0:
+        P[0] = 1.5
+    b = np.zeros(6)
+    return b, P
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_branch_updating_an_array_known_at_compile_time_runs(sign):
+    # the copy made for the branch (an optimization_barrier) kept IREE 3.13 from copying the
+    # read-only constant before writing it: "PERMISSION_DENIED; buffer allows READ" at run time
+    # (statement fuzzer seed 7001 program 17)
+    y = sign * np.arange(1.0, 7.0)
+    got, want = pyjitc.jit(update_a_constant_array_in_a_branch)(y), update_a_constant_array_in_a_branch(y)
+    assert_same(got[0], want[0])
+    assert_same(got[1], want[1])

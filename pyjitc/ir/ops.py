@@ -445,7 +445,8 @@ def _lower_if(ctx, operands, **_):
         # seed 686758054, with the loop before it compiled as a native loop)
         updated = {o.operands[0].id for o in block.ops
                    if o.name == "dynamic_update_slice" and o.operands[0].id not in produced}
-        saved = {vid: ctx.env[vid] for vid in updated if not ctx.view_of_argument(ctx.env[vid])}
+        saved = {vid: ctx.env[vid] for vid in updated
+                 if not ctx.view_of_argument(ctx.env[vid]) and not ctx.is_constant_expression(ctx.env[vid])}
 
         def enter(args, saved=saved):
             for vid, value in saved.items():
