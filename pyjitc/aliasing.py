@@ -36,7 +36,10 @@ def find_aliases(values: dict, shown=lambda p: p[0]) -> tuple[Alias, ...]:
     """The sharing among array arguments, as (view path, base path, index) triples: the view is
     base[index] (index () for the same memory). Raises ArgumentError for sharing that is not a
     basic-slice view of one of the arrays."""
-    arrays = [(p, a, _extent(a)) for p, a in array_leaves(values) if a.size]
+    leaves = array_leaves(values)
+    if len(leaves) < 2:   # the common one-array call: nothing to compare
+        return ()
+    arrays = [(p, a, _extent(a)) for p, a in leaves if a.size]
     if len(arrays) < 2:
         return ()
     groups: list[list] = []
