@@ -285,3 +285,28 @@ def test_one_argument_where_is_nonzero():
     got, want = pyjitc.jit(one_argument_where)(x), one_argument_where(x)
     assert_same(got[0], want[0])
     assert got[1] == want[1]
+
+
+def copyto_and_unwrap(x, y):
+    a = x.copy()
+    np.copyto(a, 0.0, where=a < 0.5)
+    v = y[1:]
+    np.copyto(v, 7.0)
+    return a, np.unwrap(np.cumsum(x) * 3)
+
+
+def test_copyto_writes_in_place_through_views_and_numpys_unwrap_compiles():
+    x = np.random.default_rng(0).random(6)
+    mine, theirs = x.copy(), x.copy()
+    for g, w in zip(pyjitc.jit(copyto_and_unwrap)(x, mine), copyto_and_unwrap(x, theirs)):
+        assert_same(g, w)
+    assert_same(mine, theirs)
+
+
+def test_a_numpy_function_whose_own_code_cant_compile_is_refused_at_the_users_call():
+    def bessel(x):
+        return np.i0(x)
+
+    with pytest.raises(pyjitc.NotSupportedError, match=r"np.i0 is not supported by pyjitc yet \(compiling NumPy's own") as info:
+        pyjitc.jit(bessel)(np.arange(3.0))
+    assert "test_library_idioms.py:" in str(info.value).splitlines()[0]

@@ -58,6 +58,9 @@ class LocalFunction:
     parent: "FunctionCompiler"
     defaults: list
 
+    def __call__(self, *args, **kwargs):   # callable, as Python sees it (isinstance(f, Callable)); called by the compiler
+        raise TypeError("a function defined inside a @jit function is called by the compiler only")
+
 
 class FunctionCompiler(ast.NodeVisitor):
     def __init__(self, src: SourceFunction, em: Emitter, env: dict[str, Any], stack=(), parent=None):
@@ -420,9 +423,12 @@ class FunctionCompiler(ast.NodeVisitor):
         except JitError as e:
             if e.span is not None and "/numpy/" not in e.span.filename:
                 raise
-            raise NotSupportedError(f"{shown} is not supported by pyjitc yet (compiling NumPy's own Python code for "
-                                    f"it stopped at {e.span}: {e.message})",
-                                    hint="see the supported-functions table in the README") from None
+            where, why = getattr(e, "numpy_stop", (e.span, e.message))   # the innermost reason
+            err = NotSupportedError(f"{shown} is not supported by pyjitc yet (compiling NumPy's own Python code "
+                                    f"for it stopped at {where}: {why})",
+                                    hint="see the supported-functions table in the README")
+            err.numpy_stop = (where, why)
+            raise err from None
 
     def visit_BinOp(self, node):
         return apply_operator(self.em, type(node.op).__name__, self.visit(node.left), self.visit(node.right))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import NotSupportedError
+from ...errors import NotSupportedError, ShapeError
 from ...ir.types import SUPPORTED_DTYPES
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
@@ -141,3 +141,21 @@ def as_array(em, a) -> Traced:
 
 def _holds_run_time_values(a) -> bool:
     return any(_holds_run_time_values(x) if isinstance(x, (list, tuple)) else not is_static(x) for x in a)
+
+
+@register("numpy.copyto", complex_ok=True, note="writes into dst in place (views and arguments see it), with NumPy's casting rule")
+def copyto(em, dst, src, casting="same_kind", where=True):
+    from ..assignment import store
+    casting = em.static(casting, "copyto: casting")
+    if not isinstance(dst, Traced):
+        raise ShapeError("TypeError: copyto() argument 1 must be a numpy.ndarray")
+    src_dt = em.dtype_of(src)
+    if not np.can_cast(src_dt if isinstance(src_dt, np.dtype) else np.result_type(src_dt(0), dst.dtype),
+                       dst.dtype, casting=casting):
+        raise ShapeError(f"TypeError: Cannot cast array data from {src_dt} to {dst.dtype} according to the rule "
+                         f"'{casting}'")
+    value = FUNCTIONS["numpy.broadcast_to"](em, em.asarray(src, dst.dtype) if not isinstance(src, Traced)
+                                            else em.cast(src, dst.dtype), dst.shape)
+    if where is not True:
+        value = FUNCTIONS["numpy.where"](em, where, value, dst)
+    store(em, dst, Ellipsis, value, "np.copyto")
