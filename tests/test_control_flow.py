@@ -629,3 +629,44 @@ def test_a_branch_updating_an_array_known_at_compile_time_runs(sign):
     got, want = pyjitc.jit(update_a_constant_array_in_a_branch)(y), update_a_constant_array_in_a_branch(y)
     assert_same(got[0], want[0])
     assert_same(got[1], want[1])
+
+
+def _half_inner(b):
+    w = b[1:-1]
+    w *= 0.5
+
+
+def constant_updated_in_a_branch_then_after_it(x, A, n):
+    w = np.arange(1.0, 7.0)
+    if x.sum() > 1.0:
+        w += n * 0.5 * A[0]
+    for _ in range(3):
+        _half_inner(w)
+    return w[::-1]
+
+
+def strided_view_updated_from_strided_reads_in_a_loop(x, n):
+    P = np.ones(x.shape)
+    inner = P[::3]
+    for _ in range(n):
+        P[:] = x
+        inner[:] = np.maximum(inner, x[::3])
+    return inner
+
+
+@pytest.mark.parametrize("scale", [1.0, -1.0])
+def test_a_constant_passed_through_a_branch_and_updated_after_it_runs(scale):
+    # statement fuzzer seed 7002 program 139: PERMISSION_DENIED (the else branch's copy of the
+    # constant was its read-only buffer, written by the updates after the if)
+    x, A = scale * np.arange(6.0), np.arange(36.0).reshape(6, 6)
+    assert_same(pyjitc.jit(constant_updated_in_a_branch_then_after_it)(x, A, 3),
+                constant_updated_in_a_branch_then_after_it(x, A, 3))
+
+
+def test_a_strided_view_written_from_two_strided_reads_compiles():
+    # statement fuzzer seed 7002 program 41: "LLVM Translation failed for operation:
+    # builtin.unrealized_conversion_cast" (a gather reading maximum(x[::3], x[::3]))
+    x = np.random.default_rng(0).random(12)
+    for n in (0, 1, 2):
+        assert_same(pyjitc.jit(strided_view_updated_from_strided_reads_in_a_loop)(x, n),
+                    strided_view_updated_from_strided_reads_in_a_loop(x, n))

@@ -458,7 +458,10 @@ def _lower_if(ctx, operands, **_):
             # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
             # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
             # a slice/reshape of one: copied, that failed the same way (seed 404 program 528)
-            return [ctx.barrier(r) if o and not ctx.view_of_argument(r) else r for r, o in zip(results, outside)]
+            # (a constant is not either: the barrier made IREE 3.13 write later updates into the
+            # read-only constant, PERMISSION_DENIED at run time, statement fuzzer seed 7002 program 139)
+            return [ctx.barrier(r) if o and not ctx.view_of_argument(r) and not ctx.is_constant_expression(r) else r
+                    for r, o in zip(results, outside)]
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)

@@ -88,15 +88,23 @@ class LowerCtx:
         owner = getattr(owner, "operation", owner)  # an OpView for a generic op
         return owner if isinstance(owner, ir.Operation) else None   # None: a block argument
 
-    def _strided_slice(self, value: ir.Value) -> bool:
+    _MOVES = ("stablehlo.slice", "stablehlo.reshape", "stablehlo.reverse", "stablehlo.transpose")
+    _ELEMENTWISE = ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
+                    "stablehlo.maximum", "stablehlo.minimum", "stablehlo.select", "stablehlo.negate",
+                    "stablehlo.abs", "stablehlo.convert", "stablehlo.compare", "stablehlo.and", "stablehlo.or")
+
+    def _strided_slice(self, value: ir.Value, depth: int = 6) -> bool:
         """Whether `value` is a slice with a step, or a chain of slices, reshapes, reverses and
-        transposes through one (IREE composes them into one strided read)."""
+        transposes through one (IREE composes them into one strided read), or an elementwise op
+        of two or more such reads (`np.maximum(v, x[::3])` with v = P[::3] failed the same way:
+        statement fuzzer seed 7002 program 41)."""
         op = self._producer(value)
-        while op is not None and op.name in ("stablehlo.slice", "stablehlo.reshape", "stablehlo.reverse",
-                                              "stablehlo.transpose"):
+        while op is not None and op.name in self._MOVES:
             if op.name == "stablehlo.slice" and any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"])):
                 return True
             op = self._producer(op.operands[0])
+        if op is not None and depth and op.name in self._ELEMENTWISE and len(op.operands) > 1:
+            return sum(self._strided_slice(v, depth - 1) for v in op.operands) >= 2
         return False
 
     def is_constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
