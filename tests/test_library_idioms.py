@@ -310,3 +310,25 @@ def test_a_numpy_function_whose_own_code_cant_compile_is_refused_at_the_users_ca
     with pytest.raises(pyjitc.NotSupportedError, match=r"np.i0 is not supported by pyjitc yet \(compiling NumPy's own") as info:
         pyjitc.jit(bessel)(np.arange(3.0))
     assert "test_library_idioms.py:" in str(info.value).splitlines()[0]
+
+
+def in_place_methods_and_out(x, A, y):
+    r = x.sort()
+    A.fill(0.5)
+    np.fill_diagonal(A, 2.0)
+    z = np.sqrt(x, out=y)
+    np.add(y, 1.0, out=y)
+    return r, x, A, z is y, y, x.sum().item(), A.reshape(8, 2, order="F"), A.ravel(order="F")
+
+
+def test_sort_fill_and_out_write_in_place_as_numpy_does():
+    # x.sort() returned a sorted copy and left x unsorted (a silent wrong answer): it sorts in place
+    r = np.random.default_rng(3)
+    args = (r.random(6), r.random((4, 4)), np.zeros(6))
+    mine, theirs = [a.copy() for a in args], [a.copy() for a in args]
+    got, want = pyjitc.jit(in_place_methods_and_out)(*mine), in_place_methods_and_out(*theirs)
+    assert got[0] is None and want[0] is None
+    for g, w in zip(got[1:], want[1:]):
+        assert_same(g, w) if isinstance(w, np.ndarray) else (g == w and type(g) is type(w))
+    for m, t in zip(mine, theirs):
+        assert_same(m, t)

@@ -43,6 +43,8 @@ CASES = {
     "count_nonzero": ("np.count_nonzero(x), np.count_nonzero(x, axis=0)", [F, I, B, E]),
     "nanvar": ("np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True), np.nanstd(x, ddof=2)",
                     [F, I, F32, np.array([[np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])]),
+    "fabs": ("np.fabs(x)", [F, I, F32]),
+    "fill_diagonal": ("np.fill_diagonal(x, 7) or x", [F, I]),
     "copyto": ("np.copyto(x, 1.5, where=x > 2) or x", [F]),
     "asanyarray": ("np.asanyarray(x) * 2, np.ascontiguousarray(x.T), np.asfortranarray(x), np.ascontiguousarray(x[0, 0]), "
                   "np.asarray_chkfinite(x + 1)", [P, I]),

@@ -449,7 +449,10 @@ class FunctionCompiler(ast.NodeVisitor):
         right = self.visit(comparators[0])
         name = type(ops[0]).__name__
         if name in ("Is", "IsNot", "In", "NotIn") and not is_static(left, right):
-            if name in ("Is", "IsNot") and (right is None or left is None):
+            if name in ("Is", "IsNot") and (right is None or left is None or left is right or
+                                            not (isinstance(left, Traced) and isinstance(right, Traced))
+                                            or left.root is not right.root):
+                # the same object, or arrays of different storage (never the same object)
                 result = (left is right) == (name == "Is")
             elif name in ("In", "NotIn"):
                 result = membership(self.em, left, right)

@@ -58,6 +58,19 @@ def bool_(em, x=False):
     return Traced(out.value, bool, out.params)
 
 
+@register(method="item", note="a Python number of the array's kind (known at run time where the array is)")
+def item(em, x, *index):
+    """x.item() / x.item(i): the element as a Python bool, int or float (complex: refused)."""
+    if not isinstance(x, Traced):
+        return fold(lambda v, *i: np.asarray(v).item(*i), x, *index)
+    if index:
+        flat = reshape(em, x, -1)
+        i = index[0] if len(index) == 1 else int(np.ravel_multi_index(em.static(index, "item: the index"), x.shape))
+        x = FUNCTIONS["numpy.take"](em, flat, i)
+    kind = np.dtype(x.dtype).kind
+    return bool_(em, x) if kind == "b" else int_(em, x) if kind in "iu" else float_(em, x)
+
+
 @register(builtin="int")
 def int_(em, x=0, *base):
     """int(x): of a run-time number, truncated toward zero to a Python int (weak int64); NaN and

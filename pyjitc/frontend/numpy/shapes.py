@@ -40,10 +40,16 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     shape = em.static(shape, "reshape: the new shape")
-    if order != "C":
-        raise NotSupportedError("reshape: only order='C' is supported")
+    order = em.static(order, "reshape: order")
+    if order == "F" and not is_static(a):   # Fortran order: the reversed axes, reshaped in C order to the reversed shape
+        a = em.asarray(a)
+        new = np.empty(a.shape, dtype=np.bool_).reshape(shape, order="F").shape
+        flipped = reshape(em, transpose(em, a), tuple(reversed(new)))
+        return transpose(em, flipped)
+    if order not in ("C", "F"):
+        raise NotSupportedError(f"reshape: order={order!r} depends on the memory layout; use order='C' or 'F'")
     if is_static(a):
-        return fold(np.reshape, a, shape)
+        return fold(np.reshape, a, shape, order=order)
     a = em.asarray(a)
     try:
         new = np.empty(a.shape, dtype=np.bool_).reshape(shape).shape  # NumPy's own -1 and size rules

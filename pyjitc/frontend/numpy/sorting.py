@@ -10,11 +10,11 @@ from ...ir.types import is_float
 from .. import masked
 from ..indexing import getitem, mask_key
 from ..registry import FUNCTIONS, register
-from ..values import fold, is_static
+from ..values import Traced, fold, is_static
 from .elementwise import cmp, isnan
 from .shapes import normalize_axis, reshape
 
-@register("numpy.sort", method="sort", note="NaN sorts last, as in NumPy")
+@register("numpy.sort", note="NaN sorts last, as in NumPy")
 def sort(em, a, axis=-1, kind=None, order=None, stable=None):
     if order is not None:
         raise NotSupportedError("sort: order= is not supported")
@@ -26,6 +26,37 @@ def sort(em, a, axis=-1, kind=None, order=None, stable=None):
         x, axis = reshape(em, x, -1), 0
     ax = normalize_axis(axis, x.ndim, "sort")
     return em.emit("sort", x, axis=ax, with_index=False)
+
+
+@register(method="sort", note="sorts the array in place (every name and view bound to it sees it) and returns None")
+def sort_in_place(em, a, axis=-1, kind=None, order=None, stable=None):
+    from ..assignment import store
+    if axis is None:
+        raise ShapeError("TypeError: ndarray.sort(): axis=None is not supported; use np.sort(a, axis=None)")
+    store(em, a, Ellipsis, sort(em, a, axis=axis, kind=kind, order=order, stable=stable), "a.sort()")
+    return None
+
+
+@register(method="fill", complex_ok=True, note="in place; the value cast to the array's dtype as NumPy casts it")
+def fill(em, a, value):
+    from ..assignment import store
+    v = em.asarray(value) if not isinstance(value, Traced) else value
+    store(em, a, Ellipsis, FUNCTIONS["numpy.broadcast_to"](em, em.cast(v, a.dtype), a.shape), "a.fill()")
+    return None
+
+
+@register("numpy.fill_diagonal", complex_ok=True, note="in place; wrap= and arrays of more than 2 axes are refused")
+def fill_diagonal(em, a, val, wrap=False):
+    from ..assignment import store
+    if not isinstance(a, Traced) or a.ndim != 2:
+        raise NotSupportedError("np.fill_diagonal: a 2-D array is supported")
+    if wrap and a.shape[0] > a.shape[1] + 1:
+        raise NotSupportedError("np.fill_diagonal: wrap=True on a tall matrix is not supported")
+    k = min(a.shape)
+    idx = np.arange(k)
+    vals = FUNCTIONS["numpy.resize"](em, val, (k,)) if "numpy.resize" in FUNCTIONS else \
+        FUNCTIONS["numpy.broadcast_to"](em, val, (k,))
+    store(em, a, (idx, idx), vals, "np.fill_diagonal")
 
 
 @register("numpy.argsort", method="argsort",

@@ -57,8 +57,10 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
 def ufunc_impl(np_ufunc, lower):
     """The implementation of a ufunc (not registered): `lower` sees operands in its loop dtypes."""
     def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
-        if out is not None or where is not True or kwargs:
-            raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['out'] * (out is not None) + ['where'] * (where is not True) + list(kwargs))} are not supported")
+        if where is not True or kwargs:
+            raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['where'] * (where is not True) + list(kwargs))} are not supported")
+        if out is not None:
+            return _into(em, np_ufunc, out, impl(em, *args, dtype=dtype))
         if len(args) != np_ufunc.nin:
             raise ShapeError(f"{np_ufunc.__name__}() takes {np_ufunc.nin} positional arguments but {len(args)} were given")
         if dtype is not None:
@@ -67,6 +69,26 @@ def ufunc_impl(np_ufunc, lower):
     impl.__name__ = np_ufunc.__name__
     impl.ufunc = np_ufunc        # elementwise: masked.py applies it to masked arrays
     return impl
+
+
+def _into(em, np_ufunc, out, result):
+    """ufunc(..., out=y): the result written into y in place (views and arguments see it), and y
+    returned itself. The result's dtype must be y's (other casts: a located error)."""
+    from ..assignment import store
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, Traced) or out.view is None and out.ndim == 0 and out.weak is not None:
+        raise ShapeError(f"TypeError: {np_ufunc.__name__}: return arrays must be of ArrayType")
+    if np_ufunc.nout != 1 or not isinstance(result, Traced):
+        raise NotSupportedError(f"{np_ufunc.__name__}: out= is supported for single-output ufuncs")
+    if result.dtype != out.dtype:
+        raise NotSupportedError(f"{np_ufunc.__name__}: out= of dtype {out.dtype} for a {result.dtype} result",
+                                hint="cast the result and assign it: y[...] = ...")
+    if np.broadcast_shapes(result.shape, out.shape) != out.shape:
+        raise ShapeError(f"ValueError: non-broadcastable output operand with shape {out.shape} doesn't match "
+                         f"the broadcast shape {np.broadcast_shapes(result.shape, out.shape)}")
+    store(em, out, Ellipsis, result, f"np.{np_ufunc.__name__}(..., out=)")
+    return out
 
 
 def ufunc(np_ufunc, lower, *names, method=(), builtin=(), complex_ok=False, note=""):
@@ -327,6 +349,7 @@ ufunc(np.absolute, by_kind(b=lambda em, x, out_dtype: x, u=lambda em, x, out_dty
                            c=lambda em, z, out_dtype: accurate.hypot(em, em.emit("real", z), em.emit("imag", z)),
                            any=prim("abs")),
       "numpy.absolute", "numpy.abs", builtin="abs", complex_ok=True)
+ufunc(np.fabs, prim("abs"))   # (its loops are float only: ints come in as float64, as NumPy's)
 ufunc(np.square, by_kind(b=prim("and"), any=lambda em, x, out_dtype: em.emit("mul", x, x)), "numpy.square",
       complex_ok=True)
 ufunc(np.reciprocal, _reciprocal, note="floats only (integer reciprocal is refused)")
