@@ -239,7 +239,15 @@ def complex_shapes_and_comparisons(z, w):
     return (np.atleast_1d(z[0]), np.atleast_2d(z), np.atleast_3d(z), np.asanyarray(z) * 2, np.ascontiguousarray(z.T),
             np.asfortranarray(z), np.asarray_chkfinite(z), np.pow(z, 2), np.nan_to_num(z * np.nan),
             np.isclose(z, w), np.allclose(z, z), np.array_equal(z, w), np.array_equiv(z, z[0]),
-            np.select([z.real > 0], [z], default=1j), np.kron(z, w))
+            np.select([z.real > 0], [z], default=1j), np.kron(z, w), _in_place_on_complex(z.copy(), w))
+
+
+def _in_place_on_complex(a, b):
+    np.copyto(a, b, where=a.real > 0)
+    np.fill_diagonal(a, 1j)
+    c = b.copy()
+    c.fill(2 - 1j)
+    return a + c
 
 
 def test_shapes_conversions_and_comparisons_take_complex_values_as_numpy():
