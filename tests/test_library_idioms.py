@@ -332,3 +332,28 @@ def test_sort_fill_and_out_write_in_place_as_numpy_does():
         assert_same(g, w) if isinstance(w, np.ndarray) else (g == w and type(g) is type(w))
     for m, t in zip(mine, theirs):
         assert_same(m, t)
+
+
+def ufunc_at(h, idx, w, g, k, M):
+    np.add.at(h, idx, w)
+    np.maximum.at(g, idx, w)
+    np.subtract.at(k, idx, 1)
+    np.multiply.at(M, [0, 2, 0], 2.0)
+    np.minimum.at(M, np.array([1]), -1.0)
+    return h, g, k, M
+
+
+def test_ufunc_at_applies_every_update_at_repeated_indices_as_numpy():
+    r = np.random.default_rng(0)
+    idx, w = r.integers(-5, 5, 30), r.random(30)
+    args = [np.zeros(5), np.full(5, 0.5), np.arange(5), r.random((3, 4))]
+    mine, theirs = [a.copy() for a in args], [a.copy() for a in args]
+    for g, e in zip(pyjitc.jit(ufunc_at)(mine[0], idx, w, *mine[1:]), ufunc_at(theirs[0], idx, w, *theirs[1:])):
+        assert_same(g, e)
+    for m, t in zip(mine, theirs):
+        assert_same(m, t)
+
+
+def test_ufunc_at_with_an_index_out_of_bounds_raises_at_run_time():
+    with pytest.raises(IndexError):
+        pyjitc.jit(ufunc_at)(np.zeros(5), np.array([0, 7]), np.ones(2), np.zeros(5), np.zeros(5, int), np.ones((3, 4)))

@@ -87,3 +87,64 @@ for _u in OUTER:
 for _u, (_reduction, _cumulative, _combine) in REDUCIBLE.items():
     register(f"numpy.{_u.__name__}.reduce")(_reduce(_u, _reduction))
     register(f"numpy.{_u.__name__}.accumulate")(_accumulate(_u, _cumulative, _combine))
+
+
+# ufunc.at(a, indices, b): unbuffered, so a position named k times gets k updates. Along the first
+# axis: each position's updates combined first (a sum, product, max or min over the indices that
+# name it: a one-hot comparison of positions with indices), then applied once. Float sums may round
+# differently from NumPy's one-by-one updates (within the reduction tolerance).
+AT = {np.add: ("numpy.sum", 0), np.subtract: ("numpy.sum", 0), np.multiply: ("numpy.prod", 1),
+      np.maximum: ("numpy.max", None), np.minimum: ("numpy.min", None)}
+
+
+def _at(ufunc, reduction, identity):
+    impl = FUNCTIONS[f"numpy.{ufunc.__name__}"]
+
+    def at(em, a, indices, b=None):
+        from ..assignment import store
+        if b is None:
+            raise ShapeError(f"TypeError: {ufunc.__name__}.at() needs the values b for a binary ufunc")
+        if not hasattr(a, "dtype") or is_static(a):
+            raise NotSupportedError(f"{ufunc.__name__}.at: the first argument must be an array of the program")
+        if isinstance(indices, tuple):
+            if len(indices) != 1:
+                raise NotSupportedError(f"{ufunc.__name__}.at: indices along one axis are supported")
+            indices = indices[0]
+        idx = as_array(em, indices)
+        if idx.dtype.kind not in "iu" or idx.ndim > 1 or a.ndim == 0:
+            raise NotSupportedError(f"{ufunc.__name__}.at: a scalar or 1-D integer index along the first axis is supported")
+        n = a.shape[0]
+        idx = em.cast(reshape(em, idx, (-1,)), np.int64)
+        m = idx.shape[0]
+        neg = FUNCTIONS["numpy.less"](em, idx, 0)
+        em.check(FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.logical_or"](
+            em, FUNCTIONS["numpy.less"](em, idx, -n), FUNCTIONS["numpy.greater_equal"](em, idx, n))),
+            f"IndexError: an index is out of bounds for axis 0 with size {n}")
+        idx = FUNCTIONS["numpy.where"](em, neg, FUNCTIONS["numpy.add"](em, idx, n), idx)
+        values = impl(em, FUNCTIONS["numpy.take"](em, a, idx, axis=0), b)   # NumPy's dtypes for a op b
+        if values.dtype != a.dtype and not np.can_cast(values.dtype, a.dtype, casting="same_kind"):
+            raise ShapeError(f"TypeError: Cannot cast ufunc '{ufunc.__name__}' output from {values.dtype} to "
+                             f"{a.dtype} with casting rule 'same_kind'")
+        bb = FUNCTIONS["numpy.broadcast_to"](em, em.cast(as_array(em, b), values.dtype) if not is_static(b)
+                                             else np.asarray(b, values.dtype), (m,) + a.shape[1:])
+        rest = (1,) * (a.ndim - 1)
+        hit = FUNCTIONS["numpy.equal"](em, reshape(em, em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)),
+                                                     (n, 1) + rest), reshape(em, idx, (1, m) + rest))
+        fill = identity if identity is not None else (-np.inf if ufunc is np.maximum else np.inf) \
+            if values.dtype.kind == "f" else (np.iinfo(values.dtype).min if ufunc is np.maximum
+                                              else np.iinfo(values.dtype).max) if values.dtype.kind in "iu" \
+            else ufunc is np.minimum
+        picked = FUNCTIONS["numpy.where"](em, hit, reshape(em, bb, (1, m) + a.shape[1:]),
+                                          np.asarray(fill, values.dtype))
+        combined = FUNCTIONS[reduction](em, picked, axis=1)
+        new = impl(em, a, combined) if ufunc is not np.subtract else FUNCTIONS["numpy.subtract"](em, a, combined)
+        if ufunc in (np.maximum, np.minimum):   # positions no index names keep their value (NaN too)
+            named = FUNCTIONS["numpy.any"](em, hit, axis=1)
+            new = FUNCTIONS["numpy.where"](em, reshape(em, named, (n,) + rest), new, a)
+        store(em, a, Ellipsis, em.cast(new, a.dtype), f"np.{ufunc.__name__}.at")
+    return at
+
+
+for _u, (_reduction, _identity) in AT.items():
+    register(f"numpy.{_u.__name__}.at", complex_ok=False,
+             note="along the first axis; positions named several times get every update")(_at(_u, _reduction, _identity))
