@@ -426,3 +426,35 @@ def test_a_name_rebound_to_the_previous_array_without_writes_stays_a_run_time_lo
         got, want = f(x0, 1e-12), newton_keeps_the_previous_iterate(x0, 1e-12)
         assert_same(got[0], want[0])
         assert_same(got[1], want[1])
+
+
+def copy_before_a_loop_that_runs_zero_times(A, n):
+    w = A * 1.0
+    U = w.copy()
+    for _ in range(n):
+        w[:] = w[::-1]
+    w[:, 1:-1] = 2.0 * A[:, 1:-1]
+    return w, U
+
+
+def argument_copied_and_carried_then_written_through_a_view(y, A, n):
+    P = np.copy(A)
+    for _ in range(n):
+        A += 1.0
+        P[:-1, 1:] -= A[:-1, 1:]
+    y[0] = y[-1]
+    return P
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_a_copy_made_before_a_loop_keeps_its_values_when_the_loop_runs_zero_times(n):
+    # statement fuzzer seed 7003 program 500: with n = 0 IREE wrote w's later update into U's
+    # buffer (a silent wrong answer); seed 7002 program 326: "ref is null" at run time
+    A = np.random.default_rng(n).random((5, 5))
+    for g, w in zip(pyjitc.jit(copy_before_a_loop_that_runs_zero_times)(A, n), copy_before_a_loop_that_runs_zero_times(A, n)):
+        assert_same(g, w)
+    mine, theirs = np.arange(36.0).reshape(6, 6), np.arange(36.0).reshape(6, 6)
+    got = pyjitc.jit(argument_copied_and_carried_then_written_through_a_view)(mine[:, 2], mine, n)
+    want = argument_copied_and_carried_then_written_through_a_view(theirs[:, 2], theirs, n)
+    assert_same(got, want)
+    assert_same(mine, theirs)

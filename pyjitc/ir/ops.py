@@ -569,6 +569,12 @@ def _lower_while(ctx, operands, **_):
     # check left to carry an error code) failed at run time ("indirect buffer reference slot 0
     # is out range ... copy_buffer").
     operands = [ctx.barrier(v) if ctx.is_constant_expression(v) else v for v in operands]
+    # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
+    # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
+    # wrote the loop's result, when it ran zero times, in place in that value's buffer (U came
+    # back with w's later writes: a silent wrong answer, statement fuzzer seed 7003 program 500).
+    operands = [ctx.fresh_copy(v, t, i) if t.ndim and t.size and ctx.shared(i) else v
+                for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.splat(0, trip_t))

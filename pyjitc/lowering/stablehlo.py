@@ -41,6 +41,7 @@ class LowerCtx:
     def __init__(self, op: Op, loc: ir.Location, env: dict):
         self.env = env
         self.regions = op.regions
+        self.operand_ids = [v.id for v in op.operands]
         self.in_types = [v.type for v in op.operands]
         self.out = [v.type for v in op.results]
         self.out_types = [mlir_type(t) for t in self.out]
@@ -78,6 +79,13 @@ class LowerCtx:
                 return False
             value = op.operands[0]
         return True
+
+    def fresh_copy(self, value: ir.Value, t, number: int) -> ir.Value:
+        return scalar_loop.fresh_copy(self, value, t, number)
+
+    def shared(self, i: int) -> bool:
+        """Whether operand i's value is read by more than this op (anywhere in the function)."""
+        return _options.uses.get(self.operand_ids[i], 0) > 1
 
     def barrier(self, value: ir.Value) -> ir.Value:
         return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
@@ -228,6 +236,23 @@ def lower_function(fn: Function, reflection: dict[str, str] | None = None, scala
     return lower_functions([(fn, reflection)], scalar_loops)
 
 
+def _use_counts(fns) -> dict[int, int]:
+    """How many times each IR value is read (by ops, nested regions included, and as a result)."""
+    counts: dict[int, int] = {}
+
+    def walk(block):
+        for op in block.ops:
+            for v in op.operands:
+                counts[v.id] = counts.get(v.id, 0) + 1
+            for region in op.regions:
+                walk(region)
+        for v in block.results:
+            counts[v.id] = counts.get(v.id, 0) + 1
+    for fn, _ in fns:
+        walk(fn.body)
+    return counts
+
+
 _contexts = threading.local()
 
 
@@ -246,6 +271,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     `scalar_loops`: run-time loops doing scalar work become native loops in one dispatch
     (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
     _options.scalar_loops = scalar_loops
+    _options.uses = _use_counts(fns)
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
