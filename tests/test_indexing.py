@@ -213,3 +213,38 @@ def test_a_float_slice_bound_is_numpys_type_error_located():
     with pytest.raises(pyjitc.JitError, match="slice indices must be integers") as e:
         pyjitc.jit(slice_to_a_float)(np.arange(4.0), 1.5)
     assert "x[:k]" in str(e.value) and "internal" not in str(e.value)
+
+
+def write_through_run_time_index_arrays(x, idx, v, w, M, i, j):
+    x[idx] = v
+    y = np.zeros(x.shape[0])
+    y[idx] += 1.0
+    M[i, j] = -1.0
+    M[i] += 0.5
+    M[j[:2], -1] = w
+    return x, y, M
+
+
+_write_idx = pyjitc.jit(write_through_run_time_index_arrays)
+
+
+@given(st.lists(st.integers(-5, 4), min_size=0, max_size=12), st.lists(st.integers(0, 3), min_size=3, max_size=3),
+       st.lists(st.integers(0, 2), min_size=3, max_size=3))
+def test_writes_through_run_time_index_arrays_keep_the_last_of_repeated_positions(idx, i, j):
+    idx, i, j = np.array(idx, dtype=np.int64), np.array(i), np.array(j)
+    r = np.random.default_rng(len(idx))
+    v, w = r.random(len(idx)), r.random(2)
+    mine = [r.random(5), r.random((4, 3))]
+    theirs = [a.copy() for a in mine]
+    got = _write_idx(mine[0], idx, v, w, mine[1], i, j)
+    want = write_through_run_time_index_arrays(theirs[0], idx, v, w, theirs[1], i, j)
+    for g, e in zip(got, want):
+        assert_same(g, e)
+    for a, b in zip(mine, theirs):
+        assert_same(a, b)
+
+
+def test_a_run_time_index_out_of_bounds_in_a_write_raises_index_error():
+    with pytest.raises(IndexError, match="out of bounds"):
+        _write_idx(np.zeros(5), np.array([0, 9]), np.ones(2), np.ones(2), np.zeros((4, 3)), np.array([0, 1, 2]),
+                   np.array([0, 1, 2]))

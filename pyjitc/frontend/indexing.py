@@ -453,12 +453,58 @@ def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     if isinstance(value, masked.Masked):
         masked.need(value, f"{what} into a slice of fixed length")
     if any(it.kind == "array" for it in items):
-        if any(isinstance(it.value, Traced) for it in items):
-            raise NotSupportedError(f"{what}: writing through an index array known only at run time is not supported",
-                                    hint="use a boolean mask (x[mask] = v) or np.where")
+        if any(it.kind == "array" and isinstance(it.value, Traced) for it in items):
+            return _set_run_time_positions(em, x, items, value, what)
         return _set_positions(em, x, items, value, what)
     v = _values_for(em, value, x.dtype, _result_shape(x, items), what)
     return _set_region(em, x, items, v)
+
+
+def _set_run_time_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
+    """x[i, j, ...] = v with integer index arrays known only at run time on the leading axes (the
+    rest whole): where several entries name one position, the last one's value is written, as
+    NumPy does (so `x[idx] += v` adds once per distinct position). Each position compares itself
+    with every index: memory and work grow with positions x indices."""
+    k = 0
+    while k < len(items) and items[k].kind in ("array", "int", "dyn"):
+        k += 1
+    rest = items[k:]
+    if any(it.kind != "slice" or it.value != (0, x.shape[k + i], 1, x.shape[k + i]) for i, it in enumerate(rest)):
+        raise NotSupportedError(f"{what}: writing through run-time index arrays is supported on the leading axes, "
+                                "the other axes whole", hint="use a boolean mask (x[mask] = v) or np.where")
+    lead, tail = x.shape[:k], x.shape[k:]
+    parts = []
+    for axis, it in enumerate(items[:k]):
+        if it.kind == "int":
+            parts.append(em.constant(np.int64(it.value)))
+        elif isinstance(it.value, np.ndarray):
+            parts.append(em.constant(it.value))
+        else:
+            parts.append(_index_i64(em, it.value, lead[axis], "an index", axis))
+    try:
+        shape = np.broadcast_shapes(*[p.shape for p in parts])
+    except ValueError as e:
+        raise ShapeError(f"IndexError: shape mismatch: indexing arrays could not be broadcast together ({e})") from None
+    m, n = int(np.prod(shape, dtype=np.int64)), int(np.prod(lead, dtype=np.int64))
+    linear = None
+    for axis, p in enumerate(parts):
+        stride = int(np.prod(lead[axis + 1:], dtype=np.int64))
+        term = em.emit("reshape", em.broadcast(p, shape), shape=(m,))
+        if stride != 1:
+            term = em.emit("mul", term, em.full(stride, np.int64, (m,)))
+        linear = term if linear is None else em.emit("add", linear, term)
+    v = em.emit("reshape", _values_for(em, value, x.dtype, shape + tail, what), shape=(m,) + tail)
+    flat = em.emit("reshape", x, shape=(n,) + tail)
+    positions = em.emit("iota", shape=(n, m), dim=0, dtype=np.dtype(np.int64))
+    order = em.emit("iota", shape=(n, m), dim=1, dtype=np.dtype(np.int64))
+    named = em.emit("compare", positions, em.emit("broadcast_in_dim", linear, shape=(n, m), dims=(1,)), direction="EQ")
+    last = em.emit("reduce", em.emit("select", named, order, em.full(-1, np.int64, (n, m))), kind="max", axes=(1,))
+    written = em.emit("compare", last, em.full(0, np.int64, (n,)), direction="GE")
+    source = em.emit("take", v, em.emit("max", last, em.full(0, np.int64, (n,)))) if m else flat
+    if tail:
+        written = em.emit("broadcast_in_dim", written, shape=(n,) + tail, dims=(0,))
+    new = em.emit("select", written, source, flat)
+    return em.emit("reshape", new, shape=x.shape, sources=(x,), weak=x.weak)
 
 
 def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:
