@@ -160,3 +160,20 @@ def test_gradient_with_coordinate_arrays(t):
     y = np.array([1.0, -2.0, 0.5, 4.0, 3.0, 9.0])
     f = pyjitc.jit(gradient_coordinates)
     assert_same(f(y, t), numpy_result(gradient_coordinates, y, t), accumulate=True, scale=100.0)
+
+
+def weighted_cov(x, f, a):
+    return (np.cov(x, fweights=f), np.cov(x, aweights=a), np.cov(x, fweights=f, aweights=a, ddof=0),
+            np.cov(x[0], x[1], aweights=a, bias=True), np.cov(x, rowvar=False, fweights=f[:3]))
+
+
+def test_cov_with_frequency_and_analytic_weights():
+    f = pyjitc.jit(weighted_cov)
+    x = np.array([[0.5, -1.25, 2.0, 3.0], [2.0, 0.0, -0.5, -7.5], [1.0, 1e-3, 9.0, 4.25]])
+    fw, aw = np.array([1, 2, 1, 3]), np.array([0.5, 1.0, 2.0, 0.25])
+    assert_same(f(x, fw, aw), numpy_result(weighted_cov, x, fw, aw), accumulate=True)
+    assert_same(f(x.astype(np.float32), fw, aw), numpy_result(weighted_cov, x.astype(np.float32), fw, aw), accumulate=True)
+    with pytest.raises(pyjitc.RunError, match="fweights must be integer"):
+        f(x, np.array([1.5, 2, 1, 3]), aw)
+    with pytest.raises(pyjitc.RunError, match="aweights cannot be negative"):
+        f(x, fw, -aw)

@@ -10,7 +10,7 @@ from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
-from ..values import Traced, folding, is_py_scalar
+from ..values import folding
 from .creation import as_array
 from .elementwise import cmp, isnan, sel
 from .shapes import concatenate, normalize_axes, normalize_axis, reshape
