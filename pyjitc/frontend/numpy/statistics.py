@@ -366,13 +366,4 @@ def _edges_from_data(em, a, bins):
     same = cmp(em, lo, hi, "EQ")
     lo = sel(em, same, em.emit("sub", lo, em.full(0.5, dt, ())), lo)
     hi = sel(em, same, em.emit("add", hi, em.full(0.5, dt, ())), hi)
-    num = bins + 1
-    y = em.emit("iota", shape=(num,), dim=0, dtype=dt)
-    delta = em.emit("sub", hi, lo)
-    step = em.emit("div", delta, em.full(bins, dt, ()))
-    tiny = cmp(em, step, em.full(0, dt, ()), "EQ")     # NumPy's special case for denormal steps
-    full = lambda v: em.broadcast(v, (num,))
-    y = sel(em, full(tiny), em.emit("mul", em.emit("div", y, em.full(bins, dt, (num,))), full(delta)),
-            em.emit("mul", y, full(step)))
-    y = em.emit("add", y, full(lo))
-    return em.emit("concatenate", getitem(em, y, slice(0, bins)), reshape(em, hi, (1,)), axis=0)   # y[-1] = stop
+    return FUNCTIONS["numpy.linspace"](em, lo, hi, bins + 1, endpoint=True, dtype=dt)
