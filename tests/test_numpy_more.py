@@ -177,3 +177,18 @@ def test_cov_with_frequency_and_analytic_weights():
         f(x, np.array([1.5, 2, 1, 3]), aw)
     with pytest.raises(pyjitc.RunError, match="aweights cannot be negative"):
         f(x, fw, -aw)
+
+
+def search_many(a1, a8, a100, v):
+    return [np.searchsorted(a, v, side=side) for a in (a1, a8, a100) for side in ("left", "right")] + \
+        [np.searchsorted(a8, v[:0]), np.interp(v, a100[:-3], a100[:-3] * 2)]   # NaN in xp: unspecified
+
+
+def test_searchsorted_is_a_binary_search_with_numpys_results():
+    rng = np.random.default_rng(7)
+    a100 = np.sort(np.round(rng.normal(size=100), 1))          # repeated values
+    a100[-3:] = np.nan                                          # NaN sorts last
+    a8 = np.array([-np.inf, -1.0, 0.0, 0.0, 0.0, 2.5, np.inf, np.nan])
+    v = np.concatenate([rng.normal(size=40).round(1), a8, [-0.0, 1e300, -1e300]])
+    got = pyjitc.jit(search_many)(np.array([0.5]), a8, a100, v)
+    assert_same(got, numpy_result(search_many, np.array([0.5]), a8, a100, v))
