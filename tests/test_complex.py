@@ -167,6 +167,23 @@ def test_shape_creation_and_other_listed_functions_on_complex_arrays_match_numpy
     assert_same(data_movement(z), numpy_result(data_movement.__wrapped__, z), accumulate=True)
 
 
+@pyjitc.jit
+def comparisons_and_more(z):
+    return (np.isclose(z, z[::-1]), np.isclose(z, 1j, equal_nan=True), np.allclose(z, z), np.array_equal(z, z),
+            np.array_equal(z, z * 1, equal_nan=True), np.array_equiv(z, z[:1]), np.select([z.real > 0], [z], 1j),
+            np.nan_to_num(z), np.nan_to_num(z, nan=2.0, posinf=1.0), np.atleast_1d(z[0, 0]), np.atleast_2d(z[0]),
+            np.atleast_3d(z), np.kron(z[0], z[1, :2]))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_comparisons_nan_to_num_and_kron_on_complex_arrays_match_numpy(dtype):
+    z = (np.arange(8) - 2.5 + 1j * np.arange(8)[::-1]).reshape(2, 4).astype(dtype)
+    z[1, 1] = complex(np.nan, 1.0)
+    z[1, 2] = complex(2.0, np.inf)
+    z[1, 3] = complex(-np.inf, np.nan)
+    assert_same(comparisons_and_more(z), numpy_result(comparisons_and_more.__wrapped__, z), accumulate=True)
+
+
 def test_every_function_allowed_on_complex_numbers_is_tested_here():
     import pathlib
     import re

@@ -160,3 +160,35 @@ def test_gradient_with_coordinate_arrays(t):
     y = np.array([1.0, -2.0, 0.5, 4.0, 3.0, 9.0])
     f = pyjitc.jit(gradient_coordinates)
     assert_same(f(y, t), numpy_result(gradient_coordinates, y, t), accumulate=True, scale=100.0)
+
+
+def weighted_cov(x, f, a):
+    return (np.cov(x, fweights=f), np.cov(x, aweights=a), np.cov(x, fweights=f, aweights=a, ddof=0),
+            np.cov(x[0], x[1], aweights=a, bias=True), np.cov(x, rowvar=False, fweights=f[:3]))
+
+
+def test_cov_with_frequency_and_analytic_weights():
+    f = pyjitc.jit(weighted_cov)
+    x = np.array([[0.5, -1.25, 2.0, 3.0], [2.0, 0.0, -0.5, -7.5], [1.0, 1e-3, 9.0, 4.25]])
+    fw, aw = np.array([1, 2, 1, 3]), np.array([0.5, 1.0, 2.0, 0.25])
+    assert_same(f(x, fw, aw), numpy_result(weighted_cov, x, fw, aw), accumulate=True)
+    assert_same(f(x.astype(np.float32), fw, aw), numpy_result(weighted_cov, x.astype(np.float32), fw, aw), accumulate=True)
+    with pytest.raises(pyjitc.RunError, match="fweights must be integer"):
+        f(x, np.array([1.5, 2, 1, 3]), aw)
+    with pytest.raises(pyjitc.RunError, match="aweights cannot be negative"):
+        f(x, fw, -aw)
+
+
+def search_many(a1, a8, a100, v):
+    return [np.searchsorted(a, v, side=side) for a in (a1, a8, a100) for side in ("left", "right")] + \
+        [np.searchsorted(a8, v[:0]), np.interp(v, a100[:-3], a100[:-3] * 2)]   # NaN in xp: unspecified
+
+
+def test_searchsorted_is_a_binary_search_with_numpys_results():
+    rng = np.random.default_rng(7)
+    a100 = np.sort(np.round(rng.normal(size=100), 1))          # repeated values
+    a100[-3:] = np.nan                                          # NaN sorts last
+    a8 = np.array([-np.inf, -1.0, 0.0, 0.0, 0.0, 2.5, np.inf, np.nan])
+    v = np.concatenate([rng.normal(size=40).round(1), a8, [-0.0, 1e300, -1e300]])
+    got = pyjitc.jit(search_many)(np.array([0.5]), a8, a100, v)
+    assert_same(got, numpy_result(search_many, np.array([0.5]), a8, a100, v))

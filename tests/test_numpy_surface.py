@@ -126,9 +126,14 @@ CASES = {
     "sinc": ("np.sinc(x)", [F, F32, I]),
     "creation_more": ("np.tri(3, 4, 1) * x, np.vander(x[0]), np.vander(x[1], 3, increasing=True), np.logspace(0, 2, 4) + x[0], "
                       "np.geomspace(1, 1000, 4) * x[1], np.logspace(0, 1, 4, base=2.0, dtype=np.float32) + x[2]", [F, F32, I]),
+    "linspace": ("np.linspace(x[0, 0], x[1, 1], 5), np.linspace(0, x[0], 4, axis=1), "
+                 "np.linspace(x[0], x[1], 3, endpoint=False, retstep=True), np.linspace(x[0, 0], 1, 6, dtype=np.int32), "
+                 "np.logspace(x[0, 0], 2, 4), np.linspace(x[0, 0], x[0, 0], 3), np.linspace(x[0, 0], 2.0, 1), "
+                 "np.linspace(x[0, 0], 1.0, 0), np.logspace(0, x[0, 1], 3, base=2.0, dtype=np.float32)",
+                 [P, P.astype(np.float32), I]),
     "polyval": ("np.polyval([1, 2, 3], x), np.polyval(x[0], x), np.polyval(np.array([2.5, -1], np.float32), x)", [F, F32, I]),
     "interp": ("np.interp(x, [0.0, 1.0, 2.5], [3.0, -1.0, 4.0]), np.interp(x, [0.0, 1.0, 2.5], [3.0, -1.0, 4.0], left=-9, "
-               "right=np.nan), np.interp(x, [1.0], [5.0]), np.interp(x[0], np.sort(x[1]), x[2])", [F, F32, I]),
+               "right=np.nan), np.interp(x, [1.0], [5.0]), np.interp(x[0], np.sort(np.nan_to_num(x[1])), x[2])", [F, F32, I]),
     "gradient": ("np.gradient(x), np.gradient(x, 2.0, axis=1), np.gradient(x[0]), np.gradient(x, axis=0)",
                  [F, F32, I]),
     "convolve": ("np.convolve(x[0], x[1]), np.convolve(x[0], x[1, :2], 'same'), np.convolve(x[0, :3], x[1], mode='valid'), "

@@ -10,7 +10,7 @@ from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
-from ..values import Traced, folding, is_py_scalar
+from ..values import folding
 from .creation import as_array
 from .elementwise import cmp, isnan, sel
 from .shapes import concatenate, normalize_axes, normalize_axis, reshape
@@ -193,7 +193,8 @@ def trapezoid(em, y, x=None, dx=1.0, axis=-1):
     return FUNCTIONS["numpy.sum"](em, apply_operator(em, "Div", apply_operator(em, "Mult", d, mid), 2.0), axis=axis)
 
 
-@register("numpy.interp", note="left= and right= supported; period= and complex fp are refused")
+@register("numpy.interp", note="left=, right=; xp found by binary search (with NaN in xp, NumPy's result depends "
+                               "on the order of x); period= and complex fp are refused")
 @folding(np.interp)
 def interp(em, x, xp, fp, left=None, right=None, period=None):
     """NumPy's C loop (compiled_base.c arr_interp), elementwise: the interval by comparing x with

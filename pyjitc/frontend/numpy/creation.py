@@ -3,14 +3,17 @@ Shapes and dtypes are known at compile time, so NumPy itself makes most of these
 holds the result as an array whose contents are known (values.Emitter.array)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import SUPPORTED_DTYPES
+from ..indexing import getitem
 from ..registry import FUNCTIONS, register
-from ..values import Traced, fold, is_static
+from ..values import Traced, fold, folding, is_static
 from .dtypes import cast_impl, static_dtype
-from .shapes import ravel, reshape, stack
+from .shapes import concatenate, moveaxis, ravel, reshape, stack
 
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
@@ -26,10 +29,59 @@ def _creation(np_fn):
     return impl
 
 
-for _fn in (np.zeros, np.ones, np.arange, np.linspace, np.eye, np.identity, np.tri):
+for _fn in (np.zeros, np.ones, np.arange, np.eye, np.identity, np.tri):
     register(f"numpy.{_fn.__name__}", complex_ok=_fn in (np.zeros, np.ones))(_creation(_fn))
-for _fn in (np.logspace, np.geomspace):
-    register(f"numpy.{_fn.__name__}", note="compile-time endpoints")(_creation(_fn))
+register("numpy.geomspace", note="compile-time endpoints")(_creation(np.geomspace))
+
+
+@register("numpy.linspace", note="endpoints known at compile time or at run time (arrays too)")
+@folding(np.linspace)
+def linspace(em, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """NumPy's own steps with run-time endpoints: y = arange(num) * step + start in the inexact
+    result dtype (arange / div * delta where a step is 0), and y[-1] = stop exactly."""
+    num, endpoint, retstep = em.static(num, "linspace: num"), em.static(endpoint, "linspace: endpoint"), \
+        em.static(retstep, "linspace: retstep")
+    num = operator.index(num)
+    if num < 0:
+        raise ShapeError(f"linspace: Number of samples, {num}, must be non-negative.")
+    div = (num - 1) if endpoint else num
+    dt = em.result_type(start, stop)
+    dt = dt if dt.kind in "fc" else np.result_type(dt, 1.0)
+    start, stop = (em.asarray(v, dt) if not isinstance(v, Traced) else em.cast(v, dt) for v in (start, stop))
+    shape = np.broadcast_shapes(start.shape, stop.shape)
+    delta = em.emit("sub", em.broadcast(stop, shape), em.broadcast(start, shape))
+    full = (num,) + shape
+    y = em.broadcast(reshape(em, em.emit("iota", shape=(num,), dim=0, dtype=dt), (num,) + (1,) * len(shape)), full)
+    if div > 0:
+        step = em.emit("div", delta, em.full(div, dt, shape))
+        zero = FUNCTIONS["numpy.any"](em, em.emit("compare", step, em.full(0, dt, shape), direction="EQ"))
+        by_step = em.emit("mul", y, em.broadcast(step, full))
+        by_delta = em.emit("mul", em.emit("div", y, em.full(div, dt, full)), em.broadcast(delta, full))
+        y = em.emit("select", em.broadcast(zero, full), by_delta, by_step)
+    else:
+        step = em.full(np.nan, dt, shape)
+        y = em.emit("mul", y, em.broadcast(delta, full))
+    y = em.emit("add", y, em.broadcast(start, full))
+    if endpoint and num > 1:
+        y = concatenate(em, [getitem(em, y, slice(None, -1)), reshape(em, em.broadcast(stop, shape), (1,) + shape)])
+    if em.static(axis, "linspace: axis") != 0:
+        y = moveaxis(em, y, 0, axis)
+    if dtype is not None:
+        dtype = static_dtype(em, dtype)
+        if dtype.kind in "iu":
+            y = FUNCTIONS["numpy.floor"](em, y)
+        y = em.cast(y, dtype)
+    return (y, step) if retstep else y
+
+
+@register("numpy.logspace", note="endpoints known at compile time or at run time")
+@folding(np.logspace)
+def logspace(em, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    if not is_static(base) or np.ndim(base):
+        raise NotSupportedError("logspace: base must be a compile-time scalar")
+    y = linspace(em, start, stop, num=num, endpoint=endpoint, axis=axis)
+    out = FUNCTIONS["numpy.power"](em, base, y)
+    return out if dtype is None else em.cast(out, static_dtype(em, dtype))
 # deterministic: NumPy's empty is uninitialised
 register("numpy.empty", complex_ok=True, note="zero-filled")(_creation(np.zeros))
 

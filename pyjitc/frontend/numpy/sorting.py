@@ -11,7 +11,7 @@ from .. import masked
 from ..indexing import getitem, mask_key
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
-from .elementwise import cmp, isnan
+from .elementwise import cmp, isnan, sel
 from .shapes import normalize_axis, reshape
 
 @register("numpy.sort", note="NaN sorts last, as in NumPy")
@@ -135,23 +135,39 @@ def take_along_axis(em, arr, indices, axis):
     return getitem(em, x, tuple(index))
 
 
-@register("numpy.searchsorted", note="compares every element (O(len(a) * len(v))); no sorter=")
+@register("numpy.searchsorted", note="a binary search (len(a).bit_length() steps of one gather each); no sorter=")
 def searchsorted(em, a, v, side="left", sorter=None):
     if sorter is not None:
         raise NotSupportedError("searchsorted: sorter= is not supported")
     side = em.static(side, "searchsorted: side")
+    if side not in ("left", "right"):
+        raise ShapeError(f"searchsorted: side must be 'left' or 'right' (got {side!r})")
     a, v = em.asarray(a), em.asarray(v)
     if a.ndim != 1:
         raise ShapeError("object too deep for desired array")
     dt = np.result_type(a.dtype, v.dtype)
-    a, v = em.cast(a, dt), em.cast(v, dt)
-    full = v.shape + a.shape
-    ab = em.emit("broadcast_in_dim", a, shape=full, dims=(len(full) - 1,))
-    vb = em.emit("broadcast_in_dim", v, shape=full, dims=tuple(range(v.ndim)))
-    # NumPy's order puts NaN last: count the elements that sort before v
-    before = cmp(em, ab, vb, "LT" if side == "left" else "LE")
-    if is_float(dt):
-        nan_v, num_a = isnan(em, vb), em.emit("not", isnan(em, ab))
-        before = em.emit("or", before, em.emit("and", nan_v, num_a) if side == "left" else
-                         em.emit("or", em.emit("and", nan_v, num_a), em.emit("and", nan_v, isnan(em, ab))))
-    return FUNCTIONS["numpy.sum"](em, before, axis=-1, dtype=np.int64)
+    return count_before(em, em.cast(a, dt), em.cast(v, dt), side)
+
+
+def _before(em, x, v, side):
+    """x sorts before v in NumPy's order (NaN last): x < v for side 'left', x <= v for 'right'."""
+    before = cmp(em, x, v, "LT" if side == "left" else "LE")
+    if is_float(x.dtype):
+        nan_v, num_x = isnan(em, v), em.emit("not", isnan(em, x))
+        before = em.emit("or", before, em.emit("and", nan_v, num_x) if side == "left" else nan_v)
+    return before
+
+
+def count_before(em, a, v, side):
+    """For each v, how many elements of the sorted 1-D array a sort before it (side 'left': a < v,
+    'right': a <= v), as int64: a binary search, each step one gather of a at the midpoints."""
+    n = a.shape[0]
+    lo, hi = em.full(0, np.int64, v.shape), em.full(n, np.int64, v.shape)
+    one, last = em.full(1, np.int64, v.shape), em.full(max(n - 1, 0), np.int64, v.shape)
+    for _ in range(n.bit_length()):     # the interval [lo, hi) at least halves each step
+        mid = em.emit("shift_right_logical", em.emit("add", lo, hi), one)
+        active = cmp(em, lo, hi, "LT")
+        before = _before(em, em.emit("take", a, em.emit("min", mid, last)), v, side)
+        lo = sel(em, em.emit("and", active, before), em.emit("add", mid, one), lo)
+        hi = sel(em, em.emit("and", active, em.emit("not", before)), mid, hi)
+    return lo

@@ -12,10 +12,10 @@ from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
-from ..values import Traced, folding, join_params
+from ..values import Traced, folding
 from .creation import as_array
 from .elementwise import cmp, isnan, sel
-from .shapes import moveaxis, normalize_axes, reshape, transpose
+from .shapes import normalize_axes, reshape, transpose
 
 _NO_VALUE = np._NoValue
 
@@ -183,11 +183,9 @@ _quantile_fn("quantile", False)
 _quantile_fn("percentile", True)
 
 
-@register("numpy.cov", note="no fweights/aweights")
+@register("numpy.cov", note="fweights/aweights: non-integer or negative weights are run-time errors")
 @folding(np.cov)
 def cov(em, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
-    if fweights is not None or aweights is not None:
-        raise NotSupportedError("cov: fweights= and aweights= are not supported")
     rowvar, bias, ddof = (em.static(v, f"cov: {n}") for v, n in ((rowvar, "rowvar"), (bias, "bias"), (ddof, "ddof")))
     if ddof is not None and ddof != int(ddof):
         raise ShapeError("cov: ddof must be integer")
@@ -214,14 +212,42 @@ def cov(em, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweigh
         X = FUNCTIONS["numpy.concatenate"](em, (X, y), axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
-    fact = X.shape[1] - ddof
-    if fact <= 0:
-        fact = 0.0
-    avg = FUNCTIONS["numpy.mean"](em, X, axis=1)
+    w = None
+    for name, given in (("fweights", fweights), ("aweights", aweights)):
+        if given is None:
+            continue
+        given = em.cast(as_array(em, given), np.float64)
+        if given.ndim > 1:
+            raise ShapeError(f"cov: cannot handle multidimensional {name}")
+        if given.shape[0] != X.shape[1]:
+            raise ShapeError(f"cov: incompatible numbers of samples and {name}")
+        if name == "fweights":
+            em.check(FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.not_equal"](em, given, FUNCTIONS["numpy.round"](em, given))),
+                     "TypeError: fweights must be integer")
+        em.check(FUNCTIONS["numpy.any"](em, cmp(em, given, em.full(0.0, np.float64, given.shape), "LT")),
+                 f"ValueError: {name} cannot be negative")
+        w = given if w is None else FUNCTIONS["numpy.multiply"](em, w, given)
+    if w is None:
+        avg = FUNCTIONS["numpy.mean"](em, X, axis=1)
+        fact = X.shape[1] - ddof
+        fact = 0.0 if fact <= 0 else fact
+        with np.errstate(divide="ignore"):
+            scale = np.true_divide(1, fact)
+    else:   # NumPy's normalisation by the weights' sum
+        avg, w_sum = average(em, X, axis=1, weights=w, returned=True)
+        fact = w_sum = getitem(em, w_sum, 0)
+        if ddof and aweights is None:
+            fact = FUNCTIONS["numpy.subtract"](em, w_sum, ddof)
+        elif ddof:
+            spread = FUNCTIONS["numpy.sum"](em, FUNCTIONS["numpy.multiply"](em, w, em.cast(as_array(em, aweights), np.float64)))
+            fact = FUNCTIONS["numpy.subtract"](em, w_sum, FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.multiply"](
+                em, ddof, spread), w_sum))
+        fact = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.less_equal"](em, fact, 0), 0.0, fact)
+        scale = FUNCTIONS["numpy.divide"](em, 1, fact)
     X = FUNCTIONS["numpy.subtract"](em, X, reshape(em, avg, (-1, 1)))
-    c = FUNCTIONS["numpy.dot"](em, X, FUNCTIONS["numpy.conjugate"](em, transpose(em, X)))
-    with np.errstate(divide="ignore"):
-        c = em.cast(FUNCTIONS["numpy.multiply"](em, c, np.true_divide(1, fact)), c.dtype)   # c *= 1 / fact
+    X_T = transpose(em, X if w is None else FUNCTIONS["numpy.multiply"](em, X, w))
+    c = FUNCTIONS["numpy.dot"](em, X, FUNCTIONS["numpy.conjugate"](em, X_T))
+    c = em.cast(FUNCTIONS["numpy.multiply"](em, c, scale), c.dtype)   # c *= 1 / fact
     return em.zero_d_array(FUNCTIONS["numpy.squeeze"](em, c))   # one variable: a 0-d array, as NumPy
 
 
@@ -340,13 +366,4 @@ def _edges_from_data(em, a, bins):
     same = cmp(em, lo, hi, "EQ")
     lo = sel(em, same, em.emit("sub", lo, em.full(0.5, dt, ())), lo)
     hi = sel(em, same, em.emit("add", hi, em.full(0.5, dt, ())), hi)
-    num = bins + 1
-    y = em.emit("iota", shape=(num,), dim=0, dtype=dt)
-    delta = em.emit("sub", hi, lo)
-    step = em.emit("div", delta, em.full(bins, dt, ()))
-    tiny = cmp(em, step, em.full(0, dt, ()), "EQ")     # NumPy's special case for denormal steps
-    full = lambda v: em.broadcast(v, (num,))
-    y = sel(em, full(tiny), em.emit("mul", em.emit("div", y, em.full(bins, dt, (num,))), full(delta)),
-            em.emit("mul", y, full(step)))
-    y = em.emit("add", y, full(lo))
-    return em.emit("concatenate", getitem(em, y, slice(0, bins)), reshape(em, hi, (1,)), axis=0)   # y[-1] = stop
+    return FUNCTIONS["numpy.linspace"](em, lo, hi, bins + 1, endpoint=True, dtype=dt)
