@@ -94,7 +94,6 @@ def test_average_with_weights_summing_to_zero_is_a_run_time_error():
     ("np.interp(x, x, x, period=2.0)", "period= is not supported"),
     ("np.quantile(x, 0.5, weights=x)", "weights= is not supported"),
     ("np.subtract.reduce(x)", "np.subtract.reduce is not supported"),
-    ("np.add.at(x, 0, 1)", "np.add.at is not supported"),
 ])
 def test_what_pyjitc_refuses_is_a_located_error(expression, message, tmp_path):
     from tests.fuzz import load_source
