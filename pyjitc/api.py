@@ -153,9 +153,11 @@ class JitFunction:
                 key.append(type(v))
             else:
                 key.append(spec_of(name, v, False))
-        shared = find_aliases(values, path_name)   # arguments sharing memory: compiled for that sharing
-        if shared:
-            key.append(("aliases", shared))
+        arrays = sum(isinstance(v, np.ndarray) for v in values.values())
+        if arrays > 1 or any(isinstance(v, (tuple, list, dict)) for v in values.values()):
+            shared = find_aliases(values, path_name)   # arguments sharing memory: compiled for that sharing
+            if shared:
+                key.append(("aliases", shared))
         return tuple(key)
 
     @_user_facing
