@@ -357,3 +357,12 @@ def test_ufunc_at_applies_every_update_at_repeated_indices_as_numpy():
 def test_ufunc_at_with_an_index_out_of_bounds_raises_at_run_time():
     with pytest.raises(IndexError):
         pyjitc.jit(ufunc_at)(np.zeros(5), np.array([0, 7]), np.ones(2), np.zeros(5), np.zeros(5, int), np.ones((3, 4)))
+
+
+def test_r_with_run_time_slice_bounds_is_a_located_refusal():
+    def grid(x):
+        return np.r_[x.min():x.max():0.5]
+
+    with pytest.raises(pyjitc.NotSupportedError, match="bounds known only at run time") as info:
+        pyjitc.jit(grid)(np.arange(4.0))
+    assert "test_library_idioms.py:" in str(info.value)

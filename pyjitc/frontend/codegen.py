@@ -566,8 +566,11 @@ ALLOWED_SYNTAX = frozenset(getattr(ast, name[len("visit_"):]) for name in vars(F
 def _getitem(em, base, index):
     if isinstance(base, Traced):
         return indexing.getitem(em, base, index)
-    if (base is np.r_ or base is np.c_) and not is_static(*(index if isinstance(index, tuple) else (index,))):
-        return indexing.concatenator(em, base is np.c_, index)
+    if base is np.r_ or base is np.c_:
+        items = index if isinstance(index, tuple) else (index,)
+        parts = [p for it in items for p in ((it.start, it.stop, it.step) if isinstance(it, slice) else (it,))]
+        if not is_static(*parts):
+            return indexing.concatenator(em, base is np.c_, index)
     return fold(lambda b, i: b[i], base, index)
 
 

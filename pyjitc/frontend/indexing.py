@@ -644,7 +644,12 @@ def concatenator(em, columns: bool, index):
     for it in (index if isinstance(index, tuple) else (index,)):
         if isinstance(it, str):
             raise NotSupportedError("np.r_/np.c_ with a string directive is not supported", hint="use np.concatenate")
-        part = np.r_[it] if isinstance(it, slice) else it
+        if isinstance(it, slice):
+            if any(isinstance(b, Traced) for b in (it.start, it.stop, it.step)):
+                raise NotSupportedError("np.r_[a:b:step] with bounds known only at run time has a length that depends "
+                                        "on the data", hint="use compile-time bounds, or np.linspace with a fixed count")
+            it = np.r_[it]
+        part = it
         part = em.asarray(part)
         if part.ndim == 0:
             part = FUNCTIONS["numpy.reshape"](em, part, (1,))
