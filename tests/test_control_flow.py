@@ -670,3 +670,23 @@ def test_a_strided_view_written_from_two_strided_reads_compiles():
     for n in (0, 1, 2):
         assert_same(pyjitc.jit(strided_view_updated_from_strided_reads_in_a_loop)(x, n),
                     strided_view_updated_from_strided_reads_in_a_loop(x, n))
+
+
+def reversed_copy_carried_by_loops_that_may_not_run(x, y, n):
+    y[y < 0.0] = -0.5
+    t = x[::-1] * 1.0
+    for _ in range(n):
+        y[::-1] = x * 2.0
+        t[t < 0] = 0.0
+    for _ in range(n):
+        y[1:-1] = x[2:] - x[:-2]
+    return t
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_an_array_computed_before_a_loop_that_runs_zero_times_comes_back(n):
+    # statement fuzzer seed 7005 program 90: "ref is null; hal.buffer_view.create" at run time
+    r = np.random.default_rng(n)
+    x, y = r.random(6) - 0.5, r.random(6) - 0.5
+    assert_same_call(pyjitc.jit(reversed_copy_carried_by_loops_that_may_not_run),
+                     reversed_copy_carried_by_loops_that_may_not_run, x, y, n)

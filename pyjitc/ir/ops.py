@@ -561,14 +561,16 @@ def _lower_while(ctx, operands, **_):
     guarded = sorted({*_ignored_arguments(ir_body), *_loop_invariant_results(ir_body), *_duplicate_results(ir_body)})
     trip_t = TensorType((), np.dtype(np.int64))
     arg_types = carried + [trip_t] * bool(guarded)
-    # An array entering the loop as a constant (`b = np.full(...)` updated in the loop) enters
-    # through an optimization_barrier: IREE 3.13 returned a null buffer for it when the loop ran
-    # zero times ("ref is null; while invoking native function hal.buffer_view.create", found by
-    # the statement fuzzer). Constant scalars too: a loop whose carried values all started as
+    # An array entering the loop as a constant (`b = np.full(...)` updated in the loop), or computed
+    # before it (`t = x[::-1] * 1.0`; statement fuzzer seed 7005 program 90), enters through an
+    # optimization_barrier: IREE 3.13 returned a null buffer for it when the loop ran zero times
+    # ("ref is null; while invoking native function hal.buffer_view.create", found by the
+    # statement fuzzer). Not an argument or a view of one (those work, and stay uncopied). Constant scalars too: a loop whose carried values all started as
     # constants but one argument array (`y = x.copy()` then `y[i] = y[i - 1] + 1.0`, no bounds
     # check left to carry an error code) failed at run time ("indirect buffer reference slot 0
     # is out range ... copy_buffer").
-    operands = [ctx.barrier(v) if ctx.is_constant_expression(v) else v for v in operands]
+    operands = [ctx.barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
+                for v, t in zip(operands, ctx.in_types)]
     # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
     # wrote the loop's result, when it ran zero times, in place in that value's buffer (U came
