@@ -13,7 +13,8 @@ from ..values import fold, is_static
 from .elementwise import cmp, isnan, sel
 from .shapes import normalize_axis, reshape
 
-@register("numpy.sort", method="sort", note="NaN sorts last, as in NumPy")
+@register("numpy.sort", method="sort", note="NaN sorts last, as in NumPy; IREE's sort takes time growing as n^2 "
+                                            "along the axis (16,000 elements: 1.1 s)")
 def sort(em, a, axis=-1, kind=None, order=None, stable=None):
     if order is not None:
         raise NotSupportedError("sort: order= is not supported")
