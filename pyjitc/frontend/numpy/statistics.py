@@ -81,8 +81,8 @@ def _over_axes(em, a, axis, keepdims, fn, extra_shape=()):
     return r
 
 
-@register("numpy.median", note="by sorting along the axis (NaN last: a slice with NaN gives NaN, as NumPy); slow "
-                                "beyond ~10^4 elements per axis (see np.sort)")
+@register("numpy.median", note="by sorting along the axis (NaN last: a slice with NaN gives NaN, as NumPy; "
+                                "see np.sort for the cost)")
 @folding(np.median)
 def median(em, a, axis=None, out=None, overwrite_input=False, keepdims=False):
     if out is not None:
@@ -168,8 +168,7 @@ def _quantile_args(em, a, q, name, scale):
 
 
 def _quantile_fn(name, scale):
-    @register(f"numpy.{name}", note="compile-time q and method; no weights=; by sorting: slow beyond ~10^4 elements "
-                                     "per axis (see np.sort)")
+    @register(f"numpy.{name}", note="compile-time q and method; no weights=; by sorting (see np.sort for the cost)")
     @folding(getattr(np, name))
     def impl(em, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
