@@ -191,3 +191,20 @@ def test_searchsorted_is_a_binary_search_with_numpys_results():
     v = np.concatenate([rng.normal(size=40).round(1), a8, [-0.0, 1e300, -1e300]])
     got = pyjitc.jit(search_many)(np.array([0.5]), a8, a100, v)
     assert_same(got, numpy_result(search_many, np.array([0.5]), a8, a100, v))
+
+
+def sorts(x, b):
+    return (np.sort(x), np.argsort(x, kind="stable"), np.sort(x, axis=0), np.argsort(x, axis=0, kind="stable"),
+            np.median(x, axis=1), np.sort(b), np.argsort(b, kind="stable"))
+
+
+def test_long_axes_sort_by_a_bitonic_network_in_numpys_order(monkeypatch):
+    # the network pads to a power of two; NaN sorts last, -0.0 and 0.0 tie (stable), bool as uint8
+    from pyjitc.frontend.numpy import sorting
+    monkeypatch.setattr(sorting, "BITONIC_FROM", 300)
+    rng = np.random.default_rng(3)
+    x = (rng.normal(size=(3, 600)) * 5).round()
+    x.flat[::7], x.flat[::11], x.flat[3::13] = np.nan, -np.inf, -0.0
+    x = np.concatenate([x, x[:, ::-1]])   # 6 rows: axis 0 stays short (IREE's sort)
+    b = rng.normal(size=(2, 301)) > 0
+    assert_same(pyjitc.jit(sorts)(x, b), numpy_result(sorts, x, b))

@@ -291,13 +291,16 @@ def _correlate(em, a, v, mode, name):
     if inverted:
         a, v, n1, n2 = v, a, n2, n1
     left, length = {0: (0, n1 - n2 + 1), 1: (n2 // 2, n1), 2: (n2 - 1, n1 + n2 - 1)}[mode]
-    index = np.arange(length)[:, None] + np.arange(n2)[None, :] - left
-    inside = (index >= 0) & (index < n1)
-    windows = getitem(em, a, np.where(inside, index, 0))
     shape = (length, n2)
+    i64 = np.dtype(np.int64)
+    # index[k, j] = k + j - left, made in the program (as a constant it would be length * n2 integers)
+    index = em.emit("sub", em.emit("add", em.emit("iota", shape=shape, dim=0, dtype=i64),
+                                   em.emit("iota", shape=shape, dim=1, dtype=i64)), em.full(left, i64, shape))
+    inside = em.emit("and", cmp(em, index, em.full(0, i64, shape), "GE"), cmp(em, index, em.full(n1, i64, shape), "LT"))
+    windows = em.emit("take", a, sel(em, inside, index, em.full(0, i64, shape)))
     boolean = dt == np.bool_
     products = em.emit("and" if boolean else "mul", windows, em.broadcast(v, shape))
-    products = sel(em, em.asarray(inside), products, em.full(0, dt, shape))
+    products = sel(em, inside, products, em.full(0, dt, shape))
     acc = np.dtype(np.float32) if dt == np.float16 else dt     # float16 sums in float32, as NumPy's dot
     out = em.cast(em.emit("reduce", em.cast(products, acc), kind="or" if boolean else "add", axes=(1,)), dt)
     return FUNCTIONS["numpy.flip"](em, out) if inverted else out

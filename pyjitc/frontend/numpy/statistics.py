@@ -1,8 +1,8 @@
 """statistics: ptp, average, median, percentile, quantile, cov, corrcoef, histogram and bincount.
 Each follows NumPy's own Python code (numpy/lib/_function_base_impl.py, _histograms_impl.py),
 composed from the registered functions; order statistics sort (NaN last, as NumPy's partition).
-Where a result's length would depend on the data (bincount without minlength, histogram without a
-range), the call is refused with a hint, or checked at run time."""
+Where a result's length would depend on the data (bincount without minlength, histogram with
+bins='auto'), the call is refused with a hint; bincount checks its bound at run time."""
 from __future__ import annotations
 
 import numpy as np
@@ -81,7 +81,8 @@ def _over_axes(em, a, axis, keepdims, fn, extra_shape=()):
     return r
 
 
-@register("numpy.median", note="by sorting along the axis (NaN last: a slice with NaN gives NaN, as NumPy)")
+@register("numpy.median", note="by sorting along the axis (NaN last: a slice with NaN gives NaN, as NumPy; "
+                                "see np.sort for the cost)")
 @folding(np.median)
 def median(em, a, axis=None, out=None, overwrite_input=False, keepdims=False):
     if out is not None:
@@ -167,7 +168,7 @@ def _quantile_args(em, a, q, name, scale):
 
 
 def _quantile_fn(name, scale):
-    @register(f"numpy.{name}", note="compile-time q and method; by sorting; no weights=")
+    @register(f"numpy.{name}", note="compile-time q and method; no weights=; by sorting (see np.sort for the cost)")
     @folding(getattr(np, name))
     def impl(em, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
