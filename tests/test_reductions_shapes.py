@@ -135,3 +135,17 @@ def test_index_out_of_range_is_a_located_error():
 
 def _take5(x):
     return x[5]
+
+
+def reductions_of_converted_integer_splats(x):
+    return (np.sum(x * 0 + 3), (x * 0 + 3).astype(np.int64).sum(axis=1), np.sum(x - x + 3),
+            np.sum((x * 0 + 3).astype(np.float64)), np.sum(x.astype(np.int8) * 0 + 3), np.mean(x * 0 + 3),
+            np.prod((x * 0 + 2).astype(np.int64)), np.max((x * 0 + 3).astype(np.int64)))
+
+
+def test_reductions_of_integer_arrays_folded_to_constants_and_converted_match_numpy():
+    # IREE 3.13 reduced a converted integer splat wrongly: np.sum(x * 0 + 3) gave 6 for 36 on int32
+    # x of shape (3, 4), np.prod 4 for 4096 (silent wrong answers, found while testing np.cov)
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    for g, w in zip(pyjitc.jit(reductions_of_converted_integer_splats)(x), reductions_of_converted_integer_splats(x)):
+        assert_same(g, w)

@@ -379,7 +379,13 @@ def _lower_reduce(ctx, operands, kind, axes):
     src = ctx.in_types[0]
     scalar = TensorType((), src.dtype)
     init = ctx.splat(identity(src.dtype), scalar)
-    op = ctx.op("stablehlo.reduce", [operands[0], init], [ctx.out_types[0]],
+    operand = operands[0]
+    if ctx.converted_from_integers(operand):
+        # IREE 3.13 miscompiles a reduction of an integer array converted to another type when its
+        # folding makes the array a splat (np.sum((x * 0 + 3).astype(np.float64)) gave 6.0 for 36.0,
+        # np.prod 4 for 4096: silent wrong answers): the converted array is materialised first
+        operand = ctx.barrier(operand)
+    op = ctx.op("stablehlo.reduce", [operand, init], [ctx.out_types[0]],
                 {"dimensions": ctx.i64s(sorted(axes))}, regions=1)
     with ctx.block(op.regions[0], [scalar, scalar]) as args:
         ctx.op("stablehlo.return", [ctx.hlo(hlo_name, *args, type=ctx.mlir_type(scalar))], [])

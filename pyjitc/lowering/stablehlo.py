@@ -87,6 +87,14 @@ class LowerCtx:
         """Whether operand i's value is read by more than this op (anywhere in the function)."""
         return _options.uses.get(self.operand_ids[i], 0) > 1
 
+    def converted_from_integers(self, value: ir.Value) -> bool:
+        """Whether `value` is a stablehlo.convert of a (non-bool) integer array."""
+        op = self._producer(value)
+        if op is None or op.name != "stablehlo.convert":
+            return False
+        element = ir.RankedTensorType(op.operands[0].type).element_type
+        return isinstance(element, ir.IntegerType) and ir.IntegerType(element).width > 1
+
     def barrier(self, value: ir.Value) -> ir.Value:
         return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
 
