@@ -454,9 +454,13 @@ def _lower_if(ctx, operands, **_):
         saved = {vid: ctx.env[vid] for vid in updated
                  if not ctx.view_of_argument(ctx.env[vid]) and not ctx.is_constant_expression(ctx.env[vid])}
 
-        def enter(args, saved=saved):
+        def enter(args, saved=saved, block=block):
             for vid, value in saved.items():
-                ctx.env[vid] = ctx.barrier(value)
+                # read elsewhere too (b = x[::-1] * 1.0 with y = x[::-1]: IREE folds both to one
+                # value): a copy of its own, since IREE wrote through the barrier into the shared
+                # buffer (statement fuzzer seed 7005 program 1017, a silent wrong answer)
+                t = next(v.type for o in block.ops for v in o.operands if v.id == vid)
+                ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
             return args
 
         def leave(results, outside=outside):

@@ -85,7 +85,12 @@ class LowerCtx:
 
     def shared(self, i: int) -> bool:
         """Whether operand i's value is read by more than this op (anywhere in the function)."""
-        return _options.uses.get(self.operand_ids[i], 0) > 1
+        return self.reads(self.operand_ids[i]) > 1
+
+    @staticmethod
+    def reads(value_id: int) -> int:
+        """How many times the IR value is read in the function (ops, nested regions, results)."""
+        return _options.uses.get(value_id, 0)
 
     def converted_from_integers(self, value: ir.Value) -> bool:
         """Whether `value` is a stablehlo.convert of a (non-bool) integer array."""
