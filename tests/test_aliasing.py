@@ -451,3 +451,29 @@ def test_a_copy_made_before_a_loop_keeps_its_values_when_the_loop_runs_zero_time
     want = argument_copied_and_carried_then_written_through_a_view(theirs[:, 2], theirs, n)
     assert_same(got, want)
     assert_same(mine, theirs)
+
+
+def overlapping_views_assignments(y, x):
+    P = y.copy()
+    u = P[::2]
+    u[:] = P[:3]           # strides differ: NumPy copies element by element, reading earlier writes
+    Q = y.copy()
+    Q[1:] = Q[:-1]         # equal strides: memmove, every source element read before it is written
+    R = y.copy()
+    R[::-1][:3] = R[1:4]   # opposite strides: NumPy copies the source first
+    if np.max(x) > 3.0:
+        w = y.copy()
+        v = w[::2]
+        v[:] = w[:3]
+    else:
+        w = y * 2.0
+    return P, Q, R, w
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_assigning_a_view_to_an_overlapping_view_gives_numpys_result(scale):
+    # statement fuzzer seed 7005 program 1175: u[:] = P[:3] with u = P[::2] wrote the buffered
+    # result, where NumPy's copy order reads elements it already overwrote
+    y, x = np.arange(6.0), np.ones(6) * scale
+    for g, w in zip(pyjitc.jit(overlapping_views_assignments)(y, x), overlapping_views_assignments(y, x)):
+        assert_same(g, w)

@@ -33,6 +33,8 @@ def store(em, base, index, value, shown):
         index = known(index)
         if masked.as_mask(index) is not None:   # y[np.nonzero(m)] = v is y[m] = v
             index = masked.as_mask(index)
+        if overlapping_store(em, base, index, value):
+            return
         if not store_known(em, base, index, value):
             base.value = indexing.setitem(em, base, index, value, shown).value
     elif isinstance(base, (list, dict)):
@@ -46,6 +48,53 @@ def store(em, base, index, value, shown):
             raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
     else:
         raise JitError(f"{shown}: a {type(base).__name__} does not support item assignment")
+
+
+def _chain(t: Traced):
+    """The recipes that make t from its root array (None where a link is not a plain view)."""
+    recipes = []
+    while t.view is not None:
+        if t.view.recipe is None:
+            return None
+        recipes.insert(0, t.view.recipe)
+        t = t.view.base
+    return recipes
+
+
+def overlapping_store(em, base: Traced, index, value) -> bool:
+    """`base[index] = value` where value is a view of the same array as base (`u[:] = P[:3]`
+    with u = P[::2]): NumPy copies overlapping memory in an order that depends on the strides
+    (memmove for equal strides, element by element otherwise), so the result is NumPy's own: the
+    same assignment done by NumPy on the positions 0..size-1 of the root says which old element
+    each position ends up holding, and the root is gathered by that. Compile-time indices only."""
+    if not (isinstance(value, Traced) and value.view is not None and value.root is base.root) or \
+            contains_unknown(index) or any(isinstance(i, Traced) for i in (index if isinstance(index, tuple) else (index,))):
+        return False
+    root = base.root
+    dst_chain, src_chain = _chain(base), _chain(value)
+    if dst_chain is None or src_chain is None or root.frozen:
+        return False
+    from ..program import view_of
+
+    def assigned(buffered: bool) -> np.ndarray:
+        ids = np.arange(root.type.size, dtype=np.int64).reshape(root.shape)
+        dst, src = ids, ids
+        for r in dst_chain:
+            dst = view_of(r, dst)
+        for r in src_chain:
+            src = view_of(r, src)
+        dst[index] = src.copy() if buffered else src
+        return ids.reshape(-1)
+    try:
+        perm = assigned(buffered=False)
+    except (ValueError, IndexError):
+        return False   # NumPy's error: the ordinary path raises it with its message
+    if np.array_equal(perm, assigned(buffered=True)):
+        return False   # NumPy's copy reads every source element before overwriting it: the ordinary write
+    flat = em.emit("reshape", Traced(root.value), shape=(root.type.size,))
+    moved = em.emit("take", flat, em.constant(perm))
+    root.value = em.emit("reshape", moved, shape=root.shape).value
+    return True
 
 
 def store_known(em, base: Traced, index, value) -> bool:
