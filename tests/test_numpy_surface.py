@@ -205,13 +205,25 @@ def _cases():
             yield pytest.param(name, x, id=f"{name}-{k}-{np.asarray(x).dtype}{list(np.shape(x))}")
 
 
-def _same(got, want, path="result"):
+def _same(got, want, path="result", atol=None):
     if isinstance(want, tuple):
         assert isinstance(got, tuple) and len(got) == len(want), f"{path}: {type(got)}"
         for i, (g, w) in enumerate(zip(got, want)):
-            _same(g, w, f"{path}[{i}]")
+            _same(g, w, f"{path}[{i}]", atol)
         return
-    assert_same(got, want, accumulate=True, path=path)
+    assert_same(got, want, accumulate=True, path=path, atol=atol)
+
+
+# Results that cancel to (near) zero: slope * (x - xp[j]) + fp[j] may round once more or less than
+# NumPy's (LLVM may fuse the multiply-add), an error bounded by the inputs' magnitude, not the result's
+CANCELLING = {"interp"}
+
+
+def _atol(name, x):
+    if name not in CANCELLING or np.asarray(x).dtype.kind != "f":
+        return None
+    finite = np.asarray(x)[np.isfinite(x)]
+    return 40 * np.finfo(np.asarray(x).dtype).eps * max(1.0, float(np.abs(finite).max()) if finite.size else 1.0)
 
 
 @pytest.mark.parametrize("name,x", list(_cases()))
@@ -224,7 +236,7 @@ def test_function_matches_numpy(functions, name, x):
             with pytest.raises((pyjitc.JitError, type(e))):
                 fn(x)
             return
-    _same(fn(x), want)
+    _same(fn(x), want, atol=_atol(name, x))
 
 
 # contracted pairwise, where NumPy's einsum multiplies all factors of a term first: where an
