@@ -181,17 +181,17 @@ def forbidden_reason(path: str | None) -> str | None:
 # NumPy under the array API's name (libraries get it from array_namespace(x) for NumPy inputs):
 # NumPy's own functions, and Python wrappers over them that are compiled like any helper.
 NUMPY_NAMESPACES = ("array_api_compat.numpy", "scipy._lib.array_api_compat.numpy",
-                    "sklearn.externals.array_api_compat.numpy",
-                    "collections.abc")   # (not NumPy: its classes, for isinstance(f, collections.abc.Callable))
+                    "sklearn.externals.array_api_compat.numpy")
+# Modules whose classes compiled code may name, for isinstance(f, collections.abc.Callable);
+# a call into them is refused as any other call is.
+TYPE_MODULES = ("collections", "collections.abc", "numbers")
 
 
 def check_module(mod: types.ModuleType, shown: str) -> None:
-    top = mod.__name__.split(".")[0]
-    if mod.__name__ == "collections" and shown.split(".")[-1] == "collections":   # to reach collections.abc
-        return
-    if top not in ALLOWED_MODULES and not any(mod.__name__ == n or mod.__name__.startswith(n + ".")
-                                              for n in NUMPY_NAMESPACES):
-        raise ForbiddenError(f"module {mod.__name__!r} ({shown}) is not allowed inside @jit",
+    name = mod.__name__
+    if name.split(".")[0] not in ALLOWED_MODULES and name not in TYPE_MODULES and \
+            not any(name == n or name.startswith(n + ".") for n in NUMPY_NAMESPACES):
+        raise ForbiddenError(f"module {name!r} ({shown}) is not allowed inside @jit",
                              hint=f"allowed modules are {', '.join(ALLOWED_MODULES)}; call other code outside")
     reason = forbidden_reason(mod.__name__)
     if reason:
