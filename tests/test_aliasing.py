@@ -477,3 +477,23 @@ def test_assigning_a_view_to_an_overlapping_view_gives_numpys_result(scale):
     y, x = np.arange(6.0), np.ones(6) * scale
     for g, w in zip(pyjitc.jit(overlapping_views_assignments)(y, x), overlapping_views_assignments(y, x)):
         assert_same(g, w)
+
+
+def copy_then_branch_update_through_the_same_array_twice(x, y, A):
+    y[1:-1] *= 0.5
+    w = x.copy()
+    if np.max(A) < 3.0:
+        y[2:5] = -1.0
+    return w
+
+
+@pytest.mark.parametrize("scale", [1.0, 5.0])
+def test_a_copy_kept_across_a_branch_updating_the_same_argument_passed_twice(scale):
+    # statement fuzzer seed 7005 programs 1920 and 98: "ref is null" at run time, and the copy
+    # coming back with the branch's write (a silent wrong answer)
+    mine, theirs = np.arange(8.0), np.arange(8.0)
+    A = np.ones((3, 3)) * scale
+    got = pyjitc.jit(copy_then_branch_update_through_the_same_array_twice)(mine, mine, A)
+    want = copy_then_branch_update_through_the_same_array_twice(theirs, theirs, A)
+    assert_same(got, want)
+    assert_same(mine, theirs)

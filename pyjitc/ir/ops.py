@@ -470,8 +470,12 @@ def _lower_if(ctx, operands, **_):
             # a slice/reshape of one: copied, that failed the same way (seed 404 program 528)
             # (a constant is not either: the barrier made IREE 3.13 write later updates into the
             # read-only constant, PERMISSION_DENIED at run time, statement fuzzer seed 7002 program 139)
-            return [ctx.barrier(r) if o and not ctx.view_of_argument(r) and not ctx.is_constant_expression(r) else r
-                    for r, o in zip(results, outside)]
+            # A real copy (a dispatch of its own), not a barrier: with the barrier IREE 3.13 still
+            # returned a null buffer where the same value was also returned (`w = x.copy()` before
+            # an if updating x on one path; statement fuzzer seed 7005 program 1920).
+            return [ctx.fresh_copy(r, t, 1_000_000 + i) if o and t.size and not ctx.view_of_argument(r)
+                    and not ctx.is_constant_expression(r) else r
+                    for i, (r, o, t) in enumerate(zip(results, outside, ctx.out))]
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)
