@@ -158,3 +158,20 @@ def test_partially_overlapping_arguments_are_refused_naming_both():
     with pytest.raises(pyjitc.ArgumentError, match=r"arguments b and a share memory.*b\.copy\(\)"):
         add_then_read(x[0:3], x[2:5])
     assert np.array_equal(x, np.arange(5.0))
+
+
+def ravel_of_a_reshaped_new_array(a):
+    w = np.arange(30.0).reshape(5, 6)
+    u = w.ravel()
+    u[0] = a[0, 0]
+    return u, w, (a * 1.0).reshape(6, 5).reshape(-1)
+
+
+def test_a_reshape_of_a_reshaped_array_is_a_view_as_in_numpy():
+    # statement fuzzer seed 7006 program 356: u = w.ravel() with w = np.arange(30.0).reshape(5, 6)
+    # came back as a separate array (NumPy: a view of w's memory)
+    a = np.full((5, 6), 7.0)
+    got, want = pyjitc.jit(ravel_of_a_reshaped_new_array)(a), ravel_of_a_reshaped_new_array(a)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    assert np.shares_memory(got[0], got[1]) and np.shares_memory(want[0], want[1])

@@ -58,7 +58,7 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
     if new == a.shape:
         return a
     out = em.emit("reshape", a, shape=tuple(new), weak=a.weak)
-    if a.view is not None:   # NumPy copies or not depending on the view's memory layout
+    if a.view is not None and not _reshapes_only(a):   # NumPy copies or not depending on the view's memory layout
         return make_view(a, out, None, None)
     old = a.shape
     return make_view(a, out, lambda base: em.b.emit("reshape", base, shape=tuple(new)),
@@ -88,6 +88,16 @@ def transpose(em, a, *axes):
 @register("numpy.ravel", method="ravel", complex_ok=True)
 def ravel(em, a, order="C"):
     return reshape(em, a, -1, order=order)
+
+
+def _reshapes_only(a) -> bool:
+    """Whether `a` is its root array seen through reshapes only: C-contiguous, so a reshape of it
+    is a view in NumPy too (np.arange(30.0).reshape(5, 6).ravel() shares the arange's memory)."""
+    while a.view is not None:
+        if a.view.recipe is None or a.view.recipe[0] != "reshape":
+            return False
+        a = a.view.base
+    return True
 
 
 def take_slice(em, x, ax, start, stop):
