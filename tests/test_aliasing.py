@@ -497,3 +497,22 @@ def test_a_copy_kept_across_a_branch_updating_the_same_argument_passed_twice(sca
     want = copy_then_branch_update_through_the_same_array_twice(theirs, theirs, A)
     assert_same(got, want)
     assert_same(mine, theirs)
+
+
+def copy_by_arithmetic_then_update_the_argument(x, A):
+    b = x * 1.0
+    x[1:-1] = A[-3][2:] - A[-3][:-2]
+    return b, x.sum()
+
+
+def test_a_copy_made_by_arithmetic_keeps_the_argument_values_before_its_update():
+    # statement fuzzer seed 7006 program 1140: IREE folded x * 1.0 into x and updated x's buffer in
+    # place, so b came back with the write (a silent wrong answer)
+    r = np.random.default_rng(0)
+    mine, A = r.random(6), r.random((6, 6))
+    theirs = mine.copy()
+    got = pyjitc.jit(copy_by_arithmetic_then_update_the_argument)(mine, A)
+    want = copy_by_arithmetic_then_update_the_argument(theirs, A)
+    assert_same(got[0], want[0])
+    assert_same(got[1], want[1])
+    assert_same(mine, theirs)

@@ -87,6 +87,10 @@ class LowerCtx:
         """Whether operand i's value is read by more than this op (anywhere in the function)."""
         return self.reads(self.operand_ids[i]) > 1
 
+    def is_parameter(self, i: int) -> bool:
+        """Whether operand i is one of the function's own parameters (an argument array)."""
+        return self.operand_ids[i] in _options.params
+
     @staticmethod
     def reads(value_id: int) -> int:
         """How many times the IR value is read in the function (ops, nested regions, results)."""
@@ -285,6 +289,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
     _options.scalar_loops = scalar_loops
     _options.uses = _use_counts(fns)
+    _options.params = {v.id for fn, _ in fns for v in fn.params}
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
