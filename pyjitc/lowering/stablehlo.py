@@ -81,6 +81,12 @@ class LowerCtx:
         return True
 
     def fresh_copy(self, value: ir.Value, t, number: int) -> ir.Value:
+        if t.dtype.kind == "c":   # the copy loop stores real numbers: the two parts, joined again
+            part = t.with_dtype(np.dtype(f"f{t.dtype.itemsize // 2}"))
+            re = self.hlo("stablehlo.real", value, type=mlir_type(part))
+            im = self.hlo("stablehlo.imag", value, type=mlir_type(part))
+            return self.hlo("stablehlo.complex", scalar_loop.fresh_copy(self, re, part, 2 * number),
+                            scalar_loop.fresh_copy(self, im, part, 2 * number + 1), type=mlir_type(t))
         return scalar_loop.fresh_copy(self, value, t, number)
 
     def shared(self, i: int) -> bool:
