@@ -662,7 +662,7 @@ def _lower_dynamic_update_slice(ctx, operands):
         # into a constant array (`out = np.zeros((3, 2)); out[0, 0] = x[0]`: "expected rank to
         # be smaller or equal to the other rank"); materialised first, it compiles
         update = ctx.barrier(update)
-    if ctx.is_parameter(0) and ctx.shared(0) and ctx.in_types[0].size:
+    if ctx.writes_live_argument() and ctx.in_types[0].size:
         # an argument written in place that is also read elsewhere is written in a copy: IREE 3.13
         # folded `b = x * 1.0` into x and then updated x's buffer in place, so b came back with
         # the write (a silent wrong answer, statement fuzzer seed 7006 program 1140)

@@ -42,6 +42,7 @@ class LowerCtx:
         self.env = env
         self.regions = op.regions
         self.operand_ids = [v.id for v in op.operands]
+        self.op_key = id(op)
         self.in_types = [v.type for v in op.operands]
         self.out = [v.type for v in op.results]
         self.out_types = [mlir_type(t) for t in self.out]
@@ -93,9 +94,10 @@ class LowerCtx:
         """Whether operand i's value is read by more than this op (anywhere in the function)."""
         return self.reads(self.operand_ids[i]) > 1
 
-    def is_parameter(self, i: int) -> bool:
-        """Whether operand i is one of the function's own parameters (an argument array)."""
-        return self.operand_ids[i] in _options.params
+    def writes_live_argument(self) -> bool:
+        """Whether this (top-level) in-place update writes an argument whose old value some
+        result still depends on apart from the update (`b = x * 1.0; x[1:-1] = ...; return b`)."""
+        return self.op_key in _options.live_argument_writes
 
     @staticmethod
     def reads(value_id: int) -> int:
@@ -259,6 +261,43 @@ def lower_function(fn: Function, reflection: dict[str, str] | None = None, scala
     return lower_functions([(fn, reflection)], scalar_loops)
 
 
+def _live_argument_writes(fn) -> set[int]:
+    """The top-level dynamic_update_slice ops (by id) writing a parameter that a result depends on
+    other than through that update: the results are walked back to what they read, treating
+    the update's own result as a leaf."""
+    producer = {r.id: op for op in fn.body.ops for r in op.results}
+    params = {v.id for v in fn.params}
+    out = set()
+    for update in fn.body.ops:
+        if update.name != "dynamic_update_slice" or update.operands[0].id not in params:
+            continue
+        seen, todo = set(), [v.id for v in fn.body.results]
+        while todo:
+            vid = todo.pop()
+            if vid in seen:
+                continue
+            seen.add(vid)
+            op = producer.get(vid)
+            if op is None or op is update:
+                continue
+            todo.extend(v.id for v in op.operands)
+            todo.extend(_captured(op))
+        if update.operands[0].id in seen:
+            out.add(id(update))
+    return out
+
+
+def _captured(op) -> list[int]:
+    """Ids of the values an op's regions read (nested blocks included)."""
+    ids = []
+    for block in op.regions:
+        for inner in block.ops:
+            ids.extend(v.id for v in inner.operands)
+            ids.extend(_captured(inner))
+        ids.extend(v.id for v in block.results)
+    return ids
+
+
 def _use_counts(fns) -> dict[int, int]:
     """How many times each IR value is read (by ops, nested regions included, and as a result)."""
     counts: dict[int, int] = {}
@@ -295,7 +334,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
     _options.scalar_loops = scalar_loops
     _options.uses = _use_counts(fns)
-    _options.params = {v.id for fn, _ in fns for v in fn.params}
+    _options.live_argument_writes = {key for fn, _ in fns for key in _live_argument_writes(fn)}
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
