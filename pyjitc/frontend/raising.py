@@ -118,10 +118,6 @@ def _part(fc, node) -> str:
     return format(conv(value) if conv else value, spec)
 
 
-def is_exception_class(obj) -> bool:
-    return isinstance(obj, type) and issubclass(obj, BaseException) and getattr(builtins, obj.__name__, None) is obj
-
-
 def try_statement(fc, node: ast.Try) -> None:
     """try/except/else/finally. An exception raised by code run at compile time (a raise of the
     user's, a failed lookup in a dict, NumPy's error on compile-time values) runs the matching
