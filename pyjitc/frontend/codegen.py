@@ -238,9 +238,7 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(value, Traced):
             raise NotSupportedError("an f-string of array values has no meaning in compiled code",
                                     hint="format values outside the @jit function")
-        spec = "" if node.format_spec is None else self.visit(node.format_spec)
-        conv = {115: str, 114: repr, 97: ascii}.get(node.conversion)
-        return format(conv(value) if conv else value, spec)
+        return raising.formatted(value, node.conversion, "" if node.format_spec is None else self.visit(node.format_spec))
 
     def visit_FunctionDef(self, node):
         if node.decorator_list:

@@ -113,8 +113,12 @@ def _part(fc, node) -> str:
     value = _static(fc, node.value)
     if value is _UNKNOWN:
         return "{" + ast.unparse(node.value) + "}"
-    spec = "" if node.format_spec is None else message(fc, node.format_spec)
-    conv = {115: str, 114: repr, 97: ascii}.get(node.conversion)
+    return formatted(value, node.conversion, "" if node.format_spec is None else message(fc, node.format_spec))
+
+
+def formatted(value, conversion: int, spec: str) -> str:
+    """One f-string field: `{value!conversion:spec}` as Python formats it."""
+    conv = {115: str, 114: repr, 97: ascii}.get(conversion)
     return format(conv(value) if conv else value, spec)
 
 
