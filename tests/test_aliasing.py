@@ -516,3 +516,124 @@ def test_a_copy_made_by_arithmetic_keeps_the_argument_values_before_its_update()
     assert_same(got[0], want[0])
     assert_same(got[1], want[1])
     assert_same(mine, theirs)
+
+
+def masked_write_read_in_a_branch_then_updated(x, y, t):
+    y[y > 0] = 1.0
+    if t > 0:
+        x -= y
+    y[1:] += 1
+    return x
+
+
+def view_argument_read_in_a_branch_then_updated(x, y, A, n):
+    P1 = np.eye(6)
+    if P1[0, 0] > 0.0:
+        y[y > -1.0] = 1.0
+    for i in range(n):
+        P1[5] += np.minimum(y, x)
+    if np.any(P1 > 2.0):
+        pass
+    else:
+        x -= np.maximum(np.floor(y), P1[-1])
+    y[1:-1] += ((y[2:] * y.sum()) * np.minimum(2.0, y[1:-1]))
+    return P1
+
+
+@pytest.mark.parametrize("t", [1.0, -1.0])
+def test_an_array_a_branch_reads_keeps_its_value_there_when_updated_after_the_branch(t):
+    # statement fuzzer seed 7005 program 498: IREE updated y's buffer in place before the branch
+    # read it, so x came back minus the final y (a silent wrong answer); also through a view of
+    # an argument (y = A[1]) that the branch reads
+    X, Y = np.arange(4.0), np.array([-1.0, 2.0, -3.0, 4.0])
+    mine, theirs = [X.copy(), Y.copy()], [X.copy(), Y.copy()]
+    assert_same(pyjitc.jit(masked_write_read_in_a_branch_then_updated)(*mine, t),
+                masked_write_read_in_a_branch_then_updated(*theirs, t))
+    assert_same(mine[0], theirs[0])
+    assert_same(mine[1], theirs[1])
+    r = np.random.default_rng(1)
+    x, A = r.standard_normal(6) * t, r.standard_normal((3, 6))
+    mine, theirs = (x.copy(), A.copy()), (x.copy(), A.copy())
+    assert_same(pyjitc.jit(view_argument_read_in_a_branch_then_updated)(mine[0], mine[1][1], mine[1], 1),
+                view_argument_read_in_a_branch_then_updated(theirs[0], theirs[1][1], theirs[1], 1))
+    assert_same(mine[0], theirs[0])
+    assert_same(mine[1], theirs[1])
+
+
+def equal_constants_entering_two_loops(n):
+    t1 = np.zeros(8)
+    for i in range(n):
+        t1[4:] = t1[:4] + 1.0
+    t1[t1 > 0.0] = -0.5
+    P4 = np.zeros(8)
+    for i in range(n):
+        P4 += 1.0
+    return t1, P4
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_two_loops_starting_from_equal_constants_compile(n):
+    # statement fuzzer seed 7005 program 362: MLIR merged the two inits, and IREE failed to
+    # compile ("operand does not dominate this use")
+    for g, w in zip(pyjitc.jit(equal_constants_entering_two_loops)(n), equal_constants_entering_two_loops(n)):
+        assert_same(g, w)
+
+
+def view_of_an_argument_returned_beside_a_branch_result(x, y, A):
+    U1 = np.array(y)
+    t2 = U1.copy()
+    if A.sum() > -0.995:
+        x += 0.5
+    else:
+        t2[1:4] *= 2.0
+    return U1, t2
+
+
+def constant_passed_through_a_branch_after_a_loop_over_a_view(x, y, A, n):
+    P1 = y.copy()
+    P2 = np.zeros(x.shape[0] + 2)
+    v5 = P1[1:4]
+    for i in range(n):
+        P1 *= 0.1
+    if v5.sum() > 0.005:
+        A[:] = np.sin(np.abs(A))
+        x -= -2.0
+    else:
+        w = P2[1:-1]
+        w *= 0.5
+    return v5, P2
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_branch_results_passed_through_unchanged_are_valid_buffers(sign):
+    # statement fuzzer seed 7005 program 1692 and seed 7006 program 783: "ref is null;
+    # hal.buffer_view.create" at run time
+    A0, X = np.arange(30.0).reshape(5, 6) * sign, np.arange(6.0)
+    for fn, x in ((view_of_an_argument_returned_beside_a_branch_result, X[:5]),
+                  (constant_passed_through_a_branch_after_a_loop_over_a_view, X)):
+        mine, theirs = (x.copy(), A0.copy()), (x.copy(), A0.copy())
+        extra = () if fn is view_of_an_argument_returned_beside_a_branch_result else (0,)
+        got = pyjitc.jit(fn)(mine[0], mine[1][:, 2], mine[1], *extra)
+        want = fn(theirs[0], theirs[1][:, 2], theirs[1], *extra)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        assert_same(mine[0], theirs[0])
+        assert_same(mine[1], theirs[1])
+
+
+def strided_argument_scaled_then_gathered_in_a_branch(x, y):
+    w1 = np.maximum(0.5, x[2:])
+    t2 = y * 1.0
+    if np.any(w1 > 2.0):
+        y[:] = t2[-3:]
+    return w1
+
+
+@pytest.mark.parametrize("scale", [1.0, 5.0])
+def test_a_strided_view_scaled_and_written_back_in_a_branch_compiles(scale):
+    # statement fuzzer seed 7006 program 1236: "LLVM Translation failed for operation:
+    # builtin.unrealized_conversion_cast"
+    mine, theirs = np.arange(6.0) * scale, np.arange(6.0) * scale
+    assert_same(pyjitc.jit(strided_argument_scaled_then_gathered_in_a_branch)(mine, mine[::2]),
+                strided_argument_scaled_then_gathered_in_a_branch(theirs, theirs[::2]))
+    assert_same(mine, theirs)

@@ -443,6 +443,7 @@ def _lower_if(ctx, operands, **_):
     for mlir_region, block in zip(op.regions, ctx.regions):
         produced = {r.id for o in block.ops for r in o.results}
         outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
+        returned = [ctx.returned(v.id) for v in block.results]
         # an array computed before the if that a branch updates is updated in a copy (an
         # argument is not: its copy made IREE alias `b = A * 1.0` with A, fuzzer seed 2311
         # program 290): IREE 3.13
@@ -463,7 +464,7 @@ def _lower_if(ctx, operands, **_):
                 ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
             return args
 
-        def leave(results, outside=outside):
+        def leave(results, outside=outside, returned=returned):
             # an array computed before the if and passed through a branch unchanged is copied
             # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
             # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
@@ -473,9 +474,12 @@ def _lower_if(ctx, operands, **_):
             # A real copy (a dispatch of its own), not a barrier: with the barrier IREE 3.13 still
             # returned a null buffer where the same value was also returned (`w = x.copy()` before
             # an if updating x on one path; statement fuzzer seed 7005 program 1920).
-            return [ctx.fresh_copy(r, t, 1_000_000 + i) if o and t.size and not ctx.view_of_argument(r)
-                    and not ctx.is_constant_expression(r) else r
-                    for i, (r, o, t) in enumerate(zip(results, outside, ctx.out))]
+            # A view of an argument that the function also returns as it is, is copied after
+            # all: IREE 3.13 returned a null buffer for the if's result (`t2 = np.array(y)` with
+            # y = A[:, 2], returned beside the if's t2; statement fuzzer seed 7005 program 1692).
+            return [ctx.fresh_copy(r, t, 1_000_000 + i) if o and t.size and (not ctx.view_of_argument(r) or ret)
+                    else r
+                    for i, (r, o, t, ret) in enumerate(zip(results, outside, ctx.out, returned))]
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)
@@ -583,7 +587,11 @@ def _lower_while(ctx, operands, **_):
     # constants but one argument array (`y = x.copy()` then `y[i] = y[i - 1] + 1.0`, no bounds
     # check left to carry an error code) failed at run time ("indirect buffer reference slot 0
     # is out range ... copy_buffer").
-    operands = [ctx.barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
+    # The barrier is one of its own: MLIR's CSE merged the barriers of two equal constants
+    # (`np.zeros(8)` entering two loops), and IREE 3.13 then failed to compile the two loops
+    # sharing one init ("operand #11 does not dominate this use", statement fuzzer seed 7005
+    # program 362).
+    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
                 for v, t in zip(operands, ctx.in_types)]
     # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
@@ -662,11 +670,12 @@ def _lower_dynamic_update_slice(ctx, operands):
         # into a constant array (`out = np.zeros((3, 2)); out[0, 0] = x[0]`: "expected rank to
         # be smaller or equal to the other rank"); materialised first, it compiles
         update = ctx.barrier(update)
-    if ctx.writes_live_argument() and ctx.in_types[0].size:
+    if ctx.writes_in_a_copy() and ctx.in_types[0].size:
         # an argument written in place that is also read elsewhere is written in a copy: IREE 3.13
         # folded `b = x * 1.0` into x and then updated x's buffer in place, so b came back with
-        # the write (a silent wrong answer, statement fuzzer seed 7006 program 1140)
-        x = ctx.fresh_copy(x, ctx.in_types[0], 2_000_000)
+        # the write (a silent wrong answer, statement fuzzer seed 7006 program 1140); an array
+        # an earlier branch reads likewise (seed 7005 program 498; see _captured_then_updated)
+        x = ctx.distinct_copy(x, ctx.in_types[0])
     return ctx.hlo("stablehlo.dynamic_update_slice", x, update, *starts)
 
 

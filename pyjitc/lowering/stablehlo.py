@@ -90,14 +90,33 @@ class LowerCtx:
                             scalar_loop.fresh_copy(self, im, part, 2 * number + 1), type=mlir_type(t))
         return scalar_loop.fresh_copy(self, value, t, number)
 
+    def distinct_copy(self, value: ir.Value, t) -> ir.Value:
+        """A fresh copy numbered apart from every other copy in the module (CSE cannot merge two
+        copies of equal constants)."""
+        _options.copies += 1
+        return self.fresh_copy(value, t, 3_000_000 + _options.copies)
+
+    def distinct_barrier(self, value: ir.Value) -> ir.Value:
+        """`value` behind an optimization_barrier that CSE cannot merge with another barrier of
+        an equal value: the barrier also carries a number of its own."""
+        _options.copies += 1
+        tag = self.constant(np.array(_options.copies, np.int64))
+        return self.op("stablehlo.optimization_barrier", [value, tag], [value.type, tag.type]).results[0]
+
+    @staticmethod
+    def returned(value_id: int) -> bool:
+        """Whether the IR value is one of the function's results as it is."""
+        return value_id in _options.returned
+
     def shared(self, i: int) -> bool:
         """Whether operand i's value is read by more than this op (anywhere in the function)."""
         return self.reads(self.operand_ids[i]) > 1
 
-    def writes_live_argument(self) -> bool:
-        """Whether this (top-level) in-place update writes an argument whose old value some
-        result still depends on apart from the update (`b = x * 1.0; x[1:-1] = ...; return b`)."""
-        return self.op_key in _options.live_argument_writes
+    def writes_in_a_copy(self) -> bool:
+        """Whether this in-place update is made in a copy of its target: an argument whose old
+        value some result still depends on apart from the update (`b = x * 1.0; x[1:-1] = ...;
+        return b`), or an array an earlier if or while read inside its regions."""
+        return self.op_key in _options.copied_writes
 
     @staticmethod
     def reads(value_id: int) -> int:
@@ -129,15 +148,16 @@ class LowerCtx:
     def _strided_slice(self, value: ir.Value, depth: int = 6) -> bool:
         """Whether `value` is a slice with a step, or a chain of slices, reshapes, reverses and
         transposes through one (IREE composes them into one strided read), or an elementwise op
-        of two or more such reads (`np.maximum(v, x[::3])` with v = P[::3] failed the same way:
-        statement fuzzer seed 7002 program 41)."""
+        of such reads (`np.maximum(v, x[::3])` with v = P[::3] failed the same way: statement
+        fuzzer seed 7002 program 41; so did `(x[::2] * 1.0)` gathered in an if branch, seed 7006
+        program 1236)."""
         op = self._producer(value)
         while op is not None and op.name in self._MOVES:
             if op.name == "stablehlo.slice" and any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"])):
                 return True
             op = self._producer(op.operands[0])
         if op is not None and depth and op.name in self._ELEMENTWISE and len(op.operands) > 1:
-            return sum(self._strided_slice(v, depth - 1) for v in op.operands) >= 2
+            return any(self._strided_slice(v, depth - 1) for v in op.operands)
         return False
 
     def is_constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
@@ -287,6 +307,38 @@ def _live_argument_writes(fn) -> set[int]:
     return out
 
 
+def _captured_then_updated(block) -> set[int]:
+    """The dynamic_update_slice ops (by id, in `block` and the blocks nested in it) whose target
+    an earlier if or while of the same block reads inside its regions: IREE 3.13 updated the
+    target's buffer in place before the branch read it (`y[y > 0] = 1; if t > 0: x -= y;
+    y[1:] += 1` returned x minus the final y, statement fuzzer seed 7005 program 498)."""
+    out, captured, producer = set(), set(), {}
+    for op in block.ops:
+        if op.name == "dynamic_update_slice":
+            # the target, or what it is a slice or reshape of (IREE updates such views in their
+            # base's buffer)
+            target = op.operands[0]
+            while target.id not in captured and target.id in producer \
+                    and producer[target.id].name in ("slice", "reshape", "transpose"):
+                target = producer[target.id].operands[0]
+            if target.id in captured:
+                out.add(id(op))
+        if op.regions:
+            # what the regions read, and what that was computed from in this block (IREE may
+            # fuse `y = A[1]` or `b = x * 2` into the branch, which then reads A or x itself)
+            todo = _captured(op)
+            while todo:
+                vid = todo.pop()
+                if vid not in captured:
+                    captured.add(vid)
+                    if vid in producer:
+                        todo.extend(v.id for v in producer[vid].operands)
+            for region in op.regions:
+                out |= _captured_then_updated(region)
+        producer.update((r.id, op) for r in op.results)
+    return out
+
+
 def _captured(op) -> list[int]:
     """Ids of the values an op's regions read (nested blocks included)."""
     ids = []
@@ -333,8 +385,11 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     `scalar_loops`: run-time loops doing scalar work become native loops in one dispatch
     (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
     _options.scalar_loops = scalar_loops
+    _options.copies = 0
+    _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = _use_counts(fns)
-    _options.live_argument_writes = {key for fn, _ in fns for key in _live_argument_writes(fn)}
+    _options.copied_writes = {key for fn, _ in fns
+                                     for key in _live_argument_writes(fn) | _captured_then_updated(fn.body)}
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
