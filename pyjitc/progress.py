@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import logging
 import os
+import shutil
 import sys
 import threading
 import time
@@ -110,7 +111,9 @@ def _show(c: Compile, done: threading.Event) -> None:
     if done.wait(DELAY):
         return
     from tqdm import tqdm
-    bar = tqdm(total=None, bar_format="{desc}", file=sys.stderr, leave=False, dynamic_ncols=True)
+    # a terminal that reports no size (a bare pseudo-terminal) gets 100x20: tqdm would draw nothing
+    size = shutil.get_terminal_size((100, 20))
+    bar = tqdm(total=None, bar_format="{desc}", file=sys.stderr, leave=False, ncols=size.columns, nrows=size.lines)
     try:
         for spin in itertools.cycle("|/-\\"):
             bar.set_description_str(f"{spin} {c.status()}", refresh=True)
