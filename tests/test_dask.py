@@ -44,9 +44,9 @@ def test_map_blocks_from_a_module_compiles_nothing_in_the_workers(client):
 
 def test_client_map_from_a_module_compiles_nothing_in_the_workers(client):
     xs = [np.full(8, k, dtype=np.float32) for k in range(6)]
-    kernels.scale_add(xs[0], xs[0])
+    kernels.scale_add(xs[0], xs[0].copy())    # two arrays (the same one twice would compile for that sharing)
     before = worker_compiles(client)
-    futures = client.map(kernels.scale_add, xs, xs)
+    futures = client.map(kernels.scale_add, xs, [x.copy() for x in xs])
     for k, result in enumerate(client.gather(futures)):
         assert result.dtype == np.float32 and np.array_equal(result, np.full(8, 3.0 * k, np.float32))
     assert worker_compiles(client) == before
