@@ -8,6 +8,7 @@ import hashlib
 import importlib
 import logging
 import inspect
+import linecache
 import pickle
 import sys
 import os
@@ -19,6 +20,7 @@ import numpy as np
 
 from .aliasing import find_aliases
 from .backend.target import Target
+from . import progress
 from .errors import ArgumentError, CompileError, JitError
 from .frontend import codegen
 from .frontend.source import real_signature
@@ -193,14 +195,16 @@ class JitFunction:
             if _EXPLAIN:
                 print(f"pyjitc: compiling {self.__qualname__}: {why}", file=sys.stderr)
             log.debug("compiling %s: %s", self.__qualname__, why)
-            lowered = self._lower_values(values, fast_trig)
-            try:
-                compiled = lowered.compile()
-            except CompileError as e:   # IREE failed: point at the function it was compiling
-                raise e.located(self._src.span(self._src.node)) from None
-            start = time.perf_counter()
-            compiled.executable                            # load it now: part of the first call's cost
-            compiled.phases["load"] = time.perf_counter() - start
+            with progress.compiling(self.__qualname__):
+                lowered = self._lower_values(values, fast_trig)
+                try:
+                    compiled = lowered.compile()
+                except CompileError as e:   # IREE failed: point at the function it was compiling
+                    raise e.located(self._src.span(self._src.node)) from None
+                progress.phase("loading")
+                start = time.perf_counter()
+                compiled.executable                            # load it now: part of the first call's cost
+                compiled.phases["load"] = time.perf_counter() - start
             self.last_compile_phases = dict(compiled.phases)
             self.compile_seconds += compiled.compile_seconds
             self._misses += 1
@@ -233,6 +237,7 @@ class JitFunction:
         path can do (lower() for inspection or ahead of time gets libm's)."""
         start = time.perf_counter()
         while True:
+            progress.phase("tracing")
             specs = self._specs(values)
             try:
                 program = codegen.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
@@ -244,6 +249,7 @@ class JitFunction:
                 self._static |= new
                 continue
             traced = time.perf_counter()
+            progress.phase("building StableHLO")
             lowered = Lowered(program, specs, self._target, self._driver)
             lowered.phases = {"trace": traced - start, "stablehlo": time.perf_counter() - traced}
             return lowered
@@ -251,7 +257,8 @@ class JitFunction:
     @_user_facing
     def lower(self, *args, **kwargs) -> Lowered:
         """Specialise for example arguments or `Template`s; returns the Lowered stage."""
-        return self._lower_values(self._bind(args, kwargs))
+        with progress.compiling(self.__qualname__):
+            return self._lower_values(self._bind(args, kwargs))
 
     def cache_info(self) -> CacheInfo:
         """hits, misses (compiles or disk-cache loads), maxsize, currsize (entries), seconds spent
@@ -268,14 +275,22 @@ class JitFunction:
 
     def __reduce__(self):
         """Pickled by reference to the module-level function, with the executables compiled so far
-        (their .vmfb bytes), so a worker process calls them without compiling."""
+        (their .vmfb bytes), so a worker process calls them without compiling. A function of
+        `__main__` (a script, a notebook cell) travels by value when cloudpickle is there (Dask and
+        Ray bring it), with its source: a worker's `__main__` is another module."""
         module, qualname = self._fn.__module__, self._fn.__qualname__
+        options = {"static_argnames": tuple(self._static), "target": self._target.backend,
+                   "cpu": self._target.cpu, "device": self._driver}
+        entries = [(k, c) for k, (c, _) in self._cache.items()]
+        if module == "__main__" and "<locals>" not in qualname:
+            by_value = _by_value(self._fn)
+            if by_value is not None:
+                filename = self._src.filename
+                return _restore_main_jit, (qualname, by_value, filename, linecache.getlines(filename), options, entries)
         if "<locals>" in qualname or module == "__main__" and not hasattr(sys.modules.get("__main__"), qualname):
             raise pickle.PicklingError(f"can't pickle the @jit function {qualname}: only functions defined "
                                        "at module level can be found again in another process")
-        options = {"static_argnames": tuple(self._static), "target": self._target.backend,
-                   "cpu": self._target.cpu, "device": self._driver}
-        return _restore_jit, (module, qualname, options, [(k, c) for k, (c, _) in self._cache.items()])
+        return _restore_jit, (module, qualname, options, entries)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -300,6 +315,40 @@ def _restore_jit(module, qualname, options, entries):
     for key, compiled in entries:   # guards are re-checked by the first call that misses
         obj._cache.setdefault(key, (compiled, []))
     return obj
+
+
+def _by_value(fn) -> bytes | None:
+    try:
+        import cloudpickle
+    except ImportError:
+        return None
+    return cloudpickle.dumps(fn)
+
+
+_from_main: dict[tuple, JitFunction] = {}   # functions of another process's __main__, one object each
+
+
+def _restore_main_jit(qualname, by_value, filename, lines, options, entries):
+    obj = sys.modules.get("__main__")
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, JitFunction):   # not a script re-run as this process's __main__ (a notebook's cell)
+        key = (filename, qualname, hashlib.blake2b(by_value, digest_size=16).digest())
+        obj = _from_main.get(key)
+        if obj is None:
+            if lines and not os.path.exists(filename):   # the source, for the compiler and for error messages
+                linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+            fn = pickle.loads(by_value)
+            fn.__code__ = _with_filename(fn.__code__, filename)   # cloudpickle 3.1 renames it <dynamic-code>
+            obj = _from_main[key] = JitFunction(fn, **options)
+    for key, compiled in entries:
+        obj._cache.setdefault(key, (compiled, []))
+    return obj
+
+
+def _with_filename(code, filename):
+    consts = tuple(_with_filename(c, filename) if inspect.iscode(c) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 @_user_facing

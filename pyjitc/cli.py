@@ -14,19 +14,16 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
-import itertools
 import json
 import sys
-import threading
-import time
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from . import tree
 from .errors import ArgumentError, JitError
+from .progress import compiling
 
 
 class UsageError(Exception):
@@ -137,37 +134,10 @@ def _flat_results(value, prefix="result"):
         yield prefix + "".join(f"[{k!r}]" for k in path), v
 
 
-# ---------------------------------------------------------------- progress on a terminal
-
-@contextmanager
-def progress(message: str):
-    """A spinner on stderr while a compile runs; nothing when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    done = threading.Event()
-
-    def spin():
-        start = time.perf_counter()
-        for c in itertools.cycle("|/-\\"):
-            if done.wait(0.1):
-                break
-            sys.stderr.write(f"\r{c} {message} {time.perf_counter() - start:.1f}s")
-            sys.stderr.flush()
-        sys.stderr.write("\r" + " " * (len(message) + 12) + "\r")
-    t = threading.Thread(target=spin, daemon=True)
-    t.start()
-    try:
-        yield
-    finally:
-        done.set()
-        t.join()
-
-
 # ---------------------------------------------------------------- subcommands
 
 def cmd_mlir(a) -> int:
-    with progress("lowering"):
+    with compiling(a.function):   # a spinner naming the phase on a terminal (pyjitc/progress.py)
         lowered = lowered_for(a.function, a.arg, a.target, a.cpu)
         text = lowered.as_text(a.stage, debug_info=a.debug_info)
     print(text)
@@ -175,7 +145,7 @@ def cmd_mlir(a) -> int:
 
 
 def cmd_compile(a) -> int:
-    with progress(f"compiling {a.function} for {a.target}"):
+    with compiling(f"{a.function} for {a.target}"):
         compiled = lowered_for(a.function, a.arg, a.target, a.cpu).compile()
     out = compiled.save(a.output)
     print(f"wrote {out} ({len(compiled.vmfb)} bytes): {compiled.signature.describe()} "

@@ -3,6 +3,7 @@ formats as `file:line:col: message`, the source line and a caret."""
 from __future__ import annotations
 
 import linecache
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,10 +19,19 @@ class Span:
     end_col: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.filename}:{self.line}:{self.col + 1}"
+        return f"{shown_filename(self.filename)}:{self.line}:{self.col + 1}"
 
     def source_line(self) -> str:
         return linecache.getline(self.filename, self.line).rstrip("\n")
+
+
+def shown_filename(filename: str) -> str:
+    """The file as the user knows it: a Jupyter cell's temporary file is `Cell In[3]`, as IPython
+    names it in tracebacks."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    named = getattr(getattr(shell, "compile", None), "format_code_name", lambda name: None)(filename)
+    return f"{named[0]} {named[1]}" if named else filename
 
 
 class JitError(Exception):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cache, tree
+from . import cache, progress, tree
 from .backend.target import TARGET_DRIVERS, Target
 from .errors import ArgumentError, CompileError, RunError, user_exception
 from .program import FAST_TRIG_RETRY, Program
@@ -64,12 +64,18 @@ class Lowered:
         return self.target.flags()
 
     def compile(self) -> "Compiled":
+        with progress.compiling(self.signature.name):
+            return self._compile()
+
+    def _compile(self) -> "Compiled":
         start = time.perf_counter()
+        progress.phase("looking up the disk cache")
         text = self.as_text(signature=True)
         key = cache.key_for(text, self.target.backend, self.target.flags())
         vmfb = cache.get(key)
         from_disk = vmfb is not None
         if vmfb is None:
+            progress.phase("IREE compile")
             vmfb = self._compile_text(text)
             cache.put(key, vmfb)
         compiled = Compiled(vmfb, self.signature, self.driver)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import progress
 from ..errors import JitError, NotSupportedError, ShapeError
 from . import indexing
 from .branches import exec_body, guarded, select, skipped
@@ -24,7 +25,10 @@ def for_loop(fc, node: ast.For):
     marker = loop_marker(node)
     em = fc.em
     if seq is None:
-        return _unrolled(fc, node, iterate(em, iterable))
+        items = iterate(em, iterable)
+        return _unrolled(fc, node, items, len(items) if isinstance(items, (list, tuple, range)) else None,
+                         f"it iterates over a Python {type(iterable).__name__}, which compiled code has at "
+                         "compile time only: iterate over a range() or an array's rows to get one run-time loop")
     count = seq.count(em)
     forced = marker in em.force_unroll
     if forced or (not isinstance(count, Traced) and count <= SHORT_LOOP):
@@ -33,7 +37,7 @@ def for_loop(fc, node: ast.For):
                 raise NeedStatic(count.params, reason=em.force_unroll.get(marker))
             raise em.force_unroll.get(marker) or JitError("this loop must run at compile time, but its "
                                                           "length depends on array values")
-        return _unrolled(fc, node, (seq.item(em, k) for k in range(count)))
+        return _unrolled(fc, node, (seq.item(em, k) for k in range(count)), count, _why_unrolled(em, marker))
     _run_time_for(fc, node, seq, count, marker)
 
 
@@ -100,13 +104,18 @@ def _loop_body(fc, stmts):
     fc.env.pop(CONTINUE, None)
 
 
-def _unrolled(fc, node, items):
+def _unrolled(fc, node, items, total=None, why=""):
     """A loop interpreted at compile time: each iteration is built into the program."""
     saved = _enter_loop(fc)
+    if total is not None and total >= progress.UNROLL_WARNING:
+        _warn_unrolling(fc, node, total, why)
     for count, item in enumerate(items):
         if count >= MAX_UNROLL:
             raise NotSupportedError(f"this loop runs more than {MAX_UNROLL} times at compile time",
                                     hint="use run-time values (not shapes of slices) in its body")
+        if count == progress.UNROLL_WARNING and total is None:
+            _warn_unrolling(fc, node, None, why)
+        progress.unrolling(count, total)
         go = negate(fc.em, [fc.env.get(BREAK, False), fc.env.get(RETURN, False)])
         if go is False:
             break
@@ -159,6 +168,9 @@ def _unrolled_while(fc, node, marker):
     saved = _enter_loop(fc)
     count = 0
     while True:
+        if count == progress.UNROLL_WARNING:
+            _warn_unrolling(fc, node, None, _why_unrolled(fc.em, marker))
+        progress.unrolling(count, None)
         flags = [fc.env.get(BREAK, False), fc.env.get(RETURN, False)]
         if any(isinstance(f, Traced) for f in flags):
             raise NotSupportedError("this while loop must run at compile time, but it stops on a "
@@ -178,6 +190,24 @@ def _unrolled_while(fc, node, marker):
             raise NotSupportedError(f"this while loop runs more than {MAX_UNROLL} times at compile time")
         _loop_body(fc, node.body)
     _leave_loop(fc, node, saved)
+
+
+def _why_unrolled(em, marker) -> str:
+    reason = em.force_unroll.get(marker)
+    if marker not in em.force_unroll:
+        return ""
+    because = f" ({reason.span}: {reason.message})" if isinstance(reason, JitError) and reason.span else \
+        f" ({reason.message})" if isinstance(reason, JitError) else ""
+    return (f"it runs at compile time because its body needs the loop variable's value{because}: use the "
+            "loop variable only as an index or a slice bound read or written directly (x[:i], x[i] = v, "
+            "sums and dot products of such slices), or np.where over the whole array, to get one run-time loop")
+
+
+def _warn_unrolling(fc, node, total, why):
+    many = f"{total} iterations" if total is not None else f"more than {progress.UNROLL_WARNING} iterations"
+    progress.warn_slow(("unroll", id(node)), fc.src.span(node),
+                       f"this loop is unrolled into {many}: each one becomes part of the program, so "
+                       f"compiling takes long (a minute or more for thousands); {why or 'write it so that it runs as one run-time loop'}")
 
 
 def _truth_value(fc, test_node):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from iree.compiler import ir
 
+from .. import progress
 from ..errors import JitError
 from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
@@ -47,6 +48,7 @@ class LowerCtx:
         self.out = [v.type for v in op.results]
         self.out_types = [mlir_type(t) for t in self.out]
         self.loc = loc
+        self.span = op.span
 
     # generic builders
     def op(self, name, operands, result_types, attrs=None, regions=0) -> ir.Operation:
@@ -225,6 +227,12 @@ class LowerCtx:
         flat = value.reshape(-1)
         if flat.size > 1 and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=value.dtype.kind in "fc"):
             return self.splat(flat[0], t)
+        if value.nbytes >= progress.CONSTANT_WARNING:
+            progress.warn_slow(("constant", self.span), self.span,
+                               f"an array of {value.nbytes / 2**20:.0f} MiB ({t}) is embedded in the compiled "
+                               "code as a constant: compiling, the .vmfb and the disk cache grow with it; "
+                               "pass it as an argument instead of reading it as a global or building it "
+                               "from compile-time values")
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=element_type(value.dtype),
                                         shape=list(value.shape))
         return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result
