@@ -67,7 +67,15 @@ class Known:
     value: Any
 
 
-Leaf = Result | Argument | ViewOf | Known
+@dataclass(frozen=True)
+class Trimmed:
+    """The first `count` (a Result holding an int) entries of `data` along axis 0: a result whose
+    length depends on the data (x[mask], np.nonzero, np.unique), compiled at full capacity."""
+    data: Result
+    count: Result
+
+
+Leaf = Result | Argument | ViewOf | Known | Trimmed
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,8 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
         out = _build(node.base, results, arguments, made)
         for recipe in node.recipes:
             out = view_of(recipe, out)
+    elif isinstance(node, Trimmed):   # a new array of just the selected entries, as NumPy's
+        out = np.array(results[node.data.index][:int(results[node.count.index])], copy=True)
     elif isinstance(node, Result):
         r = results[node.index]
         out = node.weak(r) if node.weak is not None else r[()] if r.ndim == 0 and not node.array else r

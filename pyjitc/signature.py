@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import ArgumentError
 from .ir.types import short_name
-from .program import Argument, Known, OutputTree, Result, ViewOf
+from .program import Argument, Known, OutputTree, Result, Trimmed, ViewOf
 from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
 from .tree import LEAF, TreeDef
 
@@ -178,6 +178,8 @@ def _leaf_out(n):
         return {"input": list(n.path), "shape": list(n.shape), "copy": n.copy}
     if isinstance(n, ViewOf):
         return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes]}
+    if isinstance(n, Trimmed):
+        return {"trimmed": _leaf_out(n.data), "count": _leaf_out(n.count)}
     return {"const": _value_out(n.value)}
 
 
@@ -188,4 +190,6 @@ def _leaf_in(d):
         return Argument(tuple(d["input"]), tuple(d["shape"]), d["copy"])
     if "view" in d:
         return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
+    if "trimmed" in d:
+        return Trimmed(_leaf_in(d["trimmed"]), _leaf_in(d["count"]))
     return Known(_value_in(d["const"]))

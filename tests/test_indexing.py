@@ -145,16 +145,19 @@ def test_write_through_a_layout_dependent_view_is_a_located_error():
     assert "r[0] = 1.0" in str(e.value)
 
 
-def mask_read(x):
-    return x[x > 0]
+def mask_read_in_a_branch(x, t):
+    if t > 0:
+        return x[x > 0]
+    return x[x < 0]
 
 
-def test_returning_a_run_time_mask_read_is_a_located_error_with_a_hint():
-    # its length depends on the data; reducing it or computing with it elementwise compiles
+def test_returning_a_run_time_mask_read_from_a_branch_is_a_located_error_with_a_hint():
+    # its length depends on the data; returned from the top level it compiles
+    # (tests/test_selections.py), as does reducing it or computing with it elementwise
     # (tests/test_run_time_length.py)
-    with pytest.raises(pyjitc.JitError, match="depends on the data.*return np.where") as e:
-        pyjitc.jit(mask_read)(np.ones(3))
-    assert "return x[x > 0]" in str(e.value)
+    with pytest.raises(pyjitc.JitError, match="depends on the data.*top level of the function") as e:
+        pyjitc.jit(mask_read_in_a_branch)(np.ones(3), 1.0)
+    assert "x[x > 0]" in str(e.value)
 
 
 def varying_slice(x, n):

@@ -18,7 +18,7 @@ from ..aliasing import as_index
 from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
-from ..program import Argument, Known, OutputTree, Program, Result, ViewOf
+from ..program import Argument, Known, OutputTree, Program, Result, Trimmed, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
 from . import assignment, branches, indexing, loops, masked, policy, raising, registry
 from .numpy.introspection import NoEffect
@@ -134,8 +134,10 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Return(self, node):
         self.env[RETURN_VALUE] = None if node.value is None else self.visit(node.value)
-        if len(self.stack) == 1 and self.parent is None and masked.contains(self.env[RETURN_VALUE]):
-            masked.need(masked.first(self.env[RETURN_VALUE]), "returning it")
+        top = len(self.stack) == 1 and self.parent is None and not (self.em.loop_depth or self.em.branch_depth)
+        for m in masked.items_of(self.env[RETURN_VALUE], masked.Masked):
+            if not (top and masked.returnable(m)):   # a run-time slice, or from a loop or branch
+                masked.need(m, "returning it" if top else "returning it from inside a loop or branch")
         self.env[RETURN] = True
         raise Exit()
 
@@ -711,7 +713,12 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
         seen[id(value)] = node
         return node
     if isinstance(value, masked.Masked):
-        masked.need(value, "returning it")
+        if id(value) in seen:
+            return seen[id(value)]
+        data, count = masked.compacted(em, value)
+        outputs.extend([data.value, count.value])
+        node = seen[id(value)] = Trimmed(Result(len(outputs) - 2), Result(len(outputs) - 1))
+        return node
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)) or \
             (isinstance(value, type) and (issubclass(value, np.generic) or value in (bool, int, float, complex))):
         return Known(value)

@@ -142,7 +142,7 @@ def _refuse_run_time_length(it: Item):
 def getitem(em: Emitter, x: Traced, index):
     if is_mask(index):
         flags = index[0] if isinstance(index, tuple) else index
-        if flags.shape == x.shape:
+        if flags.ndim and flags.shape == x.shape[:flags.ndim]:
             return _read_selection(em, x, flags)
     items = parse(em, x, index, run_time_length=True)
     if any(it.kind == "array" for it in items):
@@ -172,11 +172,13 @@ def _read_run_time_length(em, x: Traced, items: list[Item]) -> masked.Masked:
 
 
 def _read_selection(em, x: Traced, flags: Traced) -> masked.Masked:
-    """x[mask] with a run-time mask of x's shape: x flattened (a copy, as NumPy's), masked by it."""
-    n = x.type.size
-    flat = em.emit("reshape", x, shape=(n,)) if x.ndim != 1 else em.wrap(x.value, x)
+    """x[mask] with a run-time mask of x's leading axes (all of them, or the rows: X[y == k]):
+    those axes flattened into one (a copy, as NumPy's), masked by the flags."""
+    n = flags.type.size
+    shape = (n,) + x.shape[flags.ndim:]
+    flat = em.emit("reshape", x, shape=shape) if x.shape != shape else em.wrap(x.value, x)
     f = em.emit("reshape", flags, shape=(n,)) if flags.ndim != 1 else flags
-    return masked.Masked(Traced(flat.value, None, x.params), 0, ("flags", f), ("flags", mask_key(em, flags), x.shape), None)
+    return masked.Masked(Traced(flat.value, None, x.params), 0, ("flags", f), ("flags", mask_key(em, flags), flags.shape), None)
 
 
 def mask_key(em, flags: Traced, depth: int = 6):
@@ -623,10 +625,11 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
                        f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
     rest = x.shape[k:]
     if isinstance(value, masked.Masked):     # y[m] = f(x[m]): the same selection
-        if value.key != ("flags", mask_key(em, mask), x.shape) or value.data.ndim != 1:
+        if value.key != ("flags", mask_key(em, mask), mask.shape) or value.data.shape != (mask.type.size,) + rest:
             masked.need(value, f"{what} through another mask")
         v = em.emit("reshape", em.cast(value.data, x.dtype), shape=x.shape)
-        return em.emit("select", mask, v, x, sources=(x,), weak=x.weak)
+        m = mask if k == x.ndim else em.emit("broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(k)))
+        return em.emit("select", m, v, x, sources=(x,), weak=x.weak)
     vshape = value.shape if isinstance(value, Traced) else np.shape(value)
     if len(vshape) > len(rest) and not all(d == 1 for d in vshape[:len(vshape) - len(rest)]):
         raise NotSupportedError(f"{what}: the number of values must match the number of True entries, which is "

@@ -82,7 +82,7 @@ def need(m: Masked, what: str):
         "selection's length (x[mask]) depends on the data"
     hint = "compute with it elementwise, reduce it (sum, dot, max, ...) or write it into " + (
         "a slice with the same bounds; or make the bounds compile-time values" if m.where[0] == "bounds" else
-        "y[mask]; to return it, return np.where(mask, x, 0) or the mask itself")
+        "y[mask]; it can be returned from the top level of the function, outside loops and branches")
     reason = ShapeError(f"this {kind}, and {what} needs it at compile time", hint=hint)
     if m.params:
         raise NeedStatic(m.params, reason=reason)
@@ -271,6 +271,31 @@ def _contraction(em, impl, shown, a, b):
     if ma is not None:            # a 2-D, rows masked
         return Masked(out, 0, a.where, a.key, _join(a, b))
     return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked
+
+
+# ---------------------------------------------------------------- returning a selection
+
+def returnable(m: Masked) -> bool:
+    """Whether the function can return `m` as it is: a selection (always a new array in NumPy).
+    A run-time slice is not: NumPy returns a view of its base."""
+    return m.where[0] == "flags" and m.axis == 0 and m._data is not None
+
+
+def compacted(em, m: Masked) -> tuple[Traced, Traced]:
+    """A selection (x[mask], np.nonzero, np.unique, ...) as the caller gets it: its elements moved
+    to the front of the axis in order, and how many there are (int64); the caller keeps that many
+    (program.Trimmed). Output position j takes the element whose inclusive count of selected
+    elements is j + 1: a prefix sum and a binary search, log2(n) parallel steps each."""
+    from .numpy.reductions import scan
+    from .numpy.sorting import count_before
+    if not returnable(m):
+        need(m, "returning it")
+    data, flags = m.data, m.where[1]
+    n = flags.shape[0]
+    counts = scan(em, em.cast(flags, np.int64), 0, "add", 0)
+    wanted = em.emit("add", em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)), em.full(1, np.int64, (n,)))
+    source = em.emit("min", count_before(em, counts, wanted, "left"), em.full(max(n - 1, 0), np.int64, (n,)))
+    return em.emit("take", data, source, weak=data.weak), length(em, m)
 
 
 # ---------------------------------------------------------------- np.nonzero of a 1-D run-time mask

@@ -157,23 +157,78 @@ def take(em, a, indices, axis=None, out=None, mode=None):
     return getitem(em, x, (slice(None),) * ax + (idx,))
 
 
-@register("numpy.argwhere", "numpy.unique", note="located error: the result's shape depends on the data")
 def _dynamic_shape(em, *args, **kwargs):
     raise NotSupportedError("this function's result has a shape that depends on the data",
                             hint="use a mask with np.where(mask, x, 0) or a fixed-size computation")
 
 
+def _coordinates(em, flags: Traced, shape: tuple) -> list:
+    """For each axis of `shape`, the coordinates of the elements where the (flattened) flags
+    hold: np.nonzero of an N-D array, a selection of each axis's index like x[mask]."""
+    n = flags.shape[0]
+    flat = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
+    key = ("flags", mask_key(em, flags), shape)
+    out = []
+    for i, d in enumerate(shape):
+        stride = int(np.prod(shape[i + 1:], dtype=np.int64))
+        c = em.emit("div", flat, em.full(stride, np.int64, (n,))) if stride != 1 else flat
+        c = em.emit("rem", c, em.full(d, np.int64, (n,))) if i else c
+        out.append(masked.Masked(Traced(c.value, None, frozenset()), 0, ("flags", flags), key, None))
+    return out
+
+
 @register("numpy.nonzero", method="nonzero",
-          note="of a 1-D run-time mask: usable as an index (x[idx], y[idx] = v) and in elementwise "
-               "operations, reductions and len(), like x[mask]; otherwise a located error")
+          note="of a run-time array: a 1-D one's positions are usable as an index (x[idx], y[idx] = v); "
+               "positions work in elementwise operations, reductions, len() and as results, like x[mask]")
 def nonzero(em, a):
     if is_static(a):
         return fold(np.nonzero, a)
     a = em.asarray(a)
-    if a.ndim != 1:
-        _dynamic_shape(em, a)
+    if a.ndim == 0:
+        raise ShapeError("ValueError: Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
     flags = em.cast(a, np.bool_)
-    return (masked.positions(em, flags, ("flags", mask_key(em, flags), a.shape)),)
+    if a.ndim == 1:
+        return (masked.positions(em, flags, ("flags", mask_key(em, flags), a.shape)),)
+    return tuple(_coordinates(em, reshape(em, flags, -1), a.shape))
+
+
+@register("numpy.argwhere", note="as np.nonzero, stacked: (number of nonzero elements, a.ndim)")
+def argwhere(em, a):
+    if is_static(a):
+        return fold(np.argwhere, a)
+    a = em.asarray(a)
+    if a.ndim == 0:
+        _dynamic_shape(em, a)
+    flags = reshape(em, em.cast(a, np.bool_), -1)
+    coords = _coordinates(em, flags, a.shape)
+    n = flags.shape[0]
+    stacked = em.emit("concatenate", *[em.emit("reshape", c.data, shape=(n, 1)) for c in coords], axis=1)
+    return masked.Masked(Traced(stacked.value, None, frozenset()), 0, coords[0].where, coords[0].key, None)
+
+
+@register("numpy.unique", note="of a run-time array: sorted, NaNs as one (equal_nan=True); usable in "
+                                "elementwise operations, reductions, len(), .size and as a result; "
+                                "return_index/inverse/counts and axis= are refused")
+def unique(em, ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):
+    if is_static(ar):
+        return fold(np.unique, ar, return_index=return_index, return_inverse=return_inverse,
+                    return_counts=return_counts, axis=axis, equal_nan=equal_nan)
+    if return_index or return_inverse or return_counts or axis is not None:
+        _dynamic_shape(em, ar)
+    x = sort(em, reshape(em, em.asarray(ar), -1), axis=0)
+    n = x.shape[0]
+    if n == 0:
+        return x
+    first = em.full(True, np.bool_, (1,))
+    new = cmp(em, em.emit("slice", x, start=(1,), limit=(n,), strides=(1,)),
+              em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,)), "NE")
+    if is_float(x.dtype) and equal_nan:
+        both = em.emit("and", isnan(em, em.emit("slice", x, start=(1,), limit=(n,), strides=(1,))),
+                       isnan(em, em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,))))
+        new = em.emit("and", new, em.emit("not", both))
+    flags = em.emit("concatenate", first, new, axis=0) if n > 1 else first
+    return masked.Masked(Traced(x.value, None, x.params), 0, ("flags", flags), ("flags", mask_key(em, flags), (n,)), None)
 
 
 @register("numpy.flatnonzero", note="as np.nonzero")

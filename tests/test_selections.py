@@ -1,0 +1,117 @@
+"""Results whose length depends on the data: x[mask], X[rows], np.nonzero, np.flatnonzero,
+np.argwhere and np.unique, returned, combined and reduced, each with NumPy's values, shape and
+dtype. They compile once per input template: the function is compiled at full capacity and the
+caller gets the selected entries (pyjitc/frontend/masked.py, compacted; program.Trimmed)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pyjitc
+from tests.reference import assert_same, assert_same_call
+
+
+def positive_entries(x):
+    return x[x > 0]
+
+
+def shifted_selection(x):
+    y = x[np.abs(x) < 0.5]
+    return y * 2.0 + 1.0, y.size
+
+
+def rows_where(X, labels):
+    return X[labels == 1]
+
+
+def class_means(X, labels):
+    out = np.zeros((3, X.shape[1]))
+    for k in range(3):
+        rows = X[labels == k]
+        out[k] = rows.sum(axis=0) / max(len(rows), 1)
+    return out
+
+
+def positions(X):
+    return np.nonzero(X > 0.25), np.flatnonzero(X > 0.5), np.argwhere(X < 0.1)
+
+
+def vector_positions(x):
+    idx = np.nonzero(x > 0)[0]
+    return idx, x[idx], len(idx)
+
+
+def distinct(x):
+    u = np.unique(x)
+    return u, u.size, len(u), u.sum()
+
+
+JITTED = {f: pyjitc.jit(f) for f in (positive_entries, shifted_selection, rows_where, class_means,
+                                       positions, vector_positions, distinct)}
+
+values = st.lists(st.floats(-1, 1, allow_nan=False, allow_subnormal=False, width=64), min_size=12, max_size=12).map(np.array)
+
+
+@settings(max_examples=25, deadline=None)
+@given(values)
+def test_a_selection_returned_has_numpys_entries_in_order(x):
+    assert_same_call(JITTED[positive_entries], positive_entries, x)
+    assert_same_call(JITTED[shifted_selection], shifted_selection, x)
+    assert_same_call(JITTED[vector_positions], vector_positions, x)
+
+
+@settings(max_examples=25, deadline=None)
+@given(values, st.lists(st.integers(-1, 3), min_size=4, max_size=4).map(np.array))
+def test_rows_chosen_by_a_label_mask_are_returned_and_reduced_as_numpy(flat, labels):
+    X = flat.reshape(4, 3)
+    assert_same_call(JITTED[rows_where], rows_where, X, labels)
+    got = JITTED[class_means](X, labels)
+    assert_same(got, class_means(X, labels), accumulate=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(values)
+def test_nonzero_flatnonzero_and_argwhere_of_a_matrix_match_numpy(flat):
+    assert_same_call(JITTED[positions], positions, np.abs(flat).reshape(3, 4))
+
+
+@pytest.mark.parametrize("x", [
+    np.array([3.0, np.nan, 1.0, 3.0, np.nan, 2.0, -0.0, 0.0]),
+    np.array([2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]),
+    np.arange(8.0)[::-1].copy(),
+    np.array([np.nan] * 8),
+], ids=["nans-and-repeats", "one-value", "all-distinct", "all-nan"])
+def test_unique_sorts_and_keeps_one_of_each_value_and_one_nan(x):
+    assert_same_call(JITTED[distinct], distinct, x)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=9, max_size=9).map(lambda v: np.array(v, np.int32).reshape(3, 3)))
+def test_unique_of_an_integer_matrix_is_flat_sorted_and_keeps_the_dtype(X):
+    assert_same_call(JITTED[distinct], distinct, X)
+
+
+def test_a_selection_compiles_once_for_every_number_of_selected_entries():
+    f = pyjitc.jit(positive_entries)
+    for k in range(6):
+        x = np.where(np.arange(5) < k, 1.0, -1.0)
+        assert_same(f(x), positive_entries(x))
+    assert f.cache_info().misses == 1
+
+
+def test_a_selection_survives_saving_the_compiled_function(tmp_path):
+    compiled = JITTED[shifted_selection].lower(pyjitc.Template((12,), np.float64)).compile()
+    loaded = pyjitc.load(compiled.save(tmp_path / "selection.vmfb"))
+    x = np.linspace(-1, 1, 12)
+    assert_same(loaded(x), shifted_selection(x))
+
+
+def slice_with_run_time_bounds(x, lo, hi):
+    return x[lo:hi]
+
+
+def test_a_run_time_slice_returned_is_still_a_view_of_the_argument():
+    # NumPy returns a view: the bounds become compile-time values (one compile per bounds)
+    x = np.arange(6.0)
+    got = pyjitc.jit(slice_with_run_time_bounds)(x, 1, 4)
+    assert_same(got, slice_with_run_time_bounds(x, 1, 4))
+    assert np.shares_memory(got, x)
