@@ -39,7 +39,7 @@ class Lowered:
                                    tuple((v.type.shape, v.type.dtype) for v in fn.results),
                                    program.out_tree, tuple(program.writebacks),
                                    tuple(program.checks), program.error_index, target.backend,
-                                   _has_loops(fn.body))
+                                   _has_loops(fn.body), target.input_alignment())
         self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})],
                                        scalar_loops=native_loops(target))
         self.phases: dict[str, float] = {}
@@ -236,7 +236,8 @@ class Compiled:
         for path, _ in self.signature.writebacks:
             if not at_path(values, path).flags.writeable:
                 raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
-        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types)
+        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types,
+                                                        self.signature.input_alignment)
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
