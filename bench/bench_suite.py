@@ -1,4 +1,4 @@
-"""The benchmark suite: NumPy vs jax.jit (when installed) vs pyjitc.jit, in one process,
+"""The benchmark suite: NumPy vs jax.jit and numba.njit (when installed) vs pyjitc.jit, in one process,
 interleaved, medians and ratios; plus first-call latency in fresh processes (cold, and with a
 warm disk cache). Writes bench/results.json and, with matplotlib, bench/results.png.
 
@@ -29,6 +29,10 @@ try:
     jax.config.update("jax_enable_x64", True)     # float64 cases stay float64, as in NumPy
 except ImportError:
     jax = None
+try:
+    import numba
+except ImportError:
+    numba = None
 
 
 # ---------------------------------------------------------------- the programs (NumPy source)
@@ -63,6 +67,22 @@ def solve(a, b):
     return np.linalg.solve(a, b)
 
 
+def add(x, y):
+    return x + y
+
+
+def axpy(a, x, y):
+    return a * x + y
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def batch_rows(a, c):
+    return a.reshape(60, 60, 1, 128) @ c
+
+
 # ---------------------------------------------------------------- JAX versions (idiomatic JAX)
 
 def jax_versions():
@@ -88,7 +108,8 @@ def jax_versions():
 
     return {"softmax": jax.jit(j_softmax), "mlp": jax.jit(j_mlp), "jacobi": jax.jit(j_jacobi),
             "chain": jax.jit(j_chain), "tiny": jax.jit(lambda x: x * 2 + 1),
-            "solve": jax.jit(jnp.linalg.solve)}
+            "solve": jax.jit(jnp.linalg.solve), "add": jax.jit(add), "axpy": jax.jit(axpy),
+            "matmul": jax.jit(matmul), "batch_rows": jax.jit(batch_rows)}
 
 
 def cases(quick: bool):
@@ -107,6 +128,16 @@ def cases(quick: bool):
         ("x*2+1 f32[8] (call overhead)", "tiny", tiny, lambda: (np.ones(8, np.float32),)),
         ("linalg.solve f64 100x100", "solve", solve,
          lambda: (rng.random((100, 100)) + 100 * np.eye(100), rng.random(100))),
+        # memory-bound and BLAS-class cases (issue 18), arrays as NumPy allocates them
+        ("x + y f64[1e6]", "add", add, lambda: (rng.random(1_000_000), rng.random(1_000_000))),
+        ("a * x + y f64[1e5]", "axpy", axpy, lambda: (rng.random(100_000), rng.random(100_000), rng.random(100_000))),
+        ("A @ x f64 4000x5000", "matmul", matmul, lambda: (rng.random((4000, 5000)), rng.random(5000))),
+        ("y @ A f64 4000x5000", "matmul", matmul, lambda: (rng.random(4000), rng.random((4000, 5000)))),
+        ("A @ B f32 1024", "matmul", matmul,
+         lambda: (rng.random((1024, 1024), dtype=np.float32), rng.random((1024, 1024), dtype=np.float32))),
+        ("A @ B f64 1024", "matmul", matmul, lambda: (rng.random((1024, 1024)), rng.random((1024, 1024)))),
+        ("A.reshape(60,60,1,128) @ C f32", "batch_rows", batch_rows,
+         lambda: (rng.random((3600, 128), dtype=np.float32), rng.random((128, 128), dtype=np.float32))),
     ]
 
 
@@ -125,9 +156,16 @@ def run_case(name, key, fn, make_args, jaxfns, rounds):
     if key in jaxfns:
         runners["jax"] = (jaxfns[key], lambda out: out.block_until_ready())
     fresh = (lambda: [a.copy() if isinstance(a, np.ndarray) else a for a in args]) if key == "jacobi" else (lambda: args)
+    if numba is not None:
+        try:                                      # Numba compiles the NumPy source itself, or not at all
+            nb = numba.njit(fn)
+            timed(nb, fresh())
+            runners["numba"] = (nb, None)
+        except Exception:
+            pass
     for fn_, block in runners.values():          # warm up: compile, caches
         timed(fn_, fresh(), block)
-    inner = 200 if key == "tiny" or "[1000]" in name else 1
+    inner = 200 if key == "tiny" or "[1000]" in name else 20 if "[1e5]" in name else 1
     times = {k: [] for k in runners}
     for _ in range(rounds):                       # interleaved: noise hits all alike
         for k, (fn_, block) in runners.items():
@@ -184,25 +222,29 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="smaller big softmax, fewer rounds")
+    ap.add_argument("--only", default="", help="run the cases whose name contains this text")
+    ap.add_argument("--no-latency", action="store_true", help="skip the first-call measurements")
     a = ap.parse_args()
     rounds = 5 if a.quick else a.rounds
     jaxfns = jax_versions()
-    results = [run_case(*c, jaxfns, rounds) for c in cases(a.quick)]
-    latency = first_call_latency()
+    results = [run_case(*c, jaxfns, rounds) for c in cases(a.quick) if a.only in c[0]]
+    latency = {} if a.no_latency else first_call_latency()
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.python_version()}"
-    print(f"machine: {machine}; jax: {jax.__version__ if jax else 'not installed'}")
-    print(f"{'case':42s} {'NumPy':>10s} {'JAX':>10s} {'pyjitc':>10s} {'pyjitc/NumPy':>13s} {'pyjitc/JAX':>11s}")
+    print(f"machine: {machine}; jax: {jax.__version__ if jax else 'not installed'}; "
+          f"numba: {numba.__version__ if numba else 'not installed'}")
+    print(f"{'case':42s} {'NumPy':>10s} {'Numba':>10s} {'JAX':>10s} {'pyjitc':>10s} {'pyjitc/NumPy':>13s} {'pyjitc/JAX':>11s}")
     for r in results:
         m = r["median_s"]
         fmt = lambda s: f"{s * 1e3:8.3f}ms" if s is not None else "       n/a"
         jr = f"{r['ratio_pyjitc_to_jax']:10.2f}x" if r["ratio_pyjitc_to_jax"] else "       n/a"
-        print(f"{r['case']:42s} {fmt(m['numpy'])} {fmt(m.get('jax'))} {fmt(m['pyjitc'])} "
+        print(f"{r['case']:42s} {fmt(m['numpy'])} {fmt(m.get('numba'))} {fmt(m.get('jax'))} {fmt(m['pyjitc'])} "
               f"{r['ratio_pyjitc_to_numpy']:12.2f}x {jr}")
     for label, v in latency.items():
         phases = ", ".join(f"{k} {t * 1e3:.1f} ms" for k, t in v["phases_s"].items())
         print(f"first call, fresh process, {label}: {v['first_call_s'] * 1e3:.0f} ms beyond import "
               f"(import {v['import_s'] * 1e3:.0f} ms, disk hit: {v['disk_hit']}; {phases})")
-    payload = {"machine": machine, "jax": jax.__version__ if jax else None, "rounds": rounds,
+    payload = {"machine": machine, "jax": jax.__version__ if jax else None,
+               "numba": numba.__version__ if numba else None, "rounds": rounds,
                "results": results, "first_call": latency}
     (HERE / "results.json").write_text(json.dumps(payload, indent=2))
     try:
@@ -211,7 +253,7 @@ def main():
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(9, 4))
         names = [r["case"] for r in results]
-        for i, k in enumerate(["numpy", "jax", "pyjitc"]):
+        for i, k in enumerate(["numpy", "jax", "pyjitc"]):   # (Numba: in the table and results.json)
             vals = [r["median_s"].get(k, 0) / r["median_s"]["numpy"] for r in results]
             ax.barh([j + i * 0.27 for j in range(len(names))], vals, height=0.27, label=k)
         ax.set_yticks([j + 0.27 for j in range(len(names))], names, fontsize=7)

@@ -32,6 +32,7 @@ class Signature:
     error_index: int | None = None               # the result holding the error code
     target: str = "llvm-cpu"
     has_loops: bool = False                      # run-time loops: worth the multi-threaded driver
+    input_alignment: int = 64                    # bytes the code assumes of inputs used in place (target.py)
 
     @property
     def dynamic(self) -> list[tuple[tuple, Any]]:
@@ -51,6 +52,7 @@ class Signature:
             "out_tree": _tree_out(self.out_tree),
             "writebacks": [[list(p), i] for p, i in self.writebacks],
             "checks": list(self.checks), "error_index": self.error_index, "has_loops": self.has_loops,
+            "input_alignment": self.input_alignment,
         }, separators=(",", ":"))
 
     @classmethod
@@ -64,7 +66,8 @@ class Signature:
             results.append((tpl.shape, tpl.dtype))
         return cls(d["name"], tuple((n, _spec_in(s)) for n, s in d["params"]), tuple(results),
                    _tree_in(d["out_tree"]), tuple((tuple(p), i) for p, i in d["writebacks"]),
-                   tuple(d["checks"]), d["error_index"], d.get("target", "llvm-cpu"), d.get("has_loops", False))
+                   tuple(d["checks"]), d["error_index"], d.get("target", "llvm-cpu"), d.get("has_loops", False),
+                   d.get("input_alignment", 64))
 
 
 def _type_out(shape, dtype) -> str:

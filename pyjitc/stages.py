@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import cache, progress, tree
-from .backend.target import TARGET_DRIVERS, Target
+from .backend.target import TARGET_DRIVERS, Contraction, Target, module_flags
 from .errors import ArgumentError, CompileError, RunError, user_exception
 from .program import FAST_TRIG_RETRY, Program
 from .signature import REFLECTION_KEY, Signature
@@ -39,7 +39,7 @@ class Lowered:
                                    tuple((v.type.shape, v.type.dtype) for v in fn.results),
                                    program.out_tree, tuple(program.writebacks),
                                    tuple(program.checks), program.error_index, target.backend,
-                                   _has_loops(fn.body))
+                                   _has_loops(fn.body), target.input_alignment())
         self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})],
                                        scalar_loops=native_loops(target))
         self.phases: dict[str, float] = {}
@@ -60,8 +60,9 @@ class Lowered:
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
 
     def compiler_flags(self) -> list[str]:
-        """The IREE flags this module is compiled with (besides the target backend)."""
-        return self.target.flags()
+        """The IREE flags this module is compiled with (besides the target backend): the target's,
+        and those that follow the ops the module holds (target.module_flags)."""
+        return self.target.flags() + module_flags(self.target, contractions(self.program.function.body))
 
     def compile(self) -> "Compiled":
         with progress.compiling(self.signature.name):
@@ -71,7 +72,7 @@ class Lowered:
         start = time.perf_counter()
         progress.phase("looking up the disk cache")
         text = self.as_text(signature=True)
-        key = cache.key_for(text, self.target.backend, self.target.flags())
+        key = cache.key_for(text, self.target.backend, self.compiler_flags())
         vmfb = cache.get(key)
         from_disk = vmfb is not None
         if vmfb is None:
@@ -93,8 +94,9 @@ class Lowered:
         bug: the test suite turns this warning into an error), the same function with host loops."""
         from .backend import iree as backend
         from .lowering.stablehlo import lower_functions
+        extra = module_flags(self.target, contractions(self.program.function.body))
         try:
-            return backend.compile_stablehlo(text, self.target)
+            return backend.compile_stablehlo(text, self.target, extra)
         except CompileError as e:
             if NATIVE_LOOP_MARK not in text:
                 raise
@@ -102,7 +104,7 @@ class Lowered:
                           f"instead (slower; please report): {str(e).splitlines()[0]}", NativeLoopWarning, stacklevel=2)
             module = lower_functions([(self.program.function, {REFLECTION_KEY: self.signature.to_json()})],
                                      scalar_loops=False)
-            return backend.compile_stablehlo(module.text(), self.target)
+            return backend.compile_stablehlo(module.text(), self.target, extra)
 
 
 NATIVE_LOOP_MARK = "flow.dispatch.region"
@@ -120,6 +122,21 @@ def native_loops(target: Target) -> bool:
 
 def _has_loops(block) -> bool:
     return any(op.name == "while" or any(_has_loops(r) for r in op.regions) for op in block.ops)
+
+
+def contractions(block):
+    """Every dot_general in `block` (regions included) as a target.Contraction."""
+    for op in block.ops:
+        if op.name == "dot_general":
+            (a, b), at = op.operands, op.attrs
+            size = lambda t, axes: int(np.prod([t.shape[i] for i in axes], dtype=np.int64))
+            free = lambda t, c, bt: [i for i in range(len(t.shape)) if i not in c and i not in bt]
+            yield Contraction(size(a.type, at["lhs_batch"]),
+                              size(a.type, free(a.type, at["lhs_contract"], at["lhs_batch"])),
+                              size(b.type, free(b.type, at["rhs_contract"], at["rhs_batch"])),
+                              size(a.type, at["lhs_contract"]))
+        for region in op.regions:
+            yield from contractions(region)
 
 
 def dump_stages(lowered: Lowered, compiled: "Compiled", directory: Path) -> list[Path]:
@@ -225,7 +242,8 @@ class Compiled:
         for path, _ in self.signature.writebacks:
             if not at_path(values, path).flags.writeable:
                 raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
-        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types)
+        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types,
+                                                        self.signature.input_alignment)
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
@@ -321,7 +339,8 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     target = target or lowered[0].target
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered],
                              scalar_loops=native_loops(target))
-    vmfb = backend.compile_stablehlo(module.text(), target)
+    extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)])
+    vmfb = backend.compile_stablehlo(module.text(), target, extra)
     return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver)
 
 

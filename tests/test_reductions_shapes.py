@@ -1,7 +1,7 @@
 """Reductions, matmul/dot, reshape/transpose/astype and basic indexing agree with NumPy."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import pyjitc
 from tests.reference import assert_same, numpy_result
@@ -82,6 +82,36 @@ def batched(a, b):
 def test_batched_matmul_broadcasts_batch_dimensions_like_numpy():
     a = np.random.default_rng(0).standard_normal((2, 1, 3, 4)).astype(np.float32)
     b = np.random.default_rng(1).standard_normal((5, 4, 2)).astype(np.float32)
+    assert_same(batched(a, b), a @ b, accumulate=True)
+
+
+# One side a stack of matrices (or vectors), the other a single matrix or vector: one product
+# with the stack's batch axes as free axes, never the single operand broadcast over the stack.
+ONE_SIDE_BATCHED = [((60, 60, 1, 16), (16, 8)), ((3, 4, 5), (5, 6)), ((2, 1, 4, 5), (5, 3)), ((3, 4, 5), (5,)),
+                    ((4, 5), (3, 5, 2)), ((5,), (3, 5, 2)), ((1, 4, 5), (2, 5, 3)), ((4, 5), (1, 1, 5, 3)),
+                    ((2, 3, 1, 4), (1, 4, 2))]
+
+
+@settings(max_examples=15)
+@given(st.data())
+def test_stack_times_one_matrix_matches_numpy_either_way_round(data):
+    sa, sb = data.draw(st.sampled_from(ONE_SIDE_BATCHED))
+    dtype = data.draw(st.sampled_from([np.float32, np.float64, np.int32, np.bool_, np.complex64]))
+    a = data.draw(arrays(dtype, sa, allow_nan=False, min_value=-10, max_value=10))
+    b = data.draw(arrays(dtype, sb, allow_nan=False, min_value=-10, max_value=10))
+    assert_same(batched(a, b), a @ b, accumulate=True)
+
+
+def test_stack_times_one_matrix_does_not_broadcast_the_matrix():
+    t = lambda *s: pyjitc.Template(s, np.float32)
+    for a, b in ((t(60, 60, 1, 128), t(128, 128)), (t(128, 128), t(60, 128, 4))):
+        assert "broadcast" not in batched.lower(a, b).as_text()
+
+
+def test_float64_matmuls_of_every_size_compile_and_match_numpy():
+    # IREE 3.13 refused float64 products of 32x32 and up under the peeling flag (large vectors)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((64, 48)), rng.standard_normal((48, 40))
     assert_same(batched(a, b), a @ b, accumulate=True)
 
 

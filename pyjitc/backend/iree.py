@@ -151,7 +151,7 @@ class _Owner:
         self._array, self._view, self._mapping, self._runtime = array, view, mapping, runtime
 
 
-IMPORT_ALIGNMENT = 64    # IREE's CPU code assumes 64-byte aligned buffers
+IMPORT_ALIGNMENT = 64    # what IREE's CPU code assumes of a buffer unless compiled for less (target.py)
 
 
 def _address(a: np.ndarray) -> int:
@@ -198,8 +198,9 @@ class Executable:
             self._functions[name] = fn
         return fn
 
-    def invoke(self, name: str, arrays, result_types) -> list[np.ndarray]:
-        """`arrays`: C-contiguous host arrays in the signature's dtypes; `result_types`: (shape, dtype)."""
+    def invoke(self, name: str, arrays, result_types, alignment: int = IMPORT_ALIGNMENT) -> list[np.ndarray]:
+        """`arrays`: C-contiguous host arrays in the signature's dtypes; `result_types`: (shape, dtype);
+        `alignment`: the bytes of alignment the function's code assumes of its inputs."""
         fn = self.function(name)
         rt = self.rt
         args = ireert.VmVariantList(len(arrays))
@@ -207,7 +208,7 @@ class Executable:
         for a in arrays:
             if a.dtype == np.bool_:
                 a = a.view(np.int8)
-            args.push_ref(self._input(a, shared))
+            args.push_ref(self._input(a, shared, alignment))
         rets = ireert.VmVariantList(len(result_types))
         context = getattr(self._local, "context", None)
         if context is None:
@@ -227,13 +228,13 @@ class Executable:
             out.append(host.view(np.bool_) if dtype == np.bool_ else host)
         return out
 
-    def _input(self, a: np.ndarray, shared: list):
+    def _input(self, a: np.ndarray, shared: list, alignment: int = IMPORT_ALIGNMENT):
         """An IREE buffer view holding `a`: on CPU drivers, a result of an earlier call is used as
-        it is, and a large 64-byte aligned array is imported without a copy; otherwise copied."""
+        it is, and a large array at the code's `alignment` is imported without a copy; otherwise copied."""
         rt = self.rt
         if self.zero_copy and a.nbytes >= ZERO_COPY_BYTES:
             view = _as_result_buffer(a, rt)
-            if view is None and _address(a) % IMPORT_ALIGNMENT == 0 and a.flags.writeable:   # IREE imports writable memory only
+            if view is None and _address(a) % alignment == 0 and a.flags.writeable:   # IREE imports writable memory only
                 buffer = rt.allocator.import_host_allocation(
                     a, ireert.MemoryType.DEVICE_LOCAL | ireert.MemoryType.HOST_VISIBLE,
                     ireert.BufferUsage.DEFAULT | ireert.BufferUsage.MAPPING)

@@ -21,6 +21,37 @@ SEMANTIC_FLAGS = (
 # innermost axis slow: softmax over f32[1000,1000,5] 16.9 ms -> 9.0 ms, the MLP 1.03 -> 0.83 ms,
 # nothing slower.
 LLVM_CPU_SPEED_FLAGS = ("--iree-llvmcpu-vector-pproc-strategy=peel",)
+# Peeling gives float64 matmuls of 32x32 and up vector.contract ops of 32 KiB, which IREE 3.13
+# refuses ("One or more operations with large vector sizes"): every such `A @ B` was a
+# CompileError. The check is only a guard; without it the same code runs 1024^2 f64 in about
+# NumPy's time (20 ms here).
+LLVM_CPU_COMPILE_FLAGS = ("--iree-llvmcpu-fail-on-large-vector=false",)
+# The alignment IREE's CPU code may assume of a buffer it is given (it marks every binding's
+# pointer `align N`); 64 by default, and NumPy allocates large arrays 16 bytes past a page, so
+# every large argument was copied before the call. Compiled for 8, the code uses unaligned vector
+# loads (no slower on aligned data here) and NumPy's own arrays are read in place: x + y on
+# f64[1e6] 1.0 -> 0.35 ms (two 8 MB copies were 0.5-0.8 ms of it). Imported with 64 and run on
+# 16-aligned memory, IREE 3.13's code crashes (aligned AVX-512 loads), so the alignment a .vmfb
+# assumes travels in its signature (Signature.input_alignment; files without it: 64).
+LLVM_CPU_INPUT_ALIGNMENT = 8
+DEFAULT_INPUT_ALIGNMENT = 64
+
+# Flags that follow the ops a module contains (module_flags). Data tiling (operands packed into
+# tiles, a microkernel multiplying them) wins on matrix-matrix products and loses on
+# matrix-vector ones, where packing the matrix costs more than the product:
+# see bench/bench_contractions.py and README "Performance and caches".
+DATA_TILING_FLAGS = ("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d")
+DATA_TILING_MIN_DIM = 256    # both free sides of every contraction at least this long
+
+
+@dataclass(frozen=True)
+class Contraction:
+    """What flags care about in one dot_general: its batch size, free sizes (rows of the
+    left operand, columns of the right) and contracted length."""
+    batch: int
+    m: int
+    n: int
+    k: int
 
 TARGET_DRIVERS = {  # compile target backend -> runtime driver that runs it
     "llvm-cpu": "local-task",
@@ -48,11 +79,28 @@ class Target:
         if self.backend == "llvm-cpu":
             flags.append(f"--iree-llvmcpu-target-cpu={self.cpu}")
             flags.extend(LLVM_CPU_SPEED_FLAGS)
+            flags.extend(LLVM_CPU_COMPILE_FLAGS)
+            flags.append(f"--iree-stream-resource-min-offset-alignment={LLVM_CPU_INPUT_ALIGNMENT}")
         elif self.backend == "rocm":
             flags.append(f"--iree-rocm-target={'gfx942' if self.cpu == 'host' else self.cpu}")
         elif self.cpu != "host" and self.backend in GPU_TARGET_FLAGS:
             flags.append(f"{GPU_TARGET_FLAGS[self.backend]}={self.cpu}")
         return flags
+
+    def input_alignment(self) -> int:
+        """Bytes of alignment the compiled code assumes of the buffers it is given."""
+        return LLVM_CPU_INPUT_ALIGNMENT if self.backend == "llvm-cpu" else DEFAULT_INPUT_ALIGNMENT
+
+
+def module_flags(target: Target, contractions) -> list[str]:
+    """Flags for one module beyond `target.flags()`, from the contractions it holds: data tiling
+    when every one multiplies matrices whose free sides are all long (a module holding a
+    matrix-vector product too goes without: packing its matrix would cost more than the gemm gains)."""
+    contractions = list(contractions)
+    if target.backend == "llvm-cpu" and contractions and all(
+            min(c.m, c.n) >= DATA_TILING_MIN_DIM for c in contractions):
+        return list(DATA_TILING_FLAGS)
+    return []
 
 
 GPU_TARGET_FLAGS = {"cuda": "--iree-cuda-target", "vulkan-spirv": "--iree-vulkan-target",

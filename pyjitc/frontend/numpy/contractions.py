@@ -35,12 +35,36 @@ def matmul(em, a, b):
         raise ShapeError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                          f"(n?,k),(k,m?)->(n?,m?) (size {b2.shape[-2]} is different from {a2.shape[-1]})")
     batch = broadcast_shapes("matmul", a2.shape[:-2], b2.shape[:-2])
-    a2 = em.broadcast(a2, batch + a2.shape[-2:])
-    b2 = em.broadcast(b2, batch + b2.shape[-2:])
-    nb = len(batch)
-    out = _dot(em, a2, b2, (nb + 1,), (nb,), tuple(range(nb)), tuple(range(nb)), loop[-1])
     shape = batch + (a.shape[-2:-1] if a.ndim > 1 else ()) + (b.shape[-1:] if b.ndim > 1 else ())
+    out = _one_side_batched(em, a2, b2, batch, loop[-1])
+    if out is None:
+        a2 = em.broadcast(a2, batch + a2.shape[-2:])
+        b2 = em.broadcast(b2, batch + b2.shape[-2:])
+        nb = len(batch)
+        out = _dot(em, a2, b2, (nb + 1,), (nb,), tuple(range(nb)), tuple(range(nb)), loop[-1])
     return reshape(em, out, shape)
+
+
+def _one_side_batched(em, a2, b2, batch, out_dtype):
+    """A stack of matrices times one matrix (either way round) as one product, without
+    broadcasting the single matrix over the stack: the stack's batch axes are free axes of its
+    operand. `A.reshape(60, 60, 1, 128) @ C` is one (3600 x 128) @ (128 x 128) product (it was
+    3600 products of one row each against C copied 3600 times: 120 ms for NumPy's 2 ms).
+    None when both sides are stacks (or boolean, which _dot writes out only for batch dims)."""
+    nb = len(batch)
+    single = lambda x: int(np.prod(x.shape[:-2], dtype=np.int64)) == 1
+    if nb == 0 or is_bool(out_dtype) or single(a2) == single(b2):
+        return None
+    (m, _), n = a2.shape[-2:], b2.shape[-1]
+    if single(b2):     # (batch, m, k) @ (k, n): rows of every matrix of the stack times b
+        b2 = reshape(em, b2, b2.shape[-2:])
+        return _dot(em, reshape(em, a2, batch + a2.shape[-2:]), b2, (nb + 1,), (0,), (), (), out_dtype)
+    # (m, k) @ (batch, k, n): a times every matrix, giving (m, batch, n), then m moved in
+    out = _dot(em, reshape(em, a2, a2.shape[-2:]), reshape(em, b2, batch + b2.shape[-2:]), (1,), (nb,), (), (),
+               out_dtype)
+    if m == 1:
+        return reshape(em, out, batch + (1, n))
+    return em.emit("transpose", out, perm=tuple(range(1, nb + 1)) + (0, nb + 1), weak=out.weak)
 
 
 def _dot(em, a, b, lc, rc, lb, rb, out_dtype):

@@ -1,0 +1,94 @@
+"""IREE flags that follow the module (data tiling only for matrix-matrix products) and NumPy's own
+arrays read in place at the alignment the code is compiled for: the policy, the disk-cache key
+that includes it, and NumPy's results on the inputs and flags involved."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import pyjitc
+from pyjitc import cache
+from pyjitc.backend import target
+from pyjitc.stages import Compiled
+
+from .reference import assert_same
+
+DATA_TILING = set(target.DATA_TILING_FLAGS)
+
+
+@pyjitc.jit
+def mm(a, b):
+    return a @ b
+
+
+@pyjitc.jit
+def two_layers(x, w1, w2):
+    return (x @ w1) @ w2
+
+
+def t(*shape, dtype=np.float32):
+    return pyjitc.Template(shape, dtype)
+
+
+def test_data_tiling_only_when_every_contraction_multiplies_long_matrices():
+    n = target.DATA_TILING_MIN_DIM
+    assert DATA_TILING <= set(mm.lower(t(n, 64), t(64, n)).compiler_flags())
+    for a, b in ((t(4000, 500), t(500)), (t(500), t(500, 4000)), (t(n - 1, 64), t(64, 4000)), (t(8, 8), t(8, 8))):
+        assert not DATA_TILING & set(mm.lower(a, b).compiler_flags()), (a, b)
+    # a module holding a matrix-vector-like product too goes without (packing its matrix costs more)
+    assert not DATA_TILING & set(two_layers.lower(t(n, n), t(n, n), t(n, 10)).compiler_flags())
+    assert DATA_TILING <= set(two_layers.lower(t(n, n), t(n, n), t(n, n)).compiler_flags())
+
+
+def test_data_tiling_is_for_llvm_cpu_only():
+    cuda = pyjitc.jit(mm.__wrapped__, target="cuda")
+    assert not DATA_TILING & set(cuda.lower(t(512, 512), t(512, 512)).compiler_flags())
+
+
+def test_the_disk_cache_key_includes_the_module_flags():
+    lowered = mm.lower(t(512, 512), t(512, 512))
+    text = lowered.as_text(signature=True)
+    assert cache.key_for(text, "llvm-cpu", lowered.compiler_flags()) != cache.key_for(
+        text, "llvm-cpu", lowered.target.flags())
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    return mm.lower(t(256, 256, dtype=np.float64), t(256, 256, dtype=np.float64)).compile()
+
+
+def test_data_tiled_gemm_matches_numpy_on_numpy_allocated_and_offset_inputs(gemm):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((256, 256)), rng.standard_normal((256, 257))[:, 1:]   # b: copied (not contiguous)
+    assert_same(gemm(a, b), a @ b, accumulate=True)
+    flat = rng.standard_normal(256 * 256 + 1)
+    shifted = flat[1:].reshape(256, 256)          # 8 bytes past NumPy's allocation: read in place
+    assert shifted.ctypes.data % 64 != 0
+    assert_same(gemm(shifted, a), shifted @ a, accumulate=True)
+
+
+@pyjitc.jit
+def add(x, y):
+    return x + y
+
+
+@pytest.mark.parametrize("offset", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16])
+def test_elementwise_on_inputs_at_any_offset_matches_numpy(offset, dtype):
+    # float32/int16 views at odd offsets are below the compiled alignment (8 bytes): copied first
+    base = np.arange(100_000 + offset, dtype=dtype)
+    x, y = base[offset:], base[offset:][::-1].copy()
+    assert_same(add(x, y), x + y)
+    assert add.lower(t(100_000, dtype=dtype), t(100_000, dtype=dtype)).compile().signature.input_alignment \
+        == target.LLVM_CPU_INPUT_ALIGNMENT
+
+
+def test_a_vmfb_compiled_for_64_byte_alignment_copies_numpy_allocated_inputs():
+    # files written before the alignment entered the signature say nothing and mean 64
+    lowered = add.lower(t(100_000, dtype=np.float64), t(100_000, dtype=np.float64))
+    sig = dataclasses.replace(lowered.signature, input_alignment=64)
+    assert type(sig).from_json(sig.to_json().replace(',"input_alignment":64', "")).input_alignment == 64
+    compiled = Compiled(lowered.compile().vmfb, sig)
+    x = np.random.default_rng(1).standard_normal(100_000)
+    assert x.ctypes.data % 64 != 0
+    assert_same(compiled(x, x), x + x)
