@@ -16,10 +16,6 @@ from ..template import PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, leave
 from .. import tree
 from .reverse import gradients
 
-LOOP_TRIPS_MESSAGE = ("autodiff: a run-time loop ran more trips than its checkpoint buffers hold "
-                      "(K * K, see PYJITC_GRAD_LOOP_MEMORY)")
-
-
 class GradFunction(JitFunction):
     """`fn`'s gradient with respect to the arguments `argnums` (and its value, `with_value`),
     compiled per input template like @jit. Arguments updated in place by `fn` are left as they
@@ -113,13 +109,12 @@ class GradFunction(JitFunction):
             outputs.append(g)
         checks, error_index = tuple(program.checks), None
         if overflows:
-            checks += (LOOP_TRIPS_MESSAGE,)
-            flag = overflows[0]
-            for f in overflows[1:]:
-                flag = builder.emit("or", flag, f)
-            code = builder.emit("constant", value=np.asarray(len(checks), np.int32))
             zero = builder.emit("constant", value=np.asarray(0, np.int32))
-            err = builder.emit("select", flag, code, zero)
+            err = zero
+            for flag, message in overflows:
+                checks += (message,)
+                code = builder.emit("constant", value=np.asarray(len(checks), np.int32))
+                err = builder.emit("select", flag, code, err)
             if old_err is not None:
                 err = builder.emit("select", builder.emit("compare", old_err, zero, direction="NE"), old_err, err)
             old_err = err

@@ -263,7 +263,9 @@ class Reverse:
         carried = self.down_loop(e("sub", nseg, one), list(ct_state) + list(ct_caps), segment, op.span)
         # more trips than K * K: NaN rather than a wrong gradient (a top-level loop also raises)
         if len(self.b.blocks) == 1:
-            self.overflows.append(overflow)
+            self.overflows.append((overflow, f"{op.span}: autodiff: this loop ran more than {k * k} trips, "
+                                   f"more than its {k} + {k} checkpoint slots cover; set PYJITC_GRAD_LOOP_MEMORY "
+                                   f"above {LOOP_MEMORY_BYTES} bytes"))
         nan = lambda g: e("select", _spread(e, overflow, g.type), e.like(g, np.nan), g)
         carried = [nan(g) for g in carried]
         ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
