@@ -316,11 +316,30 @@ def _scatter_add(e, op, ins, outs, g):
     return [g, None, e("take", g, idx)]
 
 
+@rule("sort")
+def _sort(e, op, ins, outs, g):
+    """Each element's cotangent goes back to where it came from: a scatter along `axis` by the
+    sorting permutation (sorted again with its indices when the forward sort had none)."""
+    x = ins[0].type
+    axis = op.attrs["axis"]
+    if x.size == 0:
+        return [None]
+    idx = outs[1] if op.attrs["with_index"] else e("sort", ins[0], axis=axis, with_index=True)[1]
+    perm = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
+    moved = lambda v: v if perm == tuple(range(x.ndim)) else e("transpose", v, perm=perm)
+    n = x.shape[axis]
+    rows = x.size // n
+    row_start = e("mul", e("iota", shape=(rows, n), dim=0, dtype=np.int64), e.full(n, TensorType((rows, n), np.dtype(np.int64))))
+    flat = e("reshape", e.add(e("reshape", moved(idx), shape=(rows, n)), row_start), shape=(x.size,))
+    gflat = e("reshape", moved(g), shape=(x.size,))
+    gx = e("scatter_add", e.zeros(TensorType((x.size,), x.dtype)), flat, gflat)
+    gx = e("reshape", gx, shape=tuple(x.shape[d] for d in perm))
+    return [gx if perm == tuple(range(x.ndim)) else e("transpose", gx, perm=tuple(int(i) for i in np.argsort(perm)))]
+
+
 def vjp(e: Emit, op: Op, ins, outs, cts):
     """Cotangents of `op`'s operands given its results' cotangents `cts` (None: zero)."""
     fn = RULES.get(op.name)
     if fn is None:
         return NotImplemented
-    if len(outs) != 1:
-        return NotImplemented
-    return fn(e, op, ins, outs, cts[0])
+    return fn(e, op, ins, outs, cts[0])   # (sort's second result, its indices, has no cotangent)
