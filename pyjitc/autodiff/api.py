@@ -9,6 +9,7 @@ import numpy as np
 
 from ..api import JitFunction, _user_facing
 from ..errors import ArgumentError, JitError
+from ..frontend.values import DIFFERENTIATING
 from ..ir.graph import Builder, prune
 from ..ir.types import TensorType, is_float, short_name
 from ..program import Argument, Known, OutputTree, Program, Result
@@ -41,6 +42,13 @@ class GradFunction(JitFunction):
         kind = "value_and_grad" if with_value else "grad"
         self.__qualname__ = f"{kind}({getattr(fn, '__qualname__', fn.__name__)})"
         self._name = f"{kind}_{fn.__name__}" if fn.__name__.isidentifier() else kind
+
+    def _lower_values(self, values, fast_trig=False):
+        token = DIFFERENTIATING.set(True)
+        try:
+            return super()._lower_values(values, fast_trig)
+        finally:
+            DIFFERENTIATING.reset(token)
 
     def _param_span(self, index: int):
         args = getattr(self._src.node, "args", None)
