@@ -245,7 +245,13 @@ def shapes_and_views(x, w):
 
 
 def contractions(a, b):
-    return np.sum((a @ b) ** 2) + np.sum(np.dot(a[0], b)) + np.sum(np.einsum("ij,jk->ik", a, b) * a[:, :2].sum())
+    return (np.sum((a @ b) ** 2) + np.sum(np.dot(a[0], b)) + np.sum(np.einsum("ij,jk->ik", a, b) * a[:, :2].sum())
+            + np.sum(np.tensordot(a, b, axes=([1], [0]))[::2]))
+
+
+def linalg(x, b):
+    a = x + 4.0 * np.eye(3)            # well conditioned
+    return np.sum(np.linalg.solve(a, b) ** 2) + np.sum(np.linalg.inv(a) @ b)
 
 
 def indexing_reads_writes(x, w):
@@ -266,6 +272,7 @@ STRUCTURED = {
     "contractions": (contractions, [(3, 4)], [(4, 2)]),
     "indexing_reads_writes": (indexing_reads_writes, [(6,), (5,)], [(6,), (5,)]),
     "var_std_norm_cumsum": (var_std_norm, [(5,)], [(5,)]),
+    "linalg_solve_inv": (linalg, [(3, 3)], [(3,)]),
 }
 STRUCTURED_GRADS = {name: pyjitc.grad(fn, argnums=(0, 1)) for name, (fn, _, _) in STRUCTURED.items()}
 

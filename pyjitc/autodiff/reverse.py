@@ -13,9 +13,8 @@ compiled and cached by the usual machinery.
   saving a checkpoint every S = ceil(N / K) trips in a buffer of K slots; then, for each segment
   from the last, it recomputes the segment's states from its checkpoint into a second buffer of
   K slots and steps back through them, each step recomputing one body and running its reverse
-  pass. Memory: 2K + 1 copies of the loop state (K from LOOP_SLOTS and LOOP_MEMORY_BYTES), enough
-  for N <= K * K trips; time: about four forward passes plus one backward pass, plus the copies
-  IREE makes of the buffers (see LOOP_SLOTS). Beyond K * K trips
+  pass. Memory: 2K + 1 copies of the loop state (K: LOOP_SLOTS, LOOP_MEMORY_BYTES), enough for
+  N <= K * K trips; time: about four forward passes plus one backward pass. Beyond K * K trips
   the gradient is NaN (and a top-level loop raises RunError)."""
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ from .rules import REGION_OPS, ZERO, Emit, vjp
 
 # K, the checkpoint slots per level: N <= K * K trips. IREE 3.13 copies a loop-carried buffer on
 # every update, so the backward pass moves about N * K copies of the loop state: a small K is
-# faster (1-D stencil, 10,000 float64 x 500 steps: K = 31: 52 ms, K = 100: 133 ms; forward 5.5 ms).
+# faster (1-D stencil, 10,000 float64 x 500 steps: K = 32: 77 ms, K = 100: 201 ms; forward 5.5 ms).
 LOOP_SLOTS = int(os.environ.get("PYJITC_GRAD_LOOP_SLOTS", 32))
 LOOP_MEMORY_BYTES = int(os.environ.get("PYJITC_GRAD_LOOP_MEMORY", 256 << 20))   # K shrinks to fit 2K states
 MIN_SLOTS = 8
@@ -233,47 +232,36 @@ class Reverse:
         init = [env.get(v.id, v) for v in op.operands]
         init[-1] = e.i64(0)
 
-        # 1. the forward loop again, as two nested loops: a checkpoint stored before each run of s
-        # trips. (IREE 3.13 copies a loop-carried buffer on every update: stored once per
-        # segment, the copies cost K times the buffer, not N times.)
-        def run(state, length):
-            _, state, _ = self.counted_loop(e.i64(0), length, state, [],
-                                            lambda j, st, _: (self.step(body, st, env), []), op.span)
-            return state
+        # 1. the forward loop again, a checkpoint every s trips (slot k: a scratch slot)
+        bufs = [e.zeros(t.with_shape((k + 1,) + t.shape)) for t in types]
 
-        def checkpoint(seg, state, bufs):
-            bufs = [_store(e, b, x, seg) for b, x in zip(bufs, state)]
-            return run(state, e("min", s, e("sub", n, e.mul(seg, s)))), bufs
-        _, _, bufs = self.counted_loop(e.i64(0), nseg, init, [e.zeros(t.with_shape((k,) + t.shape)) for t in types],
-                                       checkpoint, op.span)
+        def checkpoint_step(j, state, bufs):
+            at = e("select", e("compare", e("rem", j, s), e.i64(0), direction="EQ"), e("div", j, s), kk)
+            bufs = [_store(e, b, x, at) for b, x in zip(bufs, state)]
+            return self.step(body, state, env), bufs
+        _, _, bufs = self.counted_loop(e.i64(0), n, init, bufs, checkpoint_step, op.span)
 
-        # 2. segments from the last: recompute its states, then step back through them (a
-        # segment of one trip, all of them when N <= K, steps back from its checkpoint directly)
+        # 2. segments from the last: recompute its states, then step back through them
         ct_state = [self.ct_or_zero({r.id: g for r, g in zip(outs, gs) if g is not None}, outs[i]) for i in flt]
         ct_caps = [e.zeros(c.type) for c in caps]
         seg_types = [t.with_shape((k,) + t.shape) for t in types]
 
-        def back_from(state, carried):
-            ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
-            new_state, new_caps = self.body_vjp(body, state, ct_state, flt, caps, env)
-            return list(new_state) + [e.add(a, b) for a, b in zip(ct_caps, new_caps)]
-
         def segment(seg, carried):
+            ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
             start = [_load(e, b, seg, t) for b, t in zip(bufs, types)]
             length = e("min", s, e("sub", n, e.mul(seg, s)))
-            self.b.open_block()
-            one_trip = self.b.close_block(back_from(start, carried))
-            self.b.open_block()
 
             def record(t, state, segbufs):
                 return self.step(body, state, env), [_store(e, b, x, t) for b, x in zip(segbufs, state)]
             _, _, segbufs = self.counted_loop(e.i64(0), length, start, [e.zeros(t) for t in seg_types],
                                               record, op.span)
-            back = lambda t, carried: back_from([_load(e, b, t, ty) for b, ty in zip(segbufs, types)], carried)
-            several = self.b.close_block(self.down_loop(e("sub", length, one), carried, back, op.span))
-            self.b.span = op.span
-            res = e("if", e("compare", length, one, direction="EQ"), regions=(one_trip, several))
-            return list(res) if isinstance(res, tuple) else [res]
+
+            def back(t, carried):
+                state = [_load(e, b, t, ty) for b, ty in zip(segbufs, types)]
+                ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
+                new_state, new_caps = self.body_vjp(body, state, ct_state, flt, caps, env)
+                return list(new_state) + [e.add(a, b) for a, b in zip(ct_caps, new_caps)]
+            return self.down_loop(e("sub", length, one), list(ct_state) + list(ct_caps), back, op.span)
 
         carried = self.down_loop(e("sub", nseg, one), list(ct_state) + list(ct_caps), segment, op.span)
         # more trips than K * K: NaN rather than a wrong gradient (a top-level loop also raises)
