@@ -11,7 +11,7 @@ from ..api import JitFunction, _user_facing
 from ..errors import ArgumentError, JitError
 from ..frontend.values import DIFFERENTIATING
 from ..ir.graph import Builder, prune
-from ..ir.types import TensorType, is_float, short_name
+from ..ir.types import is_float
 from ..program import Argument, Known, OutputTree, Program, Result
 from ..template import PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, leaves
 from .. import tree

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import JitError
 from ..ir.graph import Block, Builder, Function, Op, Value
 from ..ir.types import TensorType, is_complex, is_float
-from .rules import REGION_OPS, ZERO, Emit, vjp
+from .rules import ZERO, Emit, vjp
 
 # K, the checkpoint slots per level: N <= K * K trips. IREE 3.13 copies a loop-carried buffer on
 # every update, so the backward pass moves about N * K copies of the loop state: a small K is
@@ -92,6 +92,8 @@ class Reverse:
         self.e = Emit(builder)
         self.active = active
         self.counted: set[int] = set()    # while ops given a trip counter (its last carried value)
+        self.overflows: list = []         # (bool[] "more trips than K * K", message) of top-level loops
+        self._pending: list = []          # (while op, the constant op to insert before it)
 
     # -- cotangent bookkeeping
     def differentiable(self, v: Value) -> bool:
@@ -357,8 +359,6 @@ def gradients(fn: Function, out: Value, wrt: list[Value]) -> tuple[list[Value], 
     active = {p.id for p in wrt}
     activity(fn.body, active)
     rev = Reverse(builder, active)
-    rev.overflows = []
-    rev._pending = []
     rev.check_active_bitcasts(fn.body)
     builder.reopen(fn.body)
     rev.count_trips(fn.body)
