@@ -241,6 +241,7 @@ class JitFunction:
             specs = self._specs(values)
             try:
                 program = codegen.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
+                program = self._transform(program, specs)
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.
                 new = need.params - self._static
@@ -253,6 +254,10 @@ class JitFunction:
             lowered = Lowered(program, specs, self._target, self._driver)
             lowered.phases = {"trace": traced - start, "stablehlo": time.perf_counter() - traced}
             return lowered
+
+    def _transform(self, program, specs):
+        """The program to compile, from the traced one (autodiff/api.py extends it)."""
+        return program
 
     @_user_facing
     def lower(self, *args, **kwargs) -> Lowered:

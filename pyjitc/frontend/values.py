@@ -5,6 +5,8 @@ every array's contents are known. Every other frontend module imports this one; 
 them."""
 from __future__ import annotations
 
+import contextvars
+
 import types
 from typing import Any
 
@@ -24,6 +26,10 @@ def is_py_scalar(x) -> bool:
     """A Python bool/int/float/complex (weak, NEP 50). np.float64 subclasses float but is strong."""
     return type(x) in PY_SCALARS
 
+
+# Set while pyjitc.grad traces a function: composites that compute a float through its bits (no
+# derivative) use the plain primitive instead (autodiff/api.py).
+DIFFERENTIATING = contextvars.ContextVar("pyjitc_differentiating", default=False)
 
 class Traced:
     """An array inside the function being compiled: an IR value plus what NumPy needs to know.
@@ -187,6 +193,7 @@ class Emitter:
         self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
         self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
+        self.differentiable = DIFFERENTIATING.get()   # tracing for autodiff: no bit tricks (see accurate.power)
         self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)
         self.globals: dict[int, tuple[Any, Traced]] = {}   # id(global array) -> (it, its frozen Traced)
 

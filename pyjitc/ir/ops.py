@@ -703,6 +703,49 @@ def _lower_take(ctx, operands):
 register_op("take", _take_type, _lower_take)
 
 
+
+def _scatter_add_type(ts, **_):
+    x, idx, updates = ts
+    if x.ndim < 1 or not is_int(idx.dtype) or updates != x.with_shape(idx.shape + x.shape[1:]):
+        raise OpTypeError(f"scatter_add: {updates} into {x} at rows {idx}")
+    return x
+
+
+def _lower_scatter_add(ctx, operands):
+    """x with updates[i..., rest...] added to row idx[i...] (take's transpose, for autodiff)."""
+    x, idx, _ = ctx.in_types
+    k = idx.ndim
+    dims = (f"#stablehlo.scatter<update_window_dims = {list(range(k, k + x.ndim - 1))}, "
+            f"inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = {k}>")
+    op = ctx.op("stablehlo.scatter", operands, ctx.out_types,
+                {"scatter_dimension_numbers": ctx.attr(dims)}, regions=1)
+    scalar = TensorType((), x.dtype)
+    with ctx.block(op.regions[0], [scalar, scalar]) as args:
+        ctx.op("stablehlo.return", [ctx.hlo("stablehlo.add", *args, type=ctx.mlir_type(scalar))], [])
+    return op.result
+
+
+register_op("scatter_add", _scatter_add_type, _lower_scatter_add)
+
+
+def _pad_type(ts, low, high, interior, **_):
+    x, value = ts
+    if value != TensorType((), x.dtype) or not len(low) == len(high) == len(interior) == x.ndim \
+            or min(interior, default=0) < 0:
+        raise OpTypeError(f"pad: {x} with {value} by {low}, {high}, {interior}")
+    shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior)]
+    if min(shape, default=0) < 0:
+        raise OpTypeError(f"pad: {x} by {low}, {high}, {interior} has a negative size")
+    return x.with_shape(shape)
+
+
+# x with `low`/`high` elements before/after each axis and `interior` between elements (slice's
+# transpose, for autodiff)
+register_op("pad", _pad_type,
+            lambda ctx, operands, low, high, interior: ctx.hlo(
+                "stablehlo.pad", *operands, edge_padding_low=ctx.i64s(low), edge_padding_high=ctx.i64s(high),
+                interior_padding=ctx.i64s(interior)))
+
 # ---------------------------------------------------------------- sorting
 
 def _sort_type(ts, axis, with_index, **_):

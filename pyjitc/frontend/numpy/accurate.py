@@ -117,7 +117,8 @@ def power(em, a, b, out_dtype):
     full = lambda v: em.full(v, wide, x.shape)
     zero, one = full(0.0), full(1.0)
     ax = em.emit("abs", x)
-    r = _pow_accurate(em, ax, y)
+    # (under autodiff IREE's pow, a few ulp less accurate: the bits of x carry no derivative)
+    r = em.emit("pow", ax, y) if em.differentiable else _pow_accurate(em, ax, y)
     y_int = cmp(em, em.emit("floor", y), y, "EQ")
     half = em.emit("mul", y, full(0.5))
     y_odd = em.emit("and", y_int, cmp(em, em.emit("floor", half), half, "NE"))
@@ -133,8 +134,10 @@ def power(em, a, b, out_dtype):
     y_nonzero = em.emit("or", y_pos, cmp(em, y, zero, "LT"))     # not y != 0: 0 ** nan is nan
     r = sel(em, em.emit("and", x_zero, y_nonzero), zero_case, r)
     # x == -1 with y = +-inf gives 1; y == 0 and x == 1 give 1 even with NaN on the other side
-    r = sel(em, em.emit("and", cmp(em, x, full(-1.0), "EQ"), cmp(em, em.emit("abs", y), full(np.inf), "EQ")), one, r)
-    r = sel(em, em.emit("or", cmp(em, y, zero, "EQ"), cmp(em, x, one, "EQ")), one, r)
+    ones = [em.emit("and", cmp(em, x, full(-1.0), "EQ"), cmp(em, em.emit("abs", y), full(np.inf), "EQ")),
+            em.emit("or", cmp(em, y, zero, "EQ"), cmp(em, x, one, "EQ"))]
+    for where in ones:   # under autodiff only where pow gave NaN: elsewhere it is 1 with its derivative
+        r = sel(em, em.emit("and", where, cmp(em, r, r, "NE")) if em.differentiable else where, one, r)
     return em.cast(r, out_dtype)
 
 

@@ -1,0 +1,372 @@
+"""reverse: typed IR Function -> the same Function extended with its reverse pass (the gradient of
+one real scalar result with respect to chosen parameters). Works on the IR the frontend made,
+after it: the forward ops stay as they are, the backward ops are appended; both are lowered,
+compiled and cached by the usual machinery.
+
+- Straight-line code: one VJP rule per primitive (rules.py), applied in reverse order, cotangents
+  summed where a value is read several times. In-place updates are dynamic_update_slice ops in
+  the IR (SSA), so they need nothing special.
+- `if`: the backward pass is an `if` on the same predicate; each branch recomputes its forward
+  ops (cloned) and runs their reverse pass, yielding the cotangents of what the branch read from
+  outside.
+- `while`: the loop counts its trips. The backward pass re-runs the loop from its first state,
+  saving a checkpoint every S = ceil(N / K) trips in a buffer of K slots; then, for each segment
+  from the last, it recomputes the segment's states from its checkpoint into a second buffer of
+  K slots and steps back through them, each step recomputing one body and running its reverse
+  pass. Memory: 2K + 1 copies of the loop state (K: LOOP_SLOTS, LOOP_MEMORY_BYTES), enough for
+  N <= K * K trips; time: about four forward passes plus one backward pass. Beyond K * K trips
+  the gradient is NaN (and a top-level loop raises RunError)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import JitError
+from ..ir.graph import Block, Builder, Function, Op, Value
+from ..ir.types import TensorType, is_complex, is_float
+from .rules import ZERO, Emit, vjp
+
+# K, the checkpoint slots per level: N <= K * K trips. IREE 3.13 copies a loop-carried buffer on
+# every update, so the backward pass moves about N * K copies of the loop state: a small K is
+# faster (1-D stencil, 10,000 float64 x 500 steps: K = 32: 77 ms, K = 100: 201 ms; forward 5.5 ms).
+LOOP_SLOTS = int(os.environ.get("PYJITC_GRAD_LOOP_SLOTS", 32))
+LOOP_MEMORY_BYTES = int(os.environ.get("PYJITC_GRAD_LOOP_MEMORY", 256 << 20))   # K shrinks to fit 2K states
+MIN_SLOTS = 8
+I64 = TensorType((), np.dtype(np.int64))
+
+
+def loop_slots(types) -> int:
+    """K for a loop carrying values of `types` (2K + 1 copies of them kept)."""
+    state = sum(t.size * t.dtype.itemsize for t in types) or 1
+    return int(max(MIN_SLOTS, min(LOOP_SLOTS, LOOP_MEMORY_BYTES // (2 * state))))
+
+
+def _defined(block: Block) -> set[int]:
+    ids = {p.id for p in block.params}
+    for op in block.ops:
+        ids.update(r.id for r in op.results)
+        for r in op.regions:
+            ids |= _defined(r)
+    return ids
+
+
+def _reads(block: Block) -> list[Value]:
+    out = [v for op in block.ops for v in op.operands] + list(block.results)
+    for op in block.ops:
+        for r in op.regions:
+            out += _reads(r)
+    return out
+
+
+def captures(op: Op) -> list[Value]:
+    """The values an op's regions read (or yield) that are defined outside them, in first-read order."""
+    inside = set()
+    for r in op.regions:
+        inside |= _defined(r)
+    seen, out = set(), []
+    for r in op.regions:
+        for v in _reads(r):
+            if v.id not in inside and v.id not in seen:
+                seen.add(v.id)
+                out.append(v)
+    return out
+
+
+def activity(block: Block, active: set[int]) -> None:
+    """Add to `active` the values that depend on an active one (conservatively: everything a loop
+    carries, once anything about the loop is active)."""
+    for op in block.ops:
+        reads = [v.id for v in op.operands] + ([v.id for v in captures(op)] if op.regions else [])
+        if not any(i in active for i in reads):
+            continue
+        active.update(r.id for r in op.results)
+        for region in op.regions:
+            active.update(p.id for p in region.params)
+            activity(region, active)
+
+
+class Reverse:
+    def __init__(self, builder: Builder, active: set[int]):
+        self.b = builder
+        self.e = Emit(builder)
+        self.active = active
+        self.counted: set[int] = set()    # while ops given a trip counter (its last carried value)
+        self.overflows: list = []         # (bool[] "more trips than K * K", message) of top-level loops
+        self._pending: list = []          # (while op, the constant op to insert before it)
+
+    # -- cotangent bookkeeping
+    def differentiable(self, v: Value) -> bool:
+        return v.id in self.active and is_float(v.type.dtype)
+
+    def accumulate(self, cts: dict, v: Value, g: Value | None) -> None:
+        if g is None or not self.differentiable(v):
+            return
+        cts[v.id] = self.e.add(cts[v.id], g) if v.id in cts else g
+
+    def ct_or_zero(self, cts: dict, v: Value, t: TensorType | None = None) -> Value:
+        return cts.get(v.id) or self.e.zeros(t or v.type)
+
+    # -- recomputation
+    def clone_ops(self, ops, env: dict) -> None:
+        for op in ops:
+            operands = [env.get(v.id, v) for v in op.operands]
+            regions = tuple(self.clone_block(r, env) for r in op.regions)
+            self.b.span = op.span
+            res = self.b.emit(op.name, *operands, regions=regions, **op.attrs)
+            for r, n in zip(op.results, res if isinstance(res, tuple) else (res,)):
+                env[r.id] = n
+
+    def clone_block(self, block: Block, env: dict, params=None) -> Block:
+        new = self.b.open_block([p.type for p in block.params])
+        for p, q in zip(block.params, params or new.params):
+            env[p.id] = q
+        self.clone_ops(block.ops, env)
+        return self.b.close_block([env.get(v.id, v) for v in block.results])
+
+    # -- the reverse pass
+    def backward(self, ops, env: dict, cts: dict) -> None:
+        """Run the reverse pass of `ops` (forward ops, their values seen through `env`), turning
+        the cotangents in `cts` (by forward value id) into those of what the ops read."""
+        for op in reversed(ops):
+            gs = [cts.pop(r.id, None) for r in op.results]
+            if all(g is None for g in gs) or op.name in ZERO:
+                continue
+            self.b.span = op.span
+            ins = [env.get(v.id, v) for v in op.operands]
+            outs = [env.get(v.id, v) for v in op.results]
+            if op.name == "if":
+                for v, g in self.reverse_if(op, ins, gs, env):
+                    self.accumulate(cts, v, g)
+                continue
+            if op.name == "while":
+                for v, g in self.reverse_while(op, ins, outs, gs, env):
+                    self.accumulate(cts, v, g)
+                continue
+            if any(is_complex(v.type.dtype) for v in (*op.operands, *op.results)):
+                raise JitError("autodiff: complex numbers are not differentiated yet "
+                               f"(the IR op {op.name!r} works on complex values)", op.span)
+            gs = [g if g is not None or not is_float(r.type.dtype) else self.e.zeros(r.type)
+                  for g, r in zip(gs, outs)]
+            in_cts = vjp(self.e, op, ins, outs, gs)
+            if in_cts is NotImplemented:
+                what = f"kind={op.attrs['kind']!r} " if "kind" in op.attrs else ""
+                raise JitError(f"autodiff: the IR op {op.name!r} {what}has no derivative rule yet, "
+                               "so this function can't be differentiated", op.span)
+            for v, g in zip(op.operands, in_cts):
+                self.accumulate(cts, v, g)
+
+    def check_active_bitcasts(self, block: Block) -> None:
+        """A float's bits read as an integer (fdlibm-style code) would lose its derivative silently."""
+        for op in block.ops:
+            if op.name == "bitcast" and op.operands[0].id in self.active and is_float(op.operands[0].type.dtype) \
+                    and not is_float(op.results[0].type.dtype):
+                raise JitError("autodiff: this reads a float's bits as an integer (IR op 'bitcast'), "
+                               "which has no derivative", op.span)
+            for r in op.regions:
+                self.check_active_bitcasts(r)
+
+    def reverse_if(self, op: Op, ins, gs, env):
+        caps = [c for c in captures(op) if self.differentiable(c)]
+        if not caps:
+            return []
+        branches = []
+        for region in op.regions:
+            self.b.open_block()
+            local = dict(env)
+            self.clone_ops(region.ops, local)
+            cts: dict = {}
+            for r, g in zip(region.results, gs):
+                self.accumulate(cts, r, g)
+            self.backward(region.ops, local, cts)
+            branches.append(self.b.close_block([self.ct_or_zero(cts, c) for c in caps]))
+        self.b.span = op.span
+        res = self.e("if", ins[0], regions=tuple(branches))
+        return list(zip(caps, res if isinstance(res, tuple) else (res,)))
+
+    # -- loops
+    def count_trips(self, block: Block) -> None:
+        """Give every active while op a trip counter, carried last (the frontend's loops have none
+        the reverse pass could rely on: `while` conditions, `break`)."""
+        for op in block.ops:
+            for r in op.regions:
+                self.count_trips(r)
+            if op.name != "while" or not any(r.id in self.active for r in op.results):
+                continue
+            cond, body = op.regions
+            self.b.span = op.span
+            self.b.reopen(cond)   # the condition doesn't read it
+            cond.params.append(Value(I64))
+            self.b.close_block(cond.results)
+            self.b.reopen(body)
+            body.params.append(Value(I64))
+            trips = self.e.add(body.params[-1], self.e.i64(1))
+            self.b.close_block(body.results + [trips])
+            op.operands = op.operands + (self._zero_i64_before(op),)
+            op.results = op.results + (Value(I64),)
+            self.counted.add(id(op))
+
+    def _zero_i64_before(self, op: Op) -> Value:
+        # a constant op placed right before the loop, in the loop's own block
+        zero = Value(I64)
+        self._pending.append((op, Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, op.span)))
+        return zero
+
+    def insert_pending(self, block: Block) -> None:
+        for op, new in self._pending:
+            _insert_before(block, op, new)
+        self._pending = []
+
+    def reverse_while(self, op: Op, ins, outs, gs, env):
+        if id(op) not in self.counted:
+            raise JitError("autodiff: internal error: a loop without a trip counter", op.span)
+        e = self.e
+        cond, body = op.regions
+        types = [r.type for r in op.results]
+        flt = [i for i, t in enumerate(types) if is_float(t.dtype) and op.results[i].id in self.active]
+        caps = [c for c in captures(op) if self.differentiable(c)]
+        n = outs[-1]
+        k = loop_slots(types)
+        one, kk = e.i64(1), e.i64(k)
+        s = e("max", e("div", e.add(n, e.i64(k - 1)), kk), one)          # trips per checkpoint
+        nseg = e("div", e.add(n, e("sub", s, one)), s)
+        overflow = e("compare", s, kk, direction="GT")
+        init = [env.get(v.id, v) for v in op.operands]
+        init[-1] = e.i64(0)
+
+        # 1. the forward loop again, a checkpoint every s trips (slot k: a scratch slot)
+        bufs = [e.zeros(t.with_shape((k + 1,) + t.shape)) for t in types]
+
+        def checkpoint_step(j, state, bufs):
+            at = e("select", e("compare", e("rem", j, s), e.i64(0), direction="EQ"), e("div", j, s), kk)
+            bufs = [_store(e, b, x, at) for b, x in zip(bufs, state)]
+            return self.step(body, state, env), bufs
+        _, _, bufs = self.counted_loop(e.i64(0), n, init, bufs, checkpoint_step, op.span)
+
+        # 2. segments from the last: recompute its states, then step back through them
+        ct_state = [self.ct_or_zero({r.id: g for r, g in zip(outs, gs) if g is not None}, outs[i]) for i in flt]
+        ct_caps = [e.zeros(c.type) for c in caps]
+        seg_types = [t.with_shape((k,) + t.shape) for t in types]
+
+        def segment(seg, carried):
+            ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
+            start = [_load(e, b, seg, t) for b, t in zip(bufs, types)]
+            length = e("min", s, e("sub", n, e.mul(seg, s)))
+
+            def record(t, state, segbufs):
+                return self.step(body, state, env), [_store(e, b, x, t) for b, x in zip(segbufs, state)]
+            _, _, segbufs = self.counted_loop(e.i64(0), length, start, [e.zeros(t) for t in seg_types],
+                                              record, op.span)
+
+            def back(t, carried):
+                state = [_load(e, b, t, ty) for b, ty in zip(segbufs, types)]
+                ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
+                new_state, new_caps = self.body_vjp(body, state, ct_state, flt, caps, env)
+                return list(new_state) + [e.add(a, b) for a, b in zip(ct_caps, new_caps)]
+            return self.down_loop(e("sub", length, one), list(ct_state) + list(ct_caps), back, op.span)
+
+        carried = self.down_loop(e("sub", nseg, one), list(ct_state) + list(ct_caps), segment, op.span)
+        # more trips than K * K: NaN rather than a wrong gradient (a top-level loop also raises)
+        if len(self.b.blocks) == 1:
+            self.overflows.append((overflow, f"{op.span}: autodiff: this loop ran more than {k * k} trips, "
+                                   f"more than its {k} + {k} checkpoint slots cover; raise PYJITC_GRAD_LOOP_SLOTS "
+                                   f"({LOOP_SLOTS}) or PYJITC_GRAD_LOOP_MEMORY ({LOOP_MEMORY_BYTES} bytes)"))
+        nan = lambda g: e("select", _spread(e, overflow, g.type), e.like(g, np.nan), g)
+        carried = [nan(g) for g in carried]
+        ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
+        return [(op.operands[i], g) for i, g in zip(flt, ct_state)] + list(zip(caps, ct_caps))
+
+    def step(self, body: Block, state, env) -> list[Value]:
+        local = dict(env)
+        for p, x in zip(body.params, state):
+            local[p.id] = x
+        self.clone_ops(body.ops, local)
+        return [local.get(v.id, v) for v in body.results]
+
+    def body_vjp(self, body: Block, state, ct_state, flt, caps, env):
+        local = dict(env)
+        for p, x in zip(body.params, state):
+            local[p.id] = x
+        self.clone_ops(body.ops, local)
+        cts: dict = {}
+        for i, g in zip(flt, ct_state):
+            self.accumulate(cts, body.results[i], g)
+        self.backward(body.ops, local, cts)
+        return ([self.ct_or_zero(cts, body.params[i]) for i in flt], [self.ct_or_zero(cts, c) for c in caps])
+
+    def counted_loop(self, start: Value, stop: Value, state, bufs, step, span):
+        """for j in range(start, stop): state, bufs = step(j, state, bufs), as one while op."""
+        e = self.e
+        carried = [start] + list(state) + list(bufs)
+        types = [v.type for v in carried]
+        cond = self._cond_block(types, lambda ps: e("compare", ps[0], stop, direction="LT"))
+        body = self.b.open_block(types)
+        j, st, bf = body.params[0], body.params[1:1 + len(state)], body.params[1 + len(state):]
+        new_state, new_bufs = step(j, list(st), list(bf))
+        self.b.close_block([e.add(j, e.i64(1))] + list(new_state) + list(new_bufs))
+        self.b.span = span
+        res = e("while", *carried, regions=(cond, body))
+        return res[0], list(res[1:1 + len(state)]), list(res[1 + len(state):])
+
+    def down_loop(self, start: Value, carried, step, span) -> list[Value]:
+        """for j in range(start, -1, -1): carried = step(j, carried), as one while op."""
+        e = self.e
+        types = [start.type] + [v.type for v in carried]
+        cond = self._cond_block(types, lambda ps: e("compare", ps[0], e.i64(0), direction="GE"))
+        body = self.b.open_block(types)
+        new = step(body.params[0], list(body.params[1:]))
+        self.b.close_block([e("sub", body.params[0], e.i64(1))] + list(new))
+        self.b.span = span
+        res = e("while", start, *carried, regions=(cond, body))
+        return list(res[1:])
+
+    def _cond_block(self, types, make):
+        block = self.b.open_block(types)
+        return self.b.close_block([make(block.params)])
+
+
+def _spread(e: Emit, pred: Value, t: TensorType) -> Value:
+    return e.scalar_to(pred, t.with_dtype(np.bool_))
+
+
+def _store(e: Emit, buf: Value, x: Value, at: Value) -> Value:
+    """buf[at] = x, for a buffer of shape (n,) + x.shape."""
+    row = e("reshape", x, shape=(1,) + x.type.shape)
+    return e("dynamic_update_slice", buf, row, at, *[e.i64(0)] * x.type.ndim)
+
+
+def _load(e: Emit, buf: Value, at: Value, t: TensorType) -> Value:
+    row = e("dynamic_slice", buf, at, *[e.i64(0)] * t.ndim, sizes=(1,) + t.shape)
+    return e("reshape", row, shape=t.shape)
+
+
+def _insert_before(block: Block, anchor: Op, new: Op) -> bool:
+    for i, op in enumerate(block.ops):
+        if op is anchor:
+            block.ops.insert(i, new)
+            return True
+        for r in op.regions:
+            if _insert_before(r, anchor, new):
+                return True
+    return False
+
+
+def gradients(fn: Function, out: Value, wrt: list[Value]) -> tuple[list[Value], list[Value]]:
+    """Append to `fn`'s body the reverse pass of `out` (a real float scalar) with respect to the
+    parameters `wrt`; returns their gradients and the run-time "too many loop trips" flags of
+    the function's top-level loops (bool[] values). The body's results are left to the caller."""
+    builder = Builder()
+    active = {p.id for p in wrt}
+    activity(fn.body, active)
+    rev = Reverse(builder, active)
+    rev.check_active_bitcasts(fn.body)
+    builder.reopen(fn.body)
+    rev.count_trips(fn.body)
+    rev.insert_pending(fn.body)
+    cts: dict = {}
+    if out.id in active:
+        cts[out.id] = rev.e.full(1, out.type)
+    rev.backward(list(fn.body.ops), {}, cts)
+    grads = [rev.ct_or_zero(cts, p) for p in wrt]
+    builder.blocks.pop()
+    return grads, rev.overflows

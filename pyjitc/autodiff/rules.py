@@ -1,0 +1,345 @@
+"""rules: one vector-Jacobian product (VJP) rule per typed-IR primitive, keyed by the op's name in
+ir/ops.py's registry. A rule gets the op's (forward) operand and result values and the
+cotangent of its result, emits the backward ops, and returns one cotangent per operand (None:
+zero, or an operand that is not a float). Ops with regions (`if`, `while`) are transformed by
+reverse.py; ops whose derivative is zero wherever it exists (comparisons, floor, sign, ...) are
+listed in ZERO; every other op of the registry must have a rule here, or autodiff refuses it with
+a located error naming it (tests/test_autodiff.py lists those)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Builder, Op, Value
+from ..ir.types import TensorType, is_float
+
+# Derivative zero wherever defined (JAX's convention at the jumps), or results that are not floats.
+ZERO = frozenset({"sign", "floor", "ceil", "round_even", "not", "and", "or", "xor", "shift_left",
+                  "shift_right_arithmetic", "shift_right_logical", "is_finite", "compare", "constant", "iota"})
+# Transformed by reverse.py (their regions are differentiated there).
+REGION_OPS = frozenset({"if", "while"})
+
+
+class Emit:
+    """Small builders over the typed IR Builder, used by the rules and by reverse.py."""
+
+    def __init__(self, builder: Builder):
+        self.b = builder
+
+    def __call__(self, name, *operands, **attrs):
+        return self.b.emit(name, *operands, **attrs)
+
+    def full(self, value, t: TensorType) -> Value:
+        c = self("constant", value=np.asarray(value, dtype=t.dtype).reshape(()))
+        return c if t.shape == () else self("broadcast_in_dim", c, shape=t.shape, dims=())
+
+    def zeros(self, t: TensorType) -> Value:
+        return self.full(0, t)
+
+    def like(self, v: Value, value) -> Value:
+        return self.full(value, v.type)
+
+    def add(self, a, b):
+        return self("add", a, b)
+
+    def mul(self, a, b):
+        return self("mul", a, b)
+
+    def scalar_to(self, s: Value, t: TensorType) -> Value:
+        return s if t.shape == () else self("broadcast_in_dim", s, shape=t.shape, dims=())
+
+    def i64(self, n: int) -> Value:
+        return self("constant", value=np.asarray(n, dtype=np.int64))
+
+
+RULES: dict[str, object] = {}
+
+
+def rule(*names):
+    def register(fn):
+        for n in names:
+            if n in RULES:
+                raise ValueError(f"VJP rule for {n!r} registered twice")
+            RULES[n] = fn
+        return fn
+    return register
+
+
+def unary(fn):
+    """A rule for y = f(x) written as the derivative's product with g: fn(e, x, y, g) -> dx."""
+    return lambda e, op, ins, outs, g: [fn(e, ins[0], outs[0], g)]
+
+
+# ---------------------------------------------------------------- elementwise
+
+rule("neg")(unary(lambda e, x, y, g: e("neg", g)))
+rule("abs")(unary(lambda e, x, y, g: e.mul(g, e("sign", x))))   # 0 at 0, as JAX
+rule("exp")(unary(lambda e, x, y, g: e.mul(g, y)))
+rule("expm1")(unary(lambda e, x, y, g: e.mul(g, e.add(y, e.like(y, 1)))))
+rule("log")(unary(lambda e, x, y, g: e("div", g, x)))
+rule("log1p")(unary(lambda e, x, y, g: e("div", g, e.add(x, e.like(x, 1)))))
+rule("sqrt")(unary(lambda e, x, y, g: e("div", e.mul(g, e.like(y, 0.5)), y)))
+rule("rsqrt")(unary(lambda e, x, y, g: e.mul(g, e("div", e.mul(y, e.like(y, -0.5)), x))))
+rule("cbrt")(unary(lambda e, x, y, g: e("div", g, e.mul(e.like(y, 3), e.mul(y, y)))))
+rule("sin")(unary(lambda e, x, y, g: e.mul(g, e("cos", x))))
+rule("cos")(unary(lambda e, x, y, g: e("neg", e.mul(g, e("sin", x)))))
+rule("tan")(unary(lambda e, x, y, g: e.mul(g, e.add(e.like(y, 1), e.mul(y, y)))))
+rule("tanh")(unary(lambda e, x, y, g: e.mul(g, e("sub", e.like(y, 1), e.mul(y, y)))))
+rule("logistic")(unary(lambda e, x, y, g: e.mul(g, e.mul(y, e("sub", e.like(y, 1), y)))))
+rule("barrier")(unary(lambda e, x, y, g: g))
+
+
+@rule("add")
+def _add(e, op, ins, outs, g):
+    return [g, g]
+
+
+@rule("sub")
+def _sub(e, op, ins, outs, g):
+    return [g, e("neg", g)]
+
+
+@rule("mul")
+def _mul(e, op, ins, outs, g):
+    a, b = ins
+    return [e.mul(g, b), e.mul(a, g)]
+
+
+@rule("div")
+def _div(e, op, ins, outs, g):
+    a, b = ins
+    ga = e("div", g, b)
+    return [ga, e("neg", e.mul(ga, outs[0]))]
+
+
+def _trunc(e, q):
+    return e("select", e("compare", q, e.like(q, 0), direction="LT"), e("ceil", q), e("floor", q))
+
+
+@rule("rem")
+def _rem(e, op, ins, outs, g):   # a - trunc(a / b) * b, as JAX
+    a, b = ins
+    return [g, e.mul(e("neg", g), _trunc(e, e("div", a, b)))]
+
+
+@rule("pow")
+def _pow(e, op, ins, outs, g):
+    """JAX's conventions: d/da is 0 where b == 0; d/db is 0 where a == 0 (log(0) replaced by 0)."""
+    a, b = ins
+    y = outs[0]
+    zero_b = e("compare", b, e.like(b, 0), direction="EQ")
+    da = e("select", zero_b, e.like(a, 0), e.mul(b, e("pow", a, e("sub", b, e.like(b, 1)))))
+    zero_a = e("compare", a, e.like(a, 0), direction="EQ")
+    db = e.mul(e("log", e("select", zero_a, e.like(a, 1), a)), y)
+    return [e.mul(g, da), e.mul(g, db)]
+
+
+def _chooser(e, x, other, y, g):
+    """max/min's share of g for operand x: all of it where x alone is chosen, half at a tie (JAX)."""
+    picked = e("compare", x, y, direction="EQ")
+    tie = e("compare", other, y, direction="EQ")
+    share = e("select", picked, e("select", tie, e.like(g, 0.5), e.like(g, 1)), e.like(g, 0))
+    return e.mul(g, share)
+
+
+@rule("max", "min")
+def _max_min(e, op, ins, outs, g):
+    a, b = ins
+    return [_chooser(e, a, b, outs[0], g), _chooser(e, b, a, outs[0], g)]
+
+
+@rule("atan2")
+def _atan2(e, op, ins, outs, g):
+    a, b = ins
+    r = e("div", g, e.add(e.mul(a, a), e.mul(b, b)))
+    return [e.mul(r, b), e("neg", e.mul(r, a))]
+
+
+@rule("select")
+def _select(e, op, ins, outs, g):
+    p, _, _ = ins
+    z = e.zeros(g.type)
+    return [None, e("select", p, g, z), e("select", p, z, g)]
+
+
+@rule("convert")
+def _convert(e, op, ins, outs, g):
+    return [e("convert", g, dtype=ins[0].type.dtype) if is_float(ins[0].type.dtype) else None]
+
+
+@rule("bitcast")
+def _bitcast(e, op, ins, outs, g):
+    return [g if ins[0].type.dtype == outs[0].type.dtype else None]
+
+
+# ---------------------------------------------------------------- shapes
+
+def sum_to(e, g: Value, shape, dims) -> Value:
+    """The transpose of broadcast_in_dim(x: shape -> g's shape, dims): sum over the new and the
+    stretched axes."""
+    out = g.type.shape
+    axes = [d for d in range(len(out)) if d not in dims]
+    axes += [d for i, d in enumerate(dims) if shape[i] == 1 and out[d] != 1]
+    s = e("reduce", g, kind="add", axes=tuple(sorted(axes))) if axes else g
+    return s if s.type.shape == tuple(shape) else e("reshape", s, shape=tuple(shape))
+
+
+@rule("broadcast_in_dim")
+def _broadcast(e, op, ins, outs, g):
+    return [sum_to(e, g, ins[0].type.shape, op.attrs["dims"])]
+
+
+@rule("reshape")
+def _reshape(e, op, ins, outs, g):
+    return [e("reshape", g, shape=ins[0].type.shape)]
+
+
+@rule("transpose")
+def _transpose(e, op, ins, outs, g):
+    return [e("transpose", g, perm=tuple(int(i) for i in np.argsort(op.attrs["perm"])))]
+
+
+@rule("reverse")
+def _reverse(e, op, ins, outs, g):
+    return [e("reverse", g, dims=op.attrs["dims"])]
+
+
+@rule("slice")
+def _slice(e, op, ins, outs, g):
+    x = ins[0].type
+    if g.type.size == 0:
+        return [None]
+    start, strides = op.attrs["start"], op.attrs["strides"]
+    high = [d - (s + (n - 1) * k + 1) for d, s, n, k in zip(x.shape, start, g.type.shape, strides)]
+    zero = e("constant", value=np.zeros((), x.dtype))
+    return [e("pad", g, zero, low=tuple(start), high=tuple(high), interior=tuple(k - 1 for k in strides))]
+
+
+@rule("pad")
+def _pad(e, op, ins, outs, g):
+    x = ins[0].type
+    low, interior = op.attrs["low"], op.attrs["interior"]
+    start = tuple(low)
+    limit = tuple(lo + (d - 1) * (i + 1) + 1 if d else lo for lo, d, i in zip(low, x.shape, interior))
+    gx = e("slice", g, start=start, limit=limit, strides=tuple(i + 1 for i in interior))
+    rest = e("reduce", g, kind="add", axes=tuple(range(g.type.ndim)))   # every pad element is the value
+    rest = e("sub", rest, e("reduce", gx, kind="add", axes=tuple(range(g.type.ndim))))
+    return [gx, rest]
+
+
+@rule("concatenate")
+def _concatenate(e, op, ins, outs, g):
+    axis = op.attrs["axis"]
+    out, at = [], 0
+    for v in ins:
+        t = v.type
+        start = tuple(at if d == axis else 0 for d in range(t.ndim))
+        limit = tuple(at + t.shape[d] if d == axis else t.shape[d] for d in range(t.ndim))
+        out.append(e("slice", g, start=start, limit=limit, strides=(1,) * t.ndim))
+        at += t.shape[axis]
+    return out
+
+
+# ---------------------------------------------------------------- reductions and contractions
+
+@rule("reduce")
+def _reduce(e, op, ins, outs, g):
+    kind, axes = op.attrs["kind"], op.attrs["axes"]
+    x = ins[0].type
+    kept = tuple(d for d in range(x.ndim) if d not in axes)
+    spread = lambda v: e("broadcast_in_dim", v, shape=x.shape, dims=kept)
+    if kind == "add":
+        return [spread(g)]
+    if kind in ("max", "min"):   # shared equally between the ties, as JAX
+        hit = e("compare", ins[0], spread(outs[0]), direction="EQ")
+        ones = e("select", hit, e.full(1, x), e.zeros(x))
+        count = e("reduce", ones, kind="add", axes=axes)
+        return [e.mul(ones, spread(e("div", g, count)))]
+    return NotImplemented
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        yield list(range(start, start + len(x)))
+        start += len(x)
+
+
+def _dot_transpose_lhs(e, g, y, x_type, x_contract, y_contract, x_batch, y_batch, swap_ans=False):
+    """JAX's _dot_general_transpose_lhs: the cotangent of x in dot_general(x, y)."""
+    x_ndim, y_ndim = x_type.ndim, y.type.ndim
+    x_kept = [i for i in range(x_ndim) if i not in x_contract and i not in x_batch]
+    y_kept = [i for i in range(y_ndim) if i not in y_contract and i not in y_batch]
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    r = e("dot_general", g, y, lhs_contract=tuple(ans_y), rhs_contract=tuple(y_kept),
+          lhs_batch=tuple(ans_batch), rhs_batch=tuple(y_batch))
+    x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+    perm = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
+    return r if perm == tuple(range(len(perm))) else e("transpose", r, perm=perm)
+
+
+@rule("dot_general")
+def _dot(e, op, ins, outs, g):
+    a, b = ins
+    lc, rc, lb, rb = (list(op.attrs[k]) for k in ("lhs_contract", "rhs_contract", "lhs_batch", "rhs_batch"))
+    return [_dot_transpose_lhs(e, g, b, a.type, lc, rc, lb, rb),
+            _dot_transpose_lhs(e, g, a, b.type, rc, lc, rb, lb, swap_ans=True)]
+
+
+# ---------------------------------------------------------------- indexing
+
+@rule("dynamic_slice")
+def _dynamic_slice(e, op, ins, outs, g):
+    x, *starts = ins
+    return [e("dynamic_update_slice", e.zeros(x.type), g, *starts)] + [None] * len(starts)
+
+
+@rule("dynamic_update_slice")
+def _dynamic_update_slice(e, op, ins, outs, g):
+    x, u, *starts = ins
+    gx = e("dynamic_update_slice", g, e.zeros(u.type), *starts)
+    gu = e("dynamic_slice", g, *starts, sizes=u.type.shape)
+    return [gx, gu] + [None] * len(starts)
+
+
+@rule("take")
+def _take(e, op, ins, outs, g):
+    x, idx = ins
+    return [e("scatter_add", e.zeros(x.type), idx, g), None]
+
+
+@rule("scatter_add")
+def _scatter_add(e, op, ins, outs, g):
+    x, idx, u = ins
+    return [g, None, e("take", g, idx)]
+
+
+@rule("sort")
+def _sort(e, op, ins, outs, g):
+    """Each element's cotangent goes back to where it came from: a scatter along `axis` by the
+    sorting permutation (sorted again with its indices when the forward sort had none)."""
+    x = ins[0].type
+    axis = op.attrs["axis"]
+    if x.size == 0:
+        return [None]
+    idx = outs[1] if op.attrs["with_index"] else e("sort", ins[0], axis=axis, with_index=True)[1]
+    perm = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
+    moved = lambda v: v if perm == tuple(range(x.ndim)) else e("transpose", v, perm=perm)
+    n = x.shape[axis]
+    rows = x.size // n
+    row_start = e("mul", e("iota", shape=(rows, n), dim=0, dtype=np.int64), e.full(n, TensorType((rows, n), np.dtype(np.int64))))
+    flat = e("reshape", e.add(e("reshape", moved(idx), shape=(rows, n)), row_start), shape=(x.size,))
+    gflat = e("reshape", moved(g), shape=(x.size,))
+    gx = e("scatter_add", e.zeros(TensorType((x.size,), x.dtype)), flat, gflat)
+    gx = e("reshape", gx, shape=tuple(x.shape[d] for d in perm))
+    return [gx if perm == tuple(range(x.ndim)) else e("transpose", gx, perm=tuple(int(i) for i in np.argsort(perm)))]
+
+
+def vjp(e: Emit, op: Op, ins, outs, cts):
+    """Cotangents of `op`'s operands given its results' cotangents `cts` (None: zero)."""
+    fn = RULES.get(op.name)
+    if fn is None:
+        return NotImplemented
+    return fn(e, op, ins, outs, cts[0])   # (sort's second result, its indices, has no cotangent)
