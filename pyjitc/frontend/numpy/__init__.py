@@ -15,6 +15,7 @@ this package registers them all.
     contractions.py  matmul, dot, vdot, inner, outer, tensordot, einsum
     sorting.py       sort, argsort, searchsorted, take, take_along_axis
     linalg.py        numpy.linalg: solve, inv, det, slogdet, cholesky, norm
+    fft.py           numpy.fft: fft, ifft, rfft, irfft, fftn, ..., fftfreq, fftshift
     complex.py       conjugate, real, imag, angle
     introspection.py shape, ndim, result_type, finfo, ... on stand-ins; broadcast_arrays; errstate
     comparisons.py   isclose, allclose, array_equal, array_equiv, select
@@ -23,4 +24,4 @@ this package registers them all.
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
 """
 from . import (accurate, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               elementwise, introspection, linalg, reductions, shapes, sorting, statistics, ufunc_methods, ufuncs)
+               elementwise, fft, introspection, linalg, reductions, shapes, sorting, statistics, ufunc_methods, ufuncs)
