@@ -131,8 +131,11 @@ def _resize(em, x: Traced, axis: int, n: int) -> Traced:
         return em.emit("slice", x, start=(0,) * x.ndim, limit=limit, strides=(1,) * x.ndim)
     if n > size:
         high = tuple(n - size if d == axis else 0 for d in range(x.ndim))
-        return em.emit("pad", x, em.constant(np.zeros((), x.dtype)), low=(0,) * x.ndim, high=high,
-                       interior=(0,) * x.ndim)
+        pad = lambda v: em.emit("pad", v, em.constant(np.zeros((), v.dtype)), low=(0,) * x.ndim, high=high,
+                                interior=(0,) * x.ndim)
+        if is_complex(x.dtype):   # part by part: IREE 3.13 can't splat a complex128 padding value (i128)
+            return em.emit("complex", pad(em.emit("real", x)), pad(em.emit("imag", x)))
+        return pad(x)
     return x
 
 
@@ -146,10 +149,10 @@ def _scale(em, x: Traced, n: int, norm, forward: bool, part) -> Traced:
     for float16 input, although the transform runs in complex64), then applied in x's precision."""
     if norm not in NORMS:
         raise ShapeError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
-    scaled = "forward" if forward else "backward"
+    scaled = "forward" if forward else "backward"   # the direction norm= names is the one scaled by 1/n
     if norm == "ortho":
         fct = np.reciprocal(np.sqrt(n, dtype=part))
-    elif norm == scaled:
+    elif (norm or "backward") == scaled:
         fct = np.reciprocal(n, dtype=part)
     else:
         return x
