@@ -168,6 +168,20 @@ def test_shape_creation_and_other_listed_functions_on_complex_arrays_match_numpy
 
 
 @pyjitc.jit
+def spectra(z):
+    return (np.fft.fft(z), np.fft.ifft(z), np.fft.irfft(z), np.fft.hfft(z), np.fft.fft2(z), np.fft.ifft2(z),
+            np.fft.fftn(z), np.fft.ifftn(z), np.fft.irfft2(z), np.fft.irfftn(z), np.fft.fftshift(z), np.fft.ifftshift(z))
+
+
+def test_fourier_transforms_of_complex_arrays_match_numpy():
+    """(tests/test_fft.py covers np.fft in depth.) Each result to the tolerance relative to its
+    largest magnitude: a transform's rounding error is bounded by the input's norm."""
+    z = (np.arange(8) - 2.5 + 1j * np.arange(8)[::-1]).reshape(2, 4).astype(np.complex64)
+    for got, want in zip(spectra(z), numpy_result(spectra.__wrapped__, z)):
+        assert_same(got, want, accumulate=True, atol=2e-5 * float(np.abs(want).max()))
+
+
+@pyjitc.jit
 def comparisons_and_more(z):
     return (np.isclose(z, z[::-1]), np.isclose(z, 1j, equal_nan=True), np.allclose(z, z), np.array_equal(z, z),
             np.array_equal(z, z * 1, equal_nan=True), np.array_equiv(z, z[:1]), np.select([z.real > 0], [z], 1j),
