@@ -151,6 +151,9 @@ ENTRIES: list[Entry] = [
     _("scipy.spatial.distance:seuclidean", lambda r: ((r.random(50), r.random(50), r.random(50) + 0.5), {}), "scipy"),
     _("scipy.spatial.distance:mahalanobis", lambda r: ((r.random(5), r.random(5), np.eye(5) * 2.0), {}), "scipy"),
     _("scipy.spatial.distance:hamming", lambda r: ((r.integers(0, 2, 100), r.integers(0, 2, 100)), {}), "scipy"),
+    # ---------------------------------------------------------------- SciPy: through np.fft
+    _("scipy.linalg:solve_circulant", lambda r: ((r.standard_normal(100) + np.eye(100)[0] * 30, r.standard_normal(100)),
+                                                 {}), "scipy"),
     # ---------------------------------------------------------------- SciPy: windows (static length)
     *[_(f"scipy.signal.windows:{name}", args(*a), "scipy")
       for name, a in [("hann", (64,)), ("hamming", (64,)), ("blackman", (64,)), ("bartlett", (64,)),
