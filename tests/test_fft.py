@@ -1,6 +1,6 @@
 """np.fft agrees with NumPy (value, shape, dtype) on values hypothesis draws, for lengths that take
-each path of the transform (1, a prime, a power of two, lengths split by the four-step algorithm
-and recursively: 100 = 10 x 10, 4096 = 64 x 64), every norm, n=/s= padding and cropping, axis=/axes=,
+each path of the transform (1, small primes, a power of two, lengths split by the four-step
+algorithm: 100 = 10 x 10, 4096 = 64 x 64, and a prime of 263 by Bluestein's), every norm, n=/s= padding and cropping, axis=/axes=,
 2-D and N-D, complex/float/float32/float16/int inputs and round trips; NumPy's refusals are located
 errors. Values: to the accumulating tolerance relative to the result's largest magnitude (an FFT's
 rounding error is bounded by the whole input's norm, not by each output's size)."""
@@ -36,9 +36,11 @@ def real_transforms(x, m):
 
 
 @pyjitc.jit
-def long_transforms(z, y):
-    """z: length 4096 (64 x 64), y: real length 1024 (32 x 32)."""
-    return np.fft.fft(z), np.fft.ifft(z, norm="ortho"), np.fft.rfft(y), np.fft.irfft(y[:513], norm="forward")
+def long_transforms(z, y, p):
+    """z: length 4096 (64 x 64), y: real length 1024 (32 x 32), p: (2, 263), a prime above
+    BLUESTEIN_MIN (Bluestein's convolution by transforms of length 1024)."""
+    return (np.fft.fft(z), np.fft.ifft(z, norm="ortho"), np.fft.rfft(y), np.fft.irfft(y[:513], norm="forward"),
+            np.fft.fft(p), np.fft.ifft(p, axis=1, norm="forward"))
 
 
 @pyjitc.jit
@@ -82,7 +84,8 @@ def test_real_transforms_match_numpy(dtype, data):
 @given(data=st.data())
 def test_long_transforms_match_numpy(data):
     z, y = data.draw(values(np.complex128, (4096,))), data.draw(values(np.float64, (1024,)))
-    same(long_transforms(z, y), long_transforms.__wrapped__(z, y))
+    p = data.draw(values(np.complex128, (2, 263)))
+    same(long_transforms(z, y, p), long_transforms.__wrapped__(z, y, p))
 
 
 @pytest.mark.parametrize("v", [np.array([1.5 - 2.0j]), np.array([3, -1, 4, 1, -5, 9], np.int32),

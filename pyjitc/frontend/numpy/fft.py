@@ -32,8 +32,11 @@ F64 = np.dtype(np.float64)
 
 # Lengths up to DIRECT_MAX are one product with the DFT matrix (n * n complex multiply-adds per
 # transform, and no twiddle pass); longer ones are split in two factors as close to sqrt(n) as
-# possible. A prime length is a product with its DFT matrix whatever its size.
+# possible.
 DIRECT_MAX = 64
+# Primes above BLUESTEIN_MIN are transformed by Bluestein's algorithm (a convolution computed by
+# transforms of a power-of-two length) instead of their n x n DFT matrix.
+BLUESTEIN_MIN = 256
 NORMS = (None, "backward", "ortho", "forward")
 
 
@@ -48,16 +51,21 @@ def _split(n: int) -> tuple[int, int] | None:
 
 
 def _roots(em, rows: int, cols: int, n: int, sign: int, dtype) -> Traced:
-    """The (rows, cols) complex matrix exp(sign * 2 pi i * j * k / n), j the row and k the column.
-    The exponent is reduced exactly in integers: 4 (j k mod n) = q n + r with |r| <= n / 2, so the
+    """The (rows, cols) complex matrix exp(sign * 2 pi i * j * k / n), j the row and k the column."""
+    j, k = (em.emit("barrier", em.emit("iota", shape=(rows, cols), dim=d, dtype=INT64)) for d in (0, 1))
+    return _exp_i(em, em.emit("mul", j, k), n, sign, dtype)                  # exact: j * k < 2**63
+
+
+def _exp_i(em, e: Traced, n: int, sign: int, dtype, scale: float = 1.0) -> Traced:
+    """scale * exp(sign * 2 pi i * e / n) for the non-negative int64 exponents e, as `dtype`.
+    The exponent is reduced exactly in integers: 4 (e mod n) = q n + r with |r| <= n / 2, so the
     angle is q pi / 2 plus r pi / (2 n), within pi / 4, where fdlibm's sine and cosine kernels need
     no argument reduction; the quadrant q picks and negates them."""
-    shape = (rows, cols)
+    shape = e.shape
     op = em.emit
     i64 = lambda v: em.full(v, INT64, shape)
     f64 = lambda v: em.full(v, F64, shape)
-    j, k = (op("barrier", op("iota", shape=shape, dim=d, dtype=INT64)) for d in (0, 1))
-    t = op("mul", op("rem", op("mul", j, k), i64(n)), i64(4))                 # exact: j * k < 2**63
+    t = op("mul", op("rem", e, i64(n)), i64(4))
     q = op("rem", op("div", op("add", t, i64(n // 2)), i64(n)), i64(4))        # round(t / n) mod 4
     r = op("sub", t, op("mul", q, i64(n)))
     r = op("select", op("compare", r, i64(2 * n), direction="GT"), op("sub", r, i64(4 * n)), r)
@@ -69,8 +77,33 @@ def _roots(em, rows: int, cols: int, n: int, sign: int, dtype) -> Traced:
     sin = op("select", is_q(0), sin_y, op("select", is_q(1), cos_y, op("select", is_q(2), neg(sin_y), neg(cos_y))))
     if sign < 0:
         sin = neg(sin)
+    if scale != 1.0:
+        cos, sin = op("mul", cos, f64(scale)), op("mul", sin, f64(scale))
     part = np.dtype(np.float32) if dtype == np.complex64 else F64
     return op("complex", em.cast(cos, part), em.cast(sin, part))
+
+
+def _bluestein(em, x: Traced, axis: int, sign: int) -> Traced:
+    """The DFT of a long prime length n as a circular convolution of length m >= 2n - 1, a power of
+    two (Bluestein): with c_j = exp(sign pi i j^2 / n), X_k = c_k sum_j (x_j c_j) conj(c_(k-j)), since
+    j k = (j^2 + k^2 - (k - j)^2) / 2. j^2 mod 2n is exact in int64, so the chirp is as accurate as
+    the twiddles. Three transforms of length m instead of n * n multiply-adds per row."""
+    n = x.shape[axis]
+    m = 1 << (2 * n - 2).bit_length()
+    y = _to_last(em, x, axis)
+    last = y.ndim - 1
+    j = em.emit("barrier", em.emit("iota", shape=(n,), dim=0, dtype=INT64))
+    square = em.emit("mul", j, j)
+    chirp = _exp_i(em, square, 2 * n, sign, x.dtype)
+    a = _resize(em, em.emit("mul", y, em.broadcast(chirp, y.shape)), last, m)
+    conj = _exp_i(em, square, 2 * n, -sign, x.dtype)
+    tail = em.emit("reverse", em.emit("slice", conj, start=(1,), limit=(n,), strides=(1,)), dims=(0,))
+    b = em.emit("concatenate", _resize(em, conj, 0, m - n + 1), tail, axis=0)
+    spectrum = em.emit("mul", _dft(em, a, last, -1), em.broadcast(_dft(em, b, 0, -1), a.shape))
+    conv = _dft(em, spectrum, last, 1)
+    limit = conv.shape[:-1] + (n,)
+    conv = em.emit("slice", conv, start=(0,) * conv.ndim, limit=limit, strides=(1,) * conv.ndim)
+    return em.emit("mul", conv, em.broadcast(_exp_i(em, square, 2 * n, sign, x.dtype, 1.0 / m), conv.shape))
 
 
 def _sin_cos_kernels(em, y, f64):
@@ -109,6 +142,8 @@ def _dft(em, x: Traced, axis: int, sign: int) -> Traced:
     if n == 1:
         return _to_last(em, x, axis)
     halves = None if n <= DIRECT_MAX else _split(n)
+    if halves is None and n > BLUESTEIN_MIN:
+        return _bluestein(em, x, axis, sign)
     if halves is None:
         return _contract(em, x, axis, _roots(em, n, n, n, sign, x.dtype))
     n1, n2 = halves
