@@ -46,7 +46,8 @@ def long_transforms(z, y, p):
 @pyjitc.jit
 def frequencies(x, d):
     return (np.fft.fftfreq(8), np.fft.fftfreq(7, d), np.fft.rfftfreq(9, d), np.fft.rfftfreq(10, 0.1),
-            np.fft.fftshift(np.fft.fftfreq(x.shape[0], d)), np.fft.fft(np.ones(4)), np.fft.fftshift(x, axes=0))
+            np.fft.fftshift(np.fft.fftfreq(x.shape[0], d)), np.fft.fft(np.ones(4)), np.fft.fftshift(x, axes=0),
+            np.fft.fft([x[0, 1], x[1, 1] * d, 2.0]), np.fft.ifftshift(x, axes=(0, 1)))
 
 
 def same(got, want):

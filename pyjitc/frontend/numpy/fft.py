@@ -22,8 +22,9 @@ import numpy as np
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_complex, real_dtype
 from ..registry import FUNCTIONS, register
-from ..values import Traced, fold, is_static
+from ..values import Traced, fold, is_static, items_of
 from .accurate import _COS as COS_COEFFS, _SIN as SIN_COEFFS   # fdlibm's kernel coefficients
+from .creation import as_array
 from .shapes import normalize_axis
 
 F = FUNCTIONS
@@ -202,7 +203,7 @@ def _fft1(em, a, n, axis, norm, out, name, forward: bool, real_in=False) -> Trac
     if out is not None:
         raise NotSupportedError(f"{name}: out= is not supported", hint="use the returned array")
     n, axis, norm = em.static(n, f"{name}: n"), em.static(axis, f"{name}: axis"), em.static(norm, f"{name}: norm")
-    x = em.asarray(a)
+    x = as_array(em, a)
     if real_in and is_complex(x.dtype):
         raise ShapeError(f"{name}: complex input is not supported (NumPy raises TypeError: the input must be real)")
     ax = normalize_axis(axis, x.ndim, name)
@@ -230,7 +231,7 @@ def _irfft1(em, a, n, axis, norm, out, name) -> Traced:
     if out is not None:
         raise NotSupportedError(f"{name}: out= is not supported", hint="use the returned array")
     n, axis, norm = em.static(n, f"{name}: n"), em.static(axis, f"{name}: axis"), em.static(norm, f"{name}: norm")
-    x = em.asarray(a)
+    x = as_array(em, a)
     ax = normalize_axis(axis, x.ndim, name)
     n = 2 * (x.shape[ax] - 1) if n is None else int(n)
     if n < 1:
@@ -257,33 +258,38 @@ def _irfft1(em, a, n, axis, norm, out, name) -> Traced:
     return em.cast(_scale(em, y, n, norm, False, part), part)
 
 
+def _known(a) -> bool:
+    """No traced array inside a (NumPy itself then computes the call, exactly)."""
+    return next(items_of(a, Traced), None) is None
+
+
 _NOTE = "static n/axis/norm; out= is not supported"
 
 
 @register("numpy.fft.fft", complex_ok=True, note=_NOTE)
 def fft(em, a, n=None, axis=-1, norm=None, out=None):
-    if is_static(a):
+    if _known(a):
         return fold(np.fft.fft, a, n, axis, norm, out)
     return _fft1(em, a, n, axis, norm, out, "fft", True)
 
 
 @register("numpy.fft.ifft", complex_ok=True, note=_NOTE)
 def ifft(em, a, n=None, axis=-1, norm=None, out=None):
-    if is_static(a):
+    if _known(a):
         return fold(np.fft.ifft, a, n, axis, norm, out)
     return _fft1(em, a, n, axis, norm, out, "ifft", False)
 
 
 @register("numpy.fft.rfft", note=_NOTE + "; the full complex transform, cropped")
 def rfft(em, a, n=None, axis=-1, norm=None, out=None):
-    if is_static(a):
+    if _known(a):
         return fold(np.fft.rfft, a, n, axis, norm, out)
     return _fft1(em, a, n, axis, norm, out, "rfft", True, real_in=True)
 
 
 @register("numpy.fft.irfft", complex_ok=True, note=_NOTE)
 def irfft(em, a, n=None, axis=-1, norm=None, out=None):
-    if is_static(a):
+    if _known(a):
         return fold(np.fft.irfft, a, n, axis, norm, out)
     return _irfft1(em, a, n, axis, norm, out, "irfft")
 
@@ -296,15 +302,15 @@ def _swap(norm):
 
 @register("numpy.fft.hfft", complex_ok=True, note=_NOTE)
 def hfft(em, a, n=None, axis=-1, norm=None, out=None):
-    if is_static(a):
+    if _known(a):
         return fold(np.fft.hfft, a, n, axis, norm, out)
     norm = _swap(em.static(norm, "hfft: norm"))
-    return _irfft1(em, F["numpy.conjugate"](em, em.asarray(a)), n, axis, norm, out, "hfft")
+    return _irfft1(em, F["numpy.conjugate"](em, as_array(em, a)), n, axis, norm, out, "hfft")
 
 
 @register("numpy.fft.ihfft", note=_NOTE)
 def ihfft(em, a, n=None, axis=-1, norm=None, out=None):
-    if is_static(a):
+    if _known(a):
         return fold(np.fft.ihfft, a, n, axis, norm, out)
     norm = _swap(em.static(norm, "ihfft: norm"))
     return F["numpy.conjugate"](em, _fft1(em, a, n, axis, norm, out, "ihfft", True, real_in=True))
@@ -338,11 +344,11 @@ def _nd(np_fn, one, name, default_axes=None, real=None):
     """fftn/ifftn (real None), rfftn ("forward": rfft on the last axis first) and irfftn ("inverse":
     irfft on the last axis last), as numpy.fft's own loops over the axes."""
     def impl(em, a, s=None, axes=default_axes, norm=None, out=None):
-        if is_static(a):
+        if _known(a):
             return fold(np_fn, a, s, axes, norm, out)
         if out is not None:
             raise NotSupportedError(f"{name}: out= is not supported", hint="use the returned array")
-        x = em.asarray(a)
+        x = as_array(em, a)
         s, axes = _nd_args(em, x, s, axes, name, invreal=real == "inverse")
         if real == "forward":
             x = rfft(em, x, s[-1], axes[-1], norm)
@@ -401,9 +407,9 @@ register("numpy.fft.rfftfreq", note="static n")(_freq(np.fft.rfftfreq, "rfftfreq
 def _shift(np_fn, name, direction):
     """fftshift/ifftshift: np.roll by half of each axis's length (rounded down), as NumPy."""
     def impl(em, x, axes=None):
-        if is_static(x):
+        if _known(x):
             return fold(np_fn, x, em.static(axes, f"{name}: axes"))
-        x = em.asarray(x)
+        x = as_array(em, x)
         axes = em.static(axes, f"{name}: axes")
         if axes is None:
             axes = tuple(range(x.ndim))
