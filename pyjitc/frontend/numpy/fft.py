@@ -159,6 +159,16 @@ def _dft(em, x: Traced, axis: int, sign: int) -> Traced:
     return em.emit("reshape", y, shape=lead + (n,))
 
 
+def _transform(em, x: Traced, axis: int, sign: int) -> Traced:
+    """_dft with the transformed axis back in its place; an empty array stays empty."""
+    if x.type.size == 0:
+        return em.constant(np.zeros(x.shape, x.dtype))
+    y = _dft(em, x, axis, sign)
+    if axis == y.ndim - 1:
+        return y
+    return em.emit("transpose", y, perm=tuple(range(axis)) + (y.ndim - 1,) + tuple(range(axis, y.ndim - 1)))
+
+
 def _resize(em, x: Traced, axis: int, n: int) -> Traced:
     """x cropped or padded with zeros to length n along axis (NumPy's n=)."""
     size = x.shape[axis]
@@ -213,12 +223,7 @@ def _fft1(em, a, n, axis, norm, out, name, forward: bool, real_in=False) -> Trac
     cdt = np.result_type(x.dtype, 1j)
     part = _real_dtype(x.dtype)
     x = _resize(em, em.cast(x, cdt), ax, n)
-    if x.type.size == 0:
-        y = em.full(0, cdt, x.shape)
-    else:
-        y = _dft(em, x, ax, -1 if forward else 1)
-        y = em.emit("transpose", y, perm=tuple(range(ax)) + (y.ndim - 1,) + tuple(range(ax, y.ndim - 1))) \
-            if ax != y.ndim - 1 else y
+    y = _transform(em, x, ax, -1 if forward else 1)
     if real_in:
         y = _resize(em, y, ax, n // 2 + 1)
     return _scale(em, y, n, norm, forward, part)
@@ -248,13 +253,7 @@ def _irfft1(em, a, n, axis, norm, out, name) -> Traced:
         full = em.emit("concatenate", half, mirror, axis=ax)
     else:
         full = half
-    if full.type.size == 0:
-        y = em.full(0, cdt, full.shape)
-    else:
-        y = _dft(em, full, ax, 1)
-        y = em.emit("transpose", y, perm=tuple(range(ax)) + (y.ndim - 1,) + tuple(range(ax, y.ndim - 1))) \
-            if ax != y.ndim - 1 else y
-    y = em.emit("real", y)
+    y = em.emit("real", _transform(em, full, ax, 1))
     return em.cast(_scale(em, y, n, norm, False, part), part)
 
 
