@@ -134,10 +134,11 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Return(self, node):
         self.env[RETURN_VALUE] = None if node.value is None else self.visit(node.value)
-        top = len(self.stack) == 1 and self.parent is None and not (self.em.loop_depth or self.em.branch_depth)
-        for m in masked.items_of(self.env[RETURN_VALUE], masked.Masked):
-            if not (top and masked.returnable(m)):   # a run-time slice, or from a loop or branch
-                masked.need(m, "returning it" if top else "returning it from inside a loop or branch")
+        if len(self.stack) == 1 and self.parent is None:   # the function's own result (not a helper's)
+            inside = self.em.loop_depth or self.em.branch_depth
+            for m in masked.items_of(self.env[RETURN_VALUE], masked.Masked):
+                if inside or not masked.returnable(m):   # a run-time slice, or from a loop or branch
+                    masked.need(m, "returning it from inside a loop or branch" if inside else "returning it")
         self.env[RETURN] = True
         raise Exit()
 
