@@ -637,3 +637,39 @@ def test_a_strided_view_scaled_and_written_back_in_a_branch_compiles(scale):
     assert_same(pyjitc.jit(strided_argument_scaled_then_gathered_in_a_branch)(mine, mine[::2]),
                 strided_argument_scaled_then_gathered_in_a_branch(theirs, theirs[::2]))
     assert_same(mine, theirs)
+
+
+def copy_updated_in_a_branch_then_written_then_argument_read_in_a_loop(x, n):
+    P1 = np.array(x)
+    if np.max(x) < 3.0:
+        P1 += 1.0
+    P1[-4] = -1.0
+    for i in range(n):
+        P1[1:-1] = x[::-1][2:] - x[::-1][:-2]
+    return P1
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_a_copy_passed_through_a_branch_and_written_is_not_written_into_the_argument(scale):
+    # statement fuzzer seed 7007 program 1363: with the branch not taken, IREE updated x's own
+    # buffer with P1[-4] = -1.0 and the loop then read it from x (a silent wrong answer)
+    x = np.arange(6.0) * scale
+    mine, theirs = x.copy(), x.copy()
+    assert_same(pyjitc.jit(copy_updated_in_a_branch_then_written_then_argument_read_in_a_loop)(mine, 3),
+                copy_updated_in_a_branch_then_written_then_argument_read_in_a_loop(theirs, 3))
+    assert_same(mine, theirs)
+
+
+def constant_left_unchanged_by_a_loop_then_reduced(n):
+    b2 = np.zeros((7, 8))
+    for i in range(n):
+        b2[...] = b2
+    b4 = np.maximum(b2, 3.0)
+    return b2, b4.sum()
+
+
+def test_a_reduction_of_a_constant_left_by_a_loop_counts_every_element():
+    # statement fuzzer seed 7007 program 1699: the sum over both axes of the splat gave 21 for 168
+    for g, w in zip(pyjitc.jit(constant_left_unchanged_by_a_loop_then_reduced)(1),
+                    constant_left_unchanged_by_a_loop_then_reduced(1)):
+        assert_same(g, w)

@@ -600,6 +600,14 @@ def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
     pos[tuple(np_index)] = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     if not isinstance(value, Traced) or value.shape != shape or value.dtype != x.dtype:
         value = _values_for(em, value, x.dtype, shape, what)
+    if shape == x.shape and x.ndim and x.type.size:
+        # x[::-1] = v and the like: every element written in reverse along some axes, a reverse
+        # rather than a gather
+        ids = np.arange(x.type.size, dtype=np.int64).reshape(x.shape)
+        flipped = tuple(d for d in range(x.ndim) if x.shape[d] > 1 and
+                        np.take(pos, 0, axis=d).flat[0] > np.take(pos, -1, axis=d).flat[0])
+        if flipped and np.array_equal(pos, np.flip(ids, flipped)):
+            return em.wrap(em.emit("reverse", value, dims=flipped).value, x, weak=x.weak)
     flat = em.emit("reshape", value, shape=(int(np.prod(shape)),)) if value.ndim != 1 else value
     if flat.shape[0] == 0:
         return Traced(x.value, x.weak, x.params)

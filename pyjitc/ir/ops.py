@@ -380,10 +380,13 @@ def _lower_reduce(ctx, operands, kind, axes):
     scalar = TensorType((), src.dtype)
     init = ctx.splat(identity(src.dtype), scalar)
     operand = operands[0]
-    if ctx.converted_from_integers(operand):
+    if ctx.converted_from_integers(operand) or ctx.is_constant_expression(operand):
         # IREE 3.13 miscompiles a reduction of an integer array converted to another type when its
         # folding makes the array a splat (np.sum((x * 0 + 3).astype(np.float64)) gave 6.0 for 36.0,
-        # np.prod 4 for 4096: silent wrong answers): the converted array is materialised first
+        # np.prod 4 for 4096: silent wrong answers): the converted array is materialised first.
+        # Likewise a reduction of a splat over two axes (np.maximum(b, 3.0).sum() of b = zeros((7,
+        # 8)) left by a loop that did not change it gave 21 for 168: statement fuzzer seed 7007
+        # program 1699)
         operand = ctx.barrier(operand)
     op = ctx.op("stablehlo.reduce", [operand, init], [ctx.out_types[0]],
                 {"dimensions": ctx.i64s(sorted(axes))}, regions=1)
@@ -591,7 +594,8 @@ def _lower_while(ctx, operands, **_):
     # (`np.zeros(8)` entering two loops), and IREE 3.13 then failed to compile the two loops
     # sharing one init ("operand #11 does not dominate this use", statement fuzzer seed 7005
     # program 362).
-    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
+    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v)
+                else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
                 for v, t in zip(operands, ctx.in_types)]
     # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise

@@ -347,6 +347,46 @@ def _captured_then_updated(block) -> set[int]:
     return out
 
 
+_VIEWS = ("slice", "reshape", "transpose")
+
+
+def _updates_of_passed_arguments(fn) -> set[int]:
+    """The dynamic_update_slice ops (by id, anywhere) whose target is an if's result that a branch
+    passes through as an argument (or a view of one) unchanged: IREE 3.13 then updated the
+    argument's own buffer in place, and later reads of the argument saw the write (`P1 =
+    np.array(x); if c: P1 += 1.0; P1[0] = -1.0; ... x[::-1]`, statement fuzzer seed 7007
+    program 1363, a silent wrong answer)."""
+    params = {v.id for v in fn.params}
+    out = set()
+
+    def walk(block, producer):
+        producer = dict(producer)
+        passed = set()
+        for op in block.ops:
+            if op.name == "dynamic_update_slice":
+                target = op.operands[0]
+                while target.id not in passed and target.id in producer and producer[target.id].name in _VIEWS:
+                    target = producer[target.id].operands[0]
+                if target.id in passed:
+                    out.add(id(op))
+            for region in op.regions:
+                walk(region, producer)
+            if op.name == "if":
+                for region in op.regions:
+                    inner = {r.id: o for o in region.ops for r in o.results}
+                    for i, v in enumerate(region.results):
+                        while v.id not in params and (v.id in inner or v.id in producer):
+                            o = inner.get(v.id) or producer[v.id]
+                            if o.name not in _VIEWS:
+                                break
+                            v = o.operands[0]
+                        if v.id in params:
+                            passed.add(op.results[i].id)
+            producer.update((r.id, op) for r in op.results)
+    walk(fn.body, {})
+    return out
+
+
 def _captured(op) -> list[int]:
     """Ids of the values an op's regions read (nested blocks included)."""
     ids = []
@@ -397,7 +437,8 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = _use_counts(fns)
     _options.copied_writes = {key for fn, _ in fns
-                                     for key in _live_argument_writes(fn) | _captured_then_updated(fn.body)}
+                                     for key in _live_argument_writes(fn) | _captured_then_updated(fn.body)
+                                     | _updates_of_passed_arguments(fn)}
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
