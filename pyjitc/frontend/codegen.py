@@ -532,6 +532,8 @@ class FunctionCompiler(ast.NodeVisitor):
         index = known(self.visit(node.slice))
         if isinstance(base, Traced) and masked.as_mask(index) is not None:   # x[np.nonzero(m)] is x[m]
             index = masked.as_mask(index)
+        if isinstance(base, Traced) and isinstance(index, masked.Masked) and not index.positions:
+            return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]]
         if isinstance(base, masked.Masked) or masked.contains(index):
             masked.need(masked.first(base, index), "indexing")
         if isinstance(base, Traced) or base is np.r_ or base is np.c_:

@@ -188,9 +188,13 @@ def call(em, impl, shown: str, args, kwargs):
         return _elementwise(em, impl, shown, args)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
-    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in ("sum", "prod", "max", "min", "mean")}
-    if impl in reductions and len(args) == 1 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"}:
-        return _reduction(em, impl, reductions[impl], args[0], kwargs.get("axis"))
+    from .registry import METHODS
+    names = ("sum", "prod", "max", "min", "mean")
+    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
+    if impl in reductions and 1 <= len(args) <= 2 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"} \
+            and not (len(args) == 2 and "axis" in kwargs):   # np.sum(m, axis), m.mean(0), m.max(axis=1)
+        axis = args[1] if len(args) == 2 else kwargs.get("axis")
+        return _reduction(em, FUNCTIONS[f"numpy.{reductions[impl]}"], reductions[impl], args[0], axis)
     need(first(args, kwargs), shown)
 
 
@@ -271,6 +275,19 @@ def _contraction(em, impl, shown, a, b):
     if ma is not None:            # a 2-D, rows masked
         return Masked(out, 0, a.where, a.key, _join(a, b))
     return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked
+
+
+def gather(em, x: Traced, m: Masked):
+    """x[idx] for a masked integer index array (`x[indices[lo:hi]]`, CSR rows): the gather at the
+    selected positions (the others read position 0), masked as idx is. NumPy's bounds checks apply
+    to the selected positions only."""
+    from .indexing import getitem
+    if m.data.ndim != 1 or m.axis != 0 or np.dtype(m.data.dtype).kind not in "iu" or x.ndim == 0:
+        need(m, "indexing with it")
+    inside = mask(em, m.where, m.data.shape, 0)
+    safe = em.emit("select", inside, em.cast(m.data, np.int64), em.full(0, np.int64, m.data.shape))
+    out = getitem(em, x, Traced(safe.value, None, m.params))
+    return Masked(Traced(out.value, None, _join(x, m)), 0, m.where, m.key, _join(x, m))
 
 
 # ---------------------------------------------------------------- returning a selection
