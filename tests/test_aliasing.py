@@ -673,3 +673,24 @@ def test_a_reduction_of_a_constant_left_by_a_loop_counts_every_element():
     for g, w in zip(pyjitc.jit(constant_left_unchanged_by_a_loop_then_reduced)(1),
                     constant_left_unchanged_by_a_loop_then_reduced(1)):
         assert_same(g, w)
+
+
+def updated_then_read_reversed_then_written(x, y, A):
+    t1 = A * 1.0
+    x += 1.0
+    y += (t1[1] + x[::-1])
+    t1[t1 < 0.0] = 0.0
+    x[5] = 3.0
+    return x, t1
+
+
+def test_a_value_read_before_an_update_keeps_its_old_elements():
+    # statement fuzzer seed 7007 program 2313: IREE made x[5] = 3.0 in place before y read x[::-1]
+    r = np.random.default_rng(7)
+    x, y, A = r.standard_normal(6), r.standard_normal(6), r.standard_normal((5, 6))
+    mine, theirs = (x.copy(), y.copy(), A.copy()), (x.copy(), y.copy(), A.copy())
+    for g, w in zip(pyjitc.jit(updated_then_read_reversed_then_written)(*mine),
+                    updated_then_read_reversed_then_written(*theirs)):
+        assert_same(g, w)
+    for g, w in zip(mine, theirs):
+        assert_same(g, w)

@@ -290,14 +290,17 @@ def lower_function(fn: Function, reflection: dict[str, str] | None = None, scala
 
 
 def _live_argument_writes(fn) -> set[int]:
-    """The top-level dynamic_update_slice ops (by id) writing a parameter that a result depends on
-    other than through that update: the results are walked back to what they read, treating
-    the update's own result as a leaf."""
+    """The top-level dynamic_update_slice ops (by id) writing an array (a parameter or a computed
+    one) that a result depends on other than through that update: the results are walked back to
+    what they read, treating the update's own result as a leaf. NumPy keeps the old value for
+    them, so the update needs a copy anyway; IREE 3.13 sometimes made the update in place first
+    (`x += 1.0; y += x[::-1]; x[5] = 3.0` gave y the new x[5], statement fuzzer seed 7007
+    program 2313, a silent wrong answer)."""
     producer = {r.id: op for op in fn.body.ops for r in op.results}
-    params = {v.id for v in fn.params}
+    uses = _use_counts([(fn, None)])
     out = set()
     for update in fn.body.ops:
-        if update.name != "dynamic_update_slice" or update.operands[0].id not in params:
+        if update.name != "dynamic_update_slice" or uses.get(update.operands[0].id, 0) < 2:
             continue
         seen, todo = set(), [v.id for v in fn.body.results]
         while todo:
