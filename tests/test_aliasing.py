@@ -694,3 +694,21 @@ def test_a_value_read_before_an_update_keeps_its_old_elements():
         assert_same(g, w)
     for g, w in zip(mine, theirs):
         assert_same(g, w)
+
+
+def constant_replaced_in_one_branch_then_read_transposed(x, y):
+    P1 = np.eye(6)
+    if np.any(x > 2.0):
+        P1 *= 1.5
+    y[...] = P1.T[3]
+    return P1
+
+
+@pytest.mark.parametrize("scale", [1.0, 5.0])
+def test_a_constant_replaced_in_one_branch_and_read_through_a_transpose_compiles(scale):
+    # statement fuzzer seed 7008 program 138: "LLVM Translation failed" when the pass-through
+    # constant was copied
+    mine, theirs = np.arange(6.0) * scale / 5, np.arange(6.0) * scale / 5
+    assert_same(pyjitc.jit(constant_replaced_in_one_branch_then_read_transposed)(mine, mine[::-1]),
+                constant_replaced_in_one_branch_then_read_transposed(theirs, theirs[::-1]))
+    assert_same(mine, theirs)

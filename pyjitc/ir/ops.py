@@ -443,10 +443,14 @@ def _if_type(ts, regions, **_):
 
 def _lower_if(ctx, operands, **_):
     op = ctx.op("stablehlo.if", operands, ctx.out_types, regions=2)
+    # values from before the if that some branch updates (the other may pass them through)
+    updated_in_a_branch = {o.operands[0].id for block in ctx.regions for o in block.ops
+                           if o.name == "dynamic_update_slice"}
     for mlir_region, block in zip(op.regions, ctx.regions):
         produced = {r.id for o in block.ops for r in o.results}
         outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
         returned = [ctx.returned(v.id) for v in block.results]
+        updated_elsewhere = [v.id in updated_in_a_branch for v in block.results]
         # an array computed before the if that a branch updates is updated in a copy (an
         # argument is not: its copy made IREE alias `b = A * 1.0` with A, fuzzer seed 2311
         # program 290): IREE 3.13
@@ -467,7 +471,7 @@ def _lower_if(ctx, operands, **_):
                 ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
             return args
 
-        def leave(results, outside=outside, returned=returned):
+        def leave(results, outside=outside, returned=returned, updated_elsewhere=updated_elsewhere):
             # an array computed before the if and passed through a branch unchanged is copied
             # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
             # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
@@ -480,9 +484,13 @@ def _lower_if(ctx, operands, **_):
             # A view of an argument that the function also returns as it is, is copied after
             # all: IREE 3.13 returned a null buffer for the if's result (`t2 = np.array(y)` with
             # y = A[:, 2], returned beside the if's t2; statement fuzzer seed 7005 program 1692).
+            # A constant is copied only where the other branch updates it (a constant the other
+            # branch replaces, copied, failed to compile: "LLVM Translation failed", statement
+            # fuzzer seed 7008 program 138; one it updates, left uncopied, gave "ref is null",
+            # seed 7006 program 783).
             return [ctx.fresh_copy(r, t, 1_000_000 + i) if o and t.size and (not ctx.view_of_argument(r) or ret)
-                    else r
-                    for i, (r, o, t, ret) in enumerate(zip(results, outside, ctx.out, returned))]
+                    and (not ctx.is_constant_expression(r) or u) else r
+                    for i, (r, o, t, ret, u) in enumerate(zip(results, outside, ctx.out, returned, updated_elsewhere))]
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)
