@@ -255,6 +255,18 @@ def _lower_inverse_of(S: Scalars, low, R, RI, w, inv):
 
 # ---------------------------------------------------------------- blocked algorithms
 
+def blocks(n: int) -> list[tuple[int, int]]:
+    """(start, width) of each block of columns: NB wide, the last one taking a remainder of
+    fewer than 8 columns (IREE 3.13 failed to compile native loops over 1x1 blocks: "LLVM
+    Translation failed for operation: unrealized_conversion_cast")."""
+    out, k0 = [], 0
+    while k0 < n:
+        w = n - k0 if n - k0 < NB + 8 else NB
+        out.append((k0, w))
+        k0 += w
+    return out
+
+
 def _mm(em, a, b):
     return F["numpy.matmul"](em, a, b)
 
@@ -282,8 +294,7 @@ def cholesky(em, a: Traced) -> Traced:
     A22 -= L21 L21^T (matmuls). The upper triangle is never read."""
     nbatch, n, _ = a.shape
     panels, rest = [], a
-    for k0 in range(0, n, NB):
-        w = min(NB, n - k0)
+    for k0, w in blocks(n):
         low, inv = cholesky_block(em, _cols(em, _rows(em, rest, 0, w), 0, w))
         panel = low
         if w < rest.shape[1]:
@@ -315,8 +326,7 @@ def lu(em, a: Traced, n: int) -> tuple[list, Traced, Traced]:
     U's diagonal (B, n); the permutation's sign (B,))."""
     nbatch = a.shape[0]
     rows_u, diags, sign, rest = [], [], None, a
-    for k0 in range(0, n, NB):
-        w = min(NB, n - k0)
+    for k0, w in blocks(n):
         p, perm, s, linv = lu_panel(em, _cols(em, rest, 0, w))
         sign = s if sign is None else F["numpy.multiply"](em, sign, s)
         right = _permute_rows(em, _cols(em, rest, w, rest.shape[2]), perm)
@@ -334,8 +344,7 @@ def back_substitute(em, rows_u: list, n: int) -> Traced:
     """X with U X = C, U and C (B, n, k) given as lu's block rows [U_ii, U_i,>i, C_i]; block by
     block from the last: X_i = U_ii^-1 (C_i - U_i,>i X_>i)."""
     xs = []
-    for bi in reversed(range(len(rows_u))):
-        k0 = bi * NB
+    for bi, (k0, _) in reversed(list(enumerate(blocks(n)))):
         row = rows_u[bi]
         w = row.shape[1]
         c = _cols(em, row, n - k0, row.shape[2])
