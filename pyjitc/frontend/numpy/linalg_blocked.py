@@ -18,6 +18,7 @@ from ..values import Traced
 
 F = FUNCTIONS
 INT64 = np.dtype(np.int64)
+MAX_BLOCKS = 6
 NB = 64   # block width: scalar work is ~n^2 NB / 4 steps, the rest matmuls (bench/bench_linalg.py)
 
 
@@ -259,9 +260,12 @@ def blocks(n: int) -> list[tuple[int, int]]:
     """(start, width) of each block of columns: NB wide, the last one taking a remainder of
     fewer than 8 columns (IREE 3.13 failed to compile native loops over 1x1 blocks: "LLVM
     Translation failed for operation: unrealized_conversion_cast")."""
+    # at most MAX_BLOCKS blocks (each is compiled on its own: 16 blocks of 64 at n = 1000 took
+    # 70-80 s to compile); wider blocks put more of the work in the scalar loops
+    nb = max(NB, (-(-n // MAX_BLOCKS) + 7) // 8 * 8)
     out, k0 = [], 0
     while k0 < n:
-        w = n - k0 if n - k0 < NB + 8 else NB
+        w = n - k0 if n - k0 < nb + 8 else nb
         out.append((k0, w))
         k0 += w
     return out
