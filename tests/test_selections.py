@@ -155,3 +155,17 @@ def test_a_csr_matrix_vector_product_over_row_slices_compiles_once_and_matches_n
     f = pyjitc.jit(csr_matvec)
     x = r.random(5)
     assert_same(f(indptr, indices, dense[dense != 0], x), csr_matvec(indptr, indices, dense[dense != 0], x), accumulate=True)
+
+
+def bessel_and_piecewise(x):
+    return np.i0(x), np.piecewise(x, [x < 0, x > 2], [lambda v: -v, lambda v: v ** 2, 1.0])
+
+
+BESSEL = pyjitc.jit(bessel_and_piecewise)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.floats(-12, 12, allow_nan=False, allow_subnormal=False), min_size=9, max_size=9).map(np.array))
+def test_functions_on_selections_carried_through_loops_match_numpy(x):
+    # np.i0: piecewise over x[x <= 8.0] and a Chebyshev loop carrying the selection (unrolled)
+    assert_same_call(BESSEL, bessel_and_piecewise, x, accumulate=True)

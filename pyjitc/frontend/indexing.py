@@ -633,7 +633,10 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
                        f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
     rest = x.shape[k:]
     if isinstance(value, masked.Masked):     # y[m] = f(x[m]): the same selection
-        if value.key != ("flags", mask_key(em, mask), mask.shape) or value.data.shape != (mask.type.size,) + rest:
+        flat = mask if k == 1 else em.emit("reshape", mask, shape=(mask.type.size,))
+        same = value.key == ("flags", mask_key(em, mask), mask.shape) or \
+            (value.where[0] == "flags" and value.where[1].value is flat.value)
+        if not same or value.data.shape != (mask.type.size,) + rest:
             masked.need(value, f"{what} through another mask")
         v = em.emit("reshape", em.cast(value.data, x.dtype), shape=x.shape)
         m = mask if k == x.ndim else em.emit("broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(k)))

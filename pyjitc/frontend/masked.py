@@ -40,7 +40,9 @@ class Masked:
 
     def poisoned(self, extra=frozenset()) -> "Masked":
         """A stand-in after the region that made it: any use asks for the bounds at compile time."""
-        params = None if self.params is None else self.params | extra
+        # a selection by data (params None) still asks for the region's own markers: the loop
+        # that carries it is unrolled (np.i0's Chebyshev loop over x[x <= 8.0])
+        params = self.params | extra if self.params is not None else (frozenset(extra) if extra else None)
         return Masked(None, self.axis, self.where, None, params)
 
     def __getattr__(self, name):
