@@ -712,3 +712,22 @@ def test_a_constant_replaced_in_one_branch_and_read_through_a_transpose_compiles
     assert_same(pyjitc.jit(constant_replaced_in_one_branch_then_read_transposed)(mine, mine[::-1]),
                 constant_replaced_in_one_branch_then_read_transposed(theirs, theirs[::-1]))
     assert_same(mine, theirs)
+
+
+def reversed_column_update_beside_a_row_sum(x, y, A):
+    t1 = A[0] + A[3]
+    A[A < 0.0] = 0.0
+    y[::-1] += np.floor(np.minimum(np.max(A), y[::-1]))
+    return t1
+
+
+def test_a_reversed_column_of_an_argument_updated_in_place_compiles():
+    # statement fuzzer seed 7007 program 1891: "LLVM Translation failed" for the reverse of a
+    # column read (y = A[:, 2])
+    r = np.random.default_rng(11)
+    A = r.standard_normal((5, 6)) * 3
+    mine, theirs = A.copy(), A.copy()
+    x = np.zeros(6)
+    assert_same(pyjitc.jit(reversed_column_update_beside_a_row_sum)(x, mine[:, 2], mine),
+                reversed_column_update_beside_a_row_sum(x, theirs[:, 2], theirs))
+    assert_same(mine, theirs)
