@@ -382,6 +382,15 @@ def diag(em, v, k=0):
     return sel(em, on, vals, em.full(0, x.dtype, (n, n)))
 
 
+@register("numpy.diagflat", complex_ok=True)
+def diagflat(em, v, k=0):
+    """v flattened, on the k-th diagonal of a square array (NumPy's own code needs the C helper
+    _array_converter)."""
+    if is_static(v, k):
+        return fold(np.diagflat, v, k)
+    return diag(em, reshape(em, em.asarray(v), -1), k)
+
+
 def _split(name, even):
     def impl(em, ary, indices_or_sections, axis=0):
         x = em.asarray(ary)
