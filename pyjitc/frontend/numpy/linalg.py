@@ -90,6 +90,33 @@ def solve(em, a, b):
     return reshape(em, x, batch + (n,)) if vector else x
 
 
+@register("numpy.linalg.matrix_power", note="n known at compile time; NumPy's order of products "
+                                            "(squarings by the bits of n); n < 0 through inv")
+def matrix_power(em, a, n):
+    n = em.static(n, "matrix_power: the exponent")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise ShapeError("TypeError: exponent must be an integer")
+    a = _square(em, a, "matrix_power")
+    mm = F["numpy.matmul"]
+    if n == 0:
+        return em.broadcast(em.constant(np.eye(a.shape[-1], dtype=a.dtype)), a.shape)
+    if n < 0:
+        a, n = inv(em, a), -n
+    if n == 1:
+        return a
+    if n == 2:
+        return mm(em, a, a)
+    if n == 3:
+        return mm(em, mm(em, a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else mm(em, z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else mm(em, result, z)
+    return result
+
+
 @register("numpy.linalg.inv", note="as solve(a, identity)")
 def inv(em, a):
     a = _square(em, a, "inv")
