@@ -283,12 +283,12 @@ def gather(em, x: Traced, m: Masked):
     """x[idx] for a masked integer index array (`x[indices[lo:hi]]`, CSR rows): the gather at the
     selected positions (the others read position 0), masked as idx is. NumPy's bounds checks apply
     to the selected positions only."""
-    from .indexing import getitem
+    from .registry import FUNCTIONS
     if m.data.ndim != 1 or m.axis != 0 or np.dtype(m.data.dtype).kind not in "iu" or x.ndim == 0:
         need(m, "indexing with it")
     inside = mask(em, m.where, m.data.shape, 0)
     safe = em.emit("select", inside, em.cast(m.data, np.int64), em.full(0, np.int64, m.data.shape))
-    out = getitem(em, x, Traced(safe.value, None, m.params))
+    out = FUNCTIONS["numpy.take"](em, x, Traced(safe.value, None, m.params), axis=0)
     return Masked(Traced(out.value, None, _join(x, m)), 0, m.where, m.key, _join(x, m))
 
 
@@ -305,15 +305,15 @@ def compacted(em, m: Masked) -> tuple[Traced, Traced]:
     to the front of the axis in order, and how many there are (int64); the caller keeps that many
     (program.Trimmed). Output position j takes the element whose inclusive count of selected
     elements is j + 1: a prefix sum and a binary search, log2(n) parallel steps each."""
-    from .numpy.reductions import scan
-    from .numpy.sorting import count_before
+    from .registry import FUNCTIONS
     if not returnable(m):
         need(m, "returning it")
     data, flags = m.data, m.where[1]
     n = flags.shape[0]
-    counts = scan(em, em.cast(flags, np.int64), 0, "add", 0)
+    counts = FUNCTIONS["numpy.cumsum"](em, em.cast(flags, np.int64))
     wanted = em.emit("add", em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)), em.full(1, np.int64, (n,)))
-    source = em.emit("min", count_before(em, counts, wanted, "left"), em.full(max(n - 1, 0), np.int64, (n,)))
+    found = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
+    source = em.emit("min", found, em.full(max(n - 1, 0), np.int64, (n,)))
     return em.emit("take", data, source, weak=data.weak), length(em, m)
 
 
