@@ -637,3 +637,97 @@ def test_a_strided_view_scaled_and_written_back_in_a_branch_compiles(scale):
     assert_same(pyjitc.jit(strided_argument_scaled_then_gathered_in_a_branch)(mine, mine[::2]),
                 strided_argument_scaled_then_gathered_in_a_branch(theirs, theirs[::2]))
     assert_same(mine, theirs)
+
+
+def copy_updated_in_a_branch_then_written_then_argument_read_in_a_loop(x, n):
+    P1 = np.array(x)
+    if np.max(x) < 3.0:
+        P1 += 1.0
+    P1[-4] = -1.0
+    for i in range(n):
+        P1[1:-1] = x[::-1][2:] - x[::-1][:-2]
+    return P1
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_a_copy_passed_through_a_branch_and_written_is_not_written_into_the_argument(scale):
+    # statement fuzzer seed 7007 program 1363: with the branch not taken, IREE updated x's own
+    # buffer with P1[-4] = -1.0 and the loop then read it from x (a silent wrong answer)
+    x = np.arange(6.0) * scale
+    mine, theirs = x.copy(), x.copy()
+    assert_same(pyjitc.jit(copy_updated_in_a_branch_then_written_then_argument_read_in_a_loop)(mine, 3),
+                copy_updated_in_a_branch_then_written_then_argument_read_in_a_loop(theirs, 3))
+    assert_same(mine, theirs)
+
+
+def constant_left_unchanged_by_a_loop_then_reduced(n):
+    b2 = np.zeros((7, 8))
+    for i in range(n):
+        b2[...] = b2
+    b4 = np.maximum(b2, 3.0)
+    return b2, b4.sum()
+
+
+def test_a_reduction_of_a_constant_left_by_a_loop_counts_every_element():
+    # statement fuzzer seed 7007 program 1699: the sum over both axes of the splat gave 21 for 168
+    for g, w in zip(pyjitc.jit(constant_left_unchanged_by_a_loop_then_reduced)(1),
+                    constant_left_unchanged_by_a_loop_then_reduced(1)):
+        assert_same(g, w)
+
+
+def updated_then_read_reversed_then_written(x, y, A):
+    t1 = A * 1.0
+    x += 1.0
+    y += (t1[1] + x[::-1])
+    t1[t1 < 0.0] = 0.0
+    x[5] = 3.0
+    return x, t1
+
+
+def test_a_value_read_before_an_update_keeps_its_old_elements():
+    # statement fuzzer seed 7007 program 2313: IREE made x[5] = 3.0 in place before y read x[::-1]
+    r = np.random.default_rng(7)
+    x, y, A = r.standard_normal(6), r.standard_normal(6), r.standard_normal((5, 6))
+    mine, theirs = (x.copy(), y.copy(), A.copy()), (x.copy(), y.copy(), A.copy())
+    for g, w in zip(pyjitc.jit(updated_then_read_reversed_then_written)(*mine),
+                    updated_then_read_reversed_then_written(*theirs)):
+        assert_same(g, w)
+    for g, w in zip(mine, theirs):
+        assert_same(g, w)
+
+
+def constant_replaced_in_one_branch_then_read_transposed(x, y):
+    P1 = np.eye(6)
+    if np.any(x > 2.0):
+        P1 *= 1.5
+    y[...] = P1.T[3]
+    return P1
+
+
+@pytest.mark.parametrize("scale", [1.0, 5.0])
+def test_a_constant_replaced_in_one_branch_and_read_through_a_transpose_compiles(scale):
+    # statement fuzzer seed 7008 program 138: "LLVM Translation failed" when the pass-through
+    # constant was copied
+    mine, theirs = np.arange(6.0) * scale / 5, np.arange(6.0) * scale / 5
+    assert_same(pyjitc.jit(constant_replaced_in_one_branch_then_read_transposed)(mine, mine[::-1]),
+                constant_replaced_in_one_branch_then_read_transposed(theirs, theirs[::-1]))
+    assert_same(mine, theirs)
+
+
+def reversed_column_update_beside_a_row_sum(x, y, A):
+    t1 = A[0] + A[3]
+    A[A < 0.0] = 0.0
+    y[::-1] += np.floor(np.minimum(np.max(A), y[::-1]))
+    return t1
+
+
+def test_a_reversed_column_of_an_argument_updated_in_place_compiles():
+    # statement fuzzer seed 7007 program 1891: "LLVM Translation failed" for the reverse of a
+    # column read (y = A[:, 2])
+    r = np.random.default_rng(11)
+    A = r.standard_normal((5, 6)) * 3
+    mine, theirs = A.copy(), A.copy()
+    x = np.zeros(6)
+    assert_same(pyjitc.jit(reversed_column_update_beside_a_row_sum)(x, mine[:, 2], mine),
+                reversed_column_update_beside_a_row_sum(x, theirs[:, 2], theirs))
+    assert_same(mine, theirs)

@@ -555,10 +555,31 @@ def countdown(x, n):
     return countdown(x, n - 1)
 
 
-def test_recursion_is_a_located_error():
-    with pytest.raises(pyjitc.NotSupportedError, match="calls itself") as e:
-        pyjitc.jit(countdown)(np.ones(2), 3)
-    assert "return countdown(x, n - 1)" in str(e.value)
+def halving_fft(x):
+    n = x.shape[0]
+    if n <= 1:
+        return x
+    even, odd = halving_fft(x[::2]), halving_fft(x[1::2])
+    t = np.exp(-2j * np.pi * np.arange(n // 2) / n) * odd
+    return np.concatenate([even + t, even - t])
+
+
+def doubles_until_large(x):
+    if x.sum() > 10.0:
+        return x
+    return doubles_until_large(x * 2.0)
+
+
+def test_recursion_decided_at_compile_time_is_inlined_and_matches_numpy():
+    assert_same_call(pyjitc.jit(countdown), countdown, np.ones(2), 3)
+    x = np.random.default_rng(3).random(16) + 0j
+    assert_same(pyjitc.jit(halving_fft)(x), halving_fft(x), accumulate=True)
+
+
+def test_recursion_whose_depth_depends_on_run_time_values_is_a_located_error():
+    with pytest.raises(pyjitc.NotSupportedError, match="calls itself more than 24 levels") as e:
+        pyjitc.jit(doubles_until_large)(np.ones(2))
+    assert "return doubles_until_large(x * 2.0)" in str(e.value)
 
 
 def simulate(state, params):

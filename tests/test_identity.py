@@ -175,3 +175,22 @@ def test_a_reshape_of_a_reshaped_array_is_a_view_as_in_numpy():
     for g, w in zip(got, want):
         assert_same(g, w)
     assert np.shares_memory(got[0], got[1]) and np.shares_memory(want[0], want[1])
+
+
+def reshaped_views_of_a_local_array(x):
+    t1 = np.eye(6)[:5]          # C-contiguous rows: reshape is a view in NumPy
+    inner = t1[1:, :-1]
+    flat = t1.reshape(-1)
+    cols = np.eye(6)[:, :5]      # not contiguous: reshape copies in NumPy
+    copied = cols.reshape(-1)
+    copied[0] = x[0]             # writes the copy only
+    return inner, flat, cols, copied
+
+
+def test_a_reshape_of_a_view_of_a_local_array_is_a_view_exactly_when_numpys_is():
+    x = np.array([7.0, 8.0])
+    got, want = pyjitc.jit(reshaped_views_of_a_local_array)(x), reshaped_views_of_a_local_array(x)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    assert np.shares_memory(got[0], got[1]) and np.shares_memory(want[0], want[1])
+    assert not np.shares_memory(got[2], got[3]) and not np.shares_memory(want[2], want[3])

@@ -366,3 +366,40 @@ def test_r_with_run_time_slice_bounds_is_a_located_refusal():
     with pytest.raises(pyjitc.NotSupportedError, match="bounds known only at run time") as info:
         pyjitc.jit(grid)(np.arange(4.0))
     assert "test_library_idioms.py:" in str(info.value)
+
+
+def escape_counts(xs, ys, maxit):
+    out = np.zeros((ys.shape[0], xs.shape[0]), dtype=np.int64)
+    for j in range(ys.shape[0]):
+        for i in range(xs.shape[0]):
+            c = complex(xs[i], ys[j])
+            z = 0j
+            k = 0
+            while abs(z) < 2.0 and k < maxit:
+                z = z * z + c
+                k += 1
+            out[j, i] = k
+    return out
+
+
+def test_complex_of_run_time_parts_in_an_escape_time_loop_matches_python():
+    xs, ys = np.linspace(-2.0, 1.0, 9), np.linspace(-1.0, 1.0, 7)
+    assert_same(pyjitc.jit(escape_counts)(xs, ys, 30), escape_counts(xs, ys, 30))
+
+
+def window_maxima(a):
+    out = np.zeros_like(a, dtype=np.bool_)
+    n, m = a.shape
+    for i in range(n):
+        for j in range(m):
+            lo_i, hi_i = max(i - 1, 0), min(i + 2, n)
+            lo_j, hi_j = max(j - 1, 0), min(j + 2, m)
+            out[i, j] = a[i, j] == a[lo_i:hi_i, lo_j:hi_j].max()
+    return out
+
+
+def test_windows_clipped_with_max_and_min_of_the_loop_variables_match_numpy():
+    # two run-time slice lengths in one read: the loops are unrolled (max/min keep the loop
+    # variables they come from, so the compiler knows what to unroll)
+    a = np.random.default_rng(5).random((5, 4))
+    assert_same(pyjitc.jit(window_maxima)(a), window_maxima(a))

@@ -134,3 +134,16 @@ def test_arrays_numpy_linalg_rejects_are_located_shape_errors(a, numpy_error, me
     with pytest.raises(pyjitc.ShapeError, match=message) as e:
         inverse_and_determinants(a)
     assert "test_linalg.py:19" in str(e.value)
+
+
+def powers(a):
+    return tuple(np.linalg.matrix_power(a, k) for k in (0, 1, 2, 3, 5, 8, -2))
+
+
+def test_matrix_power_multiplies_in_numpys_order_for_every_exponent_kind():
+    a = np.random.default_rng(4).random((2, 3, 3)) + 2 * np.eye(3)
+    got, want = pyjitc.jit(powers)(a), powers(a)
+    assert_same(got, want, accumulate=True)
+    assert got[1] is a and want[1] is a      # n = 1 gives the argument itself, as NumPy
+    a32 = (np.arange(9).reshape(3, 3) % 4 + 3 * np.eye(3)).astype(np.float32)
+    assert_same(pyjitc.jit(powers)(a32), powers(a32), accumulate=True)

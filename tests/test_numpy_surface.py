@@ -58,7 +58,8 @@ CASES = {
     "broadcast_to": ("np.broadcast_to(x[0], (2, 4)) + 0", [F, I]),
     "flip_roll": ("np.flip(x), np.fliplr(x), np.flipud(x), np.flip(x, 1), np.roll(x, 1, axis=1), np.roll(x, -3)", [F, I]),
     "tri": ("np.tril(x), np.triu(x, 1), np.tril(x, -1)", [F, I]),
-    "diag": ("np.diagonal(x), np.diagonal(x, 1), np.trace(x), np.diag(x[0], 1), np.diag(x[1], -2), np.diag(x)", [F, I]),
+    "diag": ("np.diagonal(x), np.diagonal(x, 1), np.trace(x), np.diag(x[0], 1), np.diag(x[1], -2), np.diag(x), "
+             "np.diagflat(x), np.diagflat(x[0], -1)", [F, I]),
     "outer_inner": ("np.outer(x[0], x[1]), np.vdot(x[0], x[1]), np.inner(x, x), np.inner(x[0], x[1]), "
                     "np.inner(x[None], x)", [F, I]),
     "norm": ("np.linalg.norm(x), np.linalg.norm(x[0], 1), np.linalg.norm(x[1], np.inf), np.linalg.norm(x, axis=1)", [P, I]),

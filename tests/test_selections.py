@@ -115,3 +115,57 @@ def test_a_run_time_slice_returned_is_still_a_view_of_the_argument():
     got = pyjitc.jit(slice_with_run_time_bounds)(x, 1, 4)
     assert_same(got, slice_with_run_time_bounds(x, 1, 4))
     assert np.shares_memory(got, x)
+
+
+def kmeans_step(X, C):
+    d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(-1)
+    lab = d.argmin(1)
+    newC = np.empty_like(C)
+    for k in range(C.shape[0]):
+        m = lab == k
+        if m.any():
+            newC[k] = X[m].mean(0)      # a method with a positional axis, on rows chosen by a mask
+        else:
+            newC[k] = C[k]
+    return newC, lab
+
+
+def csr_matvec(indptr, indices, data, x):
+    n = indptr.shape[0] - 1
+    y = np.zeros(n)
+    for i in range(n):
+        lo, hi = indptr[i], indptr[i + 1]
+        y[i] = data[lo:hi] @ x[indices[lo:hi]]   # a gather through a run-time slice of indices
+    return y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_kmeans_step_with_rows_chosen_by_label_matches_numpy(seed):
+    r = np.random.default_rng(seed)
+    X, C = r.random((30, 2)), r.random((4, 2))
+    assert_same_call(pyjitc.jit(kmeans_step), kmeans_step, X, C, accumulate=True)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_csr_matrix_vector_product_over_row_slices_compiles_once_and_matches_numpy(seed):
+    r = np.random.default_rng(seed)
+    dense = np.where(r.random((6, 5)) < 0.4, r.random((6, 5)), 0.0)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(1))])
+    indices = np.nonzero(dense)[1]
+    f = pyjitc.jit(csr_matvec)
+    x = r.random(5)
+    assert_same(f(indptr, indices, dense[dense != 0], x), csr_matvec(indptr, indices, dense[dense != 0], x), accumulate=True)
+
+
+def bessel_and_piecewise(x):
+    return np.i0(x), np.piecewise(x, [x < 0, x > 2], [lambda v: -v, lambda v: v ** 2, 1.0])
+
+
+BESSEL = pyjitc.jit(bessel_and_piecewise)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.floats(-12, 12, allow_nan=False, allow_subnormal=False), min_size=9, max_size=9).map(np.array))
+def test_functions_on_selections_carried_through_loops_match_numpy(x):
+    # np.i0: piecewise over x[x <= 8.0] and a Chebyshev loop carrying the selection (unrolled)
+    assert_same_call(BESSEL, bessel_and_piecewise, x, accumulate=True)

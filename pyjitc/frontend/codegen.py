@@ -134,10 +134,11 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Return(self, node):
         self.env[RETURN_VALUE] = None if node.value is None else self.visit(node.value)
-        top = len(self.stack) == 1 and self.parent is None and not (self.em.loop_depth or self.em.branch_depth)
-        for m in masked.items_of(self.env[RETURN_VALUE], masked.Masked):
-            if not (top and masked.returnable(m)):   # a run-time slice, or from a loop or branch
-                masked.need(m, "returning it" if top else "returning it from inside a loop or branch")
+        if len(self.stack) == 1 and self.parent is None:   # the function's own result (not a helper's)
+            inside = self.em.loop_depth or self.em.branch_depth
+            for m in masked.items_of(self.env[RETURN_VALUE], masked.Masked):
+                if inside or not masked.returnable(m):   # a run-time slice, or from a loop or branch
+                    masked.need(m, "returning it from inside a loop or branch" if inside else "returning it")
         self.env[RETURN] = True
         raise Exit()
 
@@ -258,9 +259,7 @@ class FunctionCompiler(ast.NodeVisitor):
         return LocalFunction(node, self, [self.visit(d) for d in a.defaults])
 
     def call_local(self, fn: LocalFunction, shown, args, kwargs):
-        if fn.node in self.stack:
-            raise NotSupportedError(f"{shown} calls itself (recursion), which can't be compiled",
-                                    hint="write the recursion as a loop")
+        self._check_recursion(fn.node, shown, (args, kwargs))
         names = [p.arg for p in fn.node.args.args]
         defaults = dict(zip(names[len(names) - len(fn.defaults):], fn.defaults))
         env = bind_by_name(shown, names, args, kwargs, defaults)
@@ -405,10 +404,21 @@ class FunctionCompiler(ast.NodeVisitor):
             return impl(em, *args, **kwargs)
         return call_known(self.em, call, args, kwargs)
 
+    def _check_recursion(self, key, shown, args):
+        """Recursion is inlined while it is decided at compile time (`if n <= 1: return x` on a
+        shape): each call is compiled for its own arguments. Deeper than MAX_RECURSION levels,
+        the depth is taken to depend on run-time values."""
+        if sum(1 for s in self.stack if s is key) >= MAX_RECURSION:
+            error = NotSupportedError(f"{shown} calls itself more than {MAX_RECURSION} levels deep; a recursion is "
+                                      "compiled by inlining each call, so its depth must be decided at compile time "
+                                      "(by shapes or static values)", hint="write the recursion as a loop")
+            params = frozenset().union(*(v.params for v in items_of(args, Traced) if v.params))
+            if params:   # countdown(x, n - 1): the scalar arguments it depends on, made static
+                raise NeedStatic(params, reason=error)
+            raise error
+
     def inline(self, fn, shown, args, kwargs):
-        if fn in self.stack:
-            raise NotSupportedError(f"{shown} calls itself (recursion), which can't be compiled",
-                                    hint="write the recursion as a loop")
+        self._check_recursion(fn, shown, (args, kwargs))
         src = source_of(fn)
         try:
             bound = real_signature(fn).bind(*args, **kwargs)
@@ -522,6 +532,8 @@ class FunctionCompiler(ast.NodeVisitor):
         index = known(self.visit(node.slice))
         if isinstance(base, Traced) and masked.as_mask(index) is not None:   # x[np.nonzero(m)] is x[m]
             index = masked.as_mask(index)
+        if isinstance(base, Traced) and isinstance(index, masked.Masked) and not index.positions:
+            return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]]
         if isinstance(base, masked.Masked) or masked.contains(index):
             masked.need(masked.first(base, index), "indexing")
         if isinstance(base, Traced) or base is np.r_ or base is np.c_:
@@ -676,6 +688,8 @@ def _argument(values, path, spec):
         return spec.build([_argument(values, path + p, s) for p, s in spec.leaves()])
     return values[path]
 
+
+MAX_RECURSION = 24   # levels of a function calling itself, each inlined (see _check_recursion)
 
 KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
 

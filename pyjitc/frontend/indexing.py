@@ -600,6 +600,14 @@ def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
     pos[tuple(np_index)] = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     if not isinstance(value, Traced) or value.shape != shape or value.dtype != x.dtype:
         value = _values_for(em, value, x.dtype, shape, what)
+    if shape == x.shape and x.ndim and x.type.size:
+        # x[::-1] = v and the like: every element written in reverse along some axes, a reverse
+        # rather than a gather
+        ids = np.arange(x.type.size, dtype=np.int64).reshape(x.shape)
+        flipped = tuple(d for d in range(x.ndim) if x.shape[d] > 1 and
+                        np.take(pos, 0, axis=d).flat[0] > np.take(pos, -1, axis=d).flat[0])
+        if flipped and np.array_equal(pos, np.flip(ids, flipped)):
+            return em.wrap(em.emit("reverse", value, dims=flipped).value, x, weak=x.weak)
     flat = em.emit("reshape", value, shape=(int(np.prod(shape)),)) if value.ndim != 1 else value
     if flat.shape[0] == 0:
         return Traced(x.value, x.weak, x.params)
@@ -625,7 +633,10 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
                        f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
     rest = x.shape[k:]
     if isinstance(value, masked.Masked):     # y[m] = f(x[m]): the same selection
-        if value.key != ("flags", mask_key(em, mask), mask.shape) or value.data.shape != (mask.type.size,) + rest:
+        flat = mask if k == 1 else em.emit("reshape", mask, shape=(mask.type.size,))
+        same = value.key == ("flags", mask_key(em, mask), mask.shape) or \
+            (value.where[0] == "flags" and value.where[1].value is flat.value)
+        if not same or value.data.shape != (mask.type.size,) + rest:
             masked.need(value, f"{what} through another mask")
         v = em.emit("reshape", em.cast(value.data, x.dtype), shape=x.shape)
         m = mask if k == x.ndim else em.emit("broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(k)))

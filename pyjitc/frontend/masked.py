@@ -40,7 +40,9 @@ class Masked:
 
     def poisoned(self, extra=frozenset()) -> "Masked":
         """A stand-in after the region that made it: any use asks for the bounds at compile time."""
-        params = None if self.params is None else self.params | extra
+        # a selection by data (params None) still asks for the region's own markers: the loop
+        # that carries it is unrolled (np.i0's Chebyshev loop over x[x <= 8.0])
+        params = self.params | extra if self.params is not None else (frozenset(extra) if extra else None)
         return Masked(None, self.axis, self.where, None, params)
 
     def __getattr__(self, name):
@@ -188,9 +190,13 @@ def call(em, impl, shown: str, args, kwargs):
         return _elementwise(em, impl, shown, args)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
-    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in ("sum", "prod", "max", "min", "mean")}
-    if impl in reductions and len(args) == 1 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"}:
-        return _reduction(em, impl, reductions[impl], args[0], kwargs.get("axis"))
+    from .registry import METHODS
+    names = ("sum", "prod", "max", "min", "mean")
+    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
+    if impl in reductions and 1 <= len(args) <= 2 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"} \
+            and not (len(args) == 2 and "axis" in kwargs):   # np.sum(m, axis), m.mean(0), m.max(axis=1)
+        axis = args[1] if len(args) == 2 else kwargs.get("axis")
+        return _reduction(em, FUNCTIONS[f"numpy.{reductions[impl]}"], reductions[impl], args[0], axis)
     need(first(args, kwargs), shown)
 
 
@@ -273,6 +279,19 @@ def _contraction(em, impl, shown, a, b):
     return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked
 
 
+def gather(em, x: Traced, m: Masked):
+    """x[idx] for a masked integer index array (`x[indices[lo:hi]]`, CSR rows): the gather at the
+    selected positions (the others read position 0), masked as idx is. NumPy's bounds checks apply
+    to the selected positions only."""
+    from .registry import FUNCTIONS
+    if m.data.ndim != 1 or m.axis != 0 or np.dtype(m.data.dtype).kind not in "iu" or x.ndim == 0:
+        need(m, "indexing with it")
+    inside = mask(em, m.where, m.data.shape, 0)
+    safe = em.emit("select", inside, em.cast(m.data, np.int64), em.full(0, np.int64, m.data.shape))
+    out = FUNCTIONS["numpy.take"](em, x, Traced(safe.value, None, m.params), axis=0)
+    return Masked(Traced(out.value, None, _join(x, m)), 0, m.where, m.key, _join(x, m))
+
+
 # ---------------------------------------------------------------- returning a selection
 
 def returnable(m: Masked) -> bool:
@@ -286,15 +305,15 @@ def compacted(em, m: Masked) -> tuple[Traced, Traced]:
     to the front of the axis in order, and how many there are (int64); the caller keeps that many
     (program.Trimmed). Output position j takes the element whose inclusive count of selected
     elements is j + 1: a prefix sum and a binary search, log2(n) parallel steps each."""
-    from .numpy.reductions import scan
-    from .numpy.sorting import count_before
+    from .registry import FUNCTIONS
     if not returnable(m):
         need(m, "returning it")
     data, flags = m.data, m.where[1]
     n = flags.shape[0]
-    counts = scan(em, em.cast(flags, np.int64), 0, "add", 0)
+    counts = FUNCTIONS["numpy.cumsum"](em, em.cast(flags, np.int64))
     wanted = em.emit("add", em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)), em.full(1, np.int64, (n,)))
-    source = em.emit("min", count_before(em, counts, wanted, "left"), em.full(max(n - 1, 0), np.int64, (n,)))
+    found = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
+    source = em.emit("min", found, em.full(max(n - 1, 0), np.int64, (n,)))
     return em.emit("take", data, source, weak=data.weak), length(em, m)
 
 

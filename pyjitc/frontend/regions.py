@@ -113,6 +113,8 @@ def _leaf_type(x):
         return ((), np.dtype(np.int64), int) if -2**63 <= x < 2**63 else None
     if type(x) is float:
         return (), np.dtype(np.float64), float
+    if type(x) is complex:
+        return (), np.dtype(np.complex128), complex
     if isinstance(x, (np.generic, np.ndarray)) and x.dtype in SUPPORTED_DTYPES:
         return x.shape, x.dtype, None
     return None

@@ -4,33 +4,10 @@ types + attributes -> result types) beside its StableHLO lowering rule. Primitiv
 broadcasting) live one level up, in frontend/numpy/, which emits only these ops."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 
+from .registry import OPS, OpDef, OpTypeError, register_op  # noqa: F401  (the table, re-exported)
 from .types import TensorType, is_bool, is_complex, is_float, is_int, real_dtype
-
-
-class OpTypeError(Exception):
-    """A primitive was built with operands its type rule rejects (a pyjitc bug, not a user one)."""
-
-
-@dataclass(frozen=True)
-class OpDef:
-    name: str
-    type_rule: Callable[..., TensorType | tuple[TensorType, ...]]
-    lower: Callable[..., object]
-
-
-OPS: dict[str, OpDef] = {}
-
-
-def register_op(name: str, type_rule, lower) -> OpDef:
-    if name in OPS:
-        raise ValueError(f"op {name!r} registered twice")
-    OPS[name] = opdef = OpDef(name, type_rule, lower)
-    return opdef
 
 
 # ---------------------------------------------------------------- shared type rules
@@ -380,10 +357,13 @@ def _lower_reduce(ctx, operands, kind, axes):
     scalar = TensorType((), src.dtype)
     init = ctx.splat(identity(src.dtype), scalar)
     operand = operands[0]
-    if ctx.converted_from_integers(operand):
+    if ctx.converted_from_integers(operand) or ctx.is_constant_expression(operand):
         # IREE 3.13 miscompiles a reduction of an integer array converted to another type when its
         # folding makes the array a splat (np.sum((x * 0 + 3).astype(np.float64)) gave 6.0 for 36.0,
-        # np.prod 4 for 4096: silent wrong answers): the converted array is materialised first
+        # np.prod 4 for 4096: silent wrong answers): the converted array is materialised first.
+        # Likewise a reduction of a splat over two axes (np.maximum(b, 3.0).sum() of b = zeros((7,
+        # 8)) left by a loop that did not change it gave 21 for 168: statement fuzzer seed 7007
+        # program 1699)
         operand = ctx.barrier(operand)
     op = ctx.op("stablehlo.reduce", [operand, init], [ctx.out_types[0]],
                 {"dimensions": ctx.i64s(sorted(axes))}, regions=1)
@@ -419,218 +399,6 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
 
 
 register_op("dot_general", _dot_type, _lower_dot)
-
-
-# ---------------------------------------------------------------- control flow (ops with regions)
-# Region blocks may read values defined above them (StableHLO regions are not isolated).
-
-def _block_types(block):
-    return tuple(v.type for v in block.results)
-
-
-def _if_type(ts, regions, **_):
-    (pred,) = ts
-    then, orelse = regions
-    if pred != TensorType((), np.dtype(np.bool_)) or then.params or orelse.params:
-        raise OpTypeError(f"if: predicate {pred} must be bool[] and the branches take no arguments")
-    if _block_types(then) != _block_types(orelse):
-        raise OpTypeError(f"if: branch results {_block_types(then)} and {_block_types(orelse)} differ")
-    return _block_types(then)
-
-
-def _lower_if(ctx, operands, **_):
-    op = ctx.op("stablehlo.if", operands, ctx.out_types, regions=2)
-    for mlir_region, block in zip(op.regions, ctx.regions):
-        produced = {r.id for o in block.ops for r in o.results}
-        outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
-        returned = [ctx.returned(v.id) for v in block.results]
-        # an array computed before the if that a branch updates is updated in a copy (an
-        # argument is not: its copy made IREE alias `b = A * 1.0` with A, fuzzer seed 2311
-        # program 290): IREE 3.13
-        # returned a null buffer for the if's result when one branch updated it in place and the
-        # other passed a copy through ("ref is null; hal.buffer_view.create", statement fuzzer
-        # seed 686758054, with the loop before it compiled as a native loop)
-        updated = {o.operands[0].id for o in block.ops
-                   if o.name == "dynamic_update_slice" and o.operands[0].id not in produced}
-        saved = {vid: ctx.env[vid] for vid in updated
-                 if not ctx.view_of_argument(ctx.env[vid]) and not ctx.is_constant_expression(ctx.env[vid])}
-
-        def enter(args, saved=saved, block=block):
-            for vid, value in saved.items():
-                # read elsewhere too (b = x[::-1] * 1.0 with y = x[::-1]: IREE folds both to one
-                # value): a copy of its own, since IREE wrote through the barrier into the shared
-                # buffer (statement fuzzer seed 7005 program 1017, a silent wrong answer)
-                t = next(v.type for o in block.ops for v in o.operands if v.id == vid)
-                ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
-            return args
-
-        def leave(results, outside=outside, returned=returned):
-            # an array computed before the if and passed through a branch unchanged is copied
-            # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
-            # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
-            # a slice/reshape of one: copied, that failed the same way (seed 404 program 528)
-            # (a constant is not either: the barrier made IREE 3.13 write later updates into the
-            # read-only constant, PERMISSION_DENIED at run time, statement fuzzer seed 7002 program 139)
-            # A real copy (a dispatch of its own), not a barrier: with the barrier IREE 3.13 still
-            # returned a null buffer where the same value was also returned (`w = x.copy()` before
-            # an if updating x on one path; statement fuzzer seed 7005 program 1920).
-            # A view of an argument that the function also returns as it is, is copied after
-            # all: IREE 3.13 returned a null buffer for the if's result (`t2 = np.array(y)` with
-            # y = A[:, 2], returned beside the if's t2; statement fuzzer seed 7005 program 1692).
-            return [ctx.fresh_copy(r, t, 1_000_000 + i) if o and t.size and (not ctx.view_of_argument(r) or ret)
-                    else r
-                    for i, (r, o, t, ret) in enumerate(zip(results, outside, ctx.out, returned))]
-        ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
-        ctx.env.update(saved)
-    return list(op.results)
-
-
-register_op("if", _if_type, _lower_if)
-
-
-def _while_type(ts, regions, **_):
-    cond, body = regions
-    carried = tuple(ts)
-    if tuple(p.type for p in cond.params) != carried or tuple(p.type for p in body.params) != carried:
-        raise OpTypeError(f"while: region arguments don't match the carried types {carried}")
-    if _block_types(cond) != (TensorType((), np.dtype(np.bool_)),):
-        raise OpTypeError(f"while: the condition yields {_block_types(cond)}, not bool[]")
-    if _block_types(body) != carried:
-        raise OpTypeError(f"while: the body yields {_block_types(body)}, not {carried}")
-    return carried
-
-
-def _ignored_arguments(block) -> list[int]:
-    """Positions of the block arguments that no op reads and that are not yielded unchanged."""
-    used = set()
-
-    def walk(b):
-        for op in b.ops:
-            used.update(v.id for v in op.operands)
-            for r in op.regions:
-                walk(r)
-    walk(block)
-    return [i for i, p in enumerate(block.params) if p.id not in used and block.results[i] is not p]
-
-
-def _loop_invariant_results(block) -> list[int]:
-    """Positions of the block results that depend on none of the block's arguments: a value from
-    outside the loop, or one computed from constants only (e.g. `tmp[:, :] = 0.0` ending the body)."""
-    variant = {p.id for p in block.params}
-
-    def read(op):
-        """The operands `op` may read once IREE has folded constants: a select whose predicate
-        does not depend on the loop may fold to either side (a full-coverage write `x[::-1] = v`
-        is a select on an all-True mask; `x[m] = 1.0` with a mask computed from constants in the
-        body is another), so it reads the loop only if both sides do; an update of every element
-        does not read the old value. Such values made loops
-        that replace a carried array wholesale crash iree-stream-conversion (found by the fuzzer)."""
-        if op.name == "select" and op.operands[0].id not in variant:
-            return op.operands[1:] if all(v.id in variant for v in op.operands[1:]) else ()
-        if op.name == "dynamic_update_slice" and op.operands[1].type.shape == op.operands[0].type.shape:
-            return op.operands[1:]   # the update covers the whole array (`b[i % 1] = v` for a 1-item b)
-        return op.operands
-
-    def reads_variant(op) -> bool:   # its operands, and what its regions read or yield from here
-        return (any(v.id in variant for v in read(op))
-                or any(v.id in variant for r in op.regions for v in r.results)
-                or any(reads_variant(inner) for r in op.regions for inner in r.ops))
-    for op in block.ops:
-        if reads_variant(op):
-            variant.update(v.id for v in op.results)
-    return [i for i, v in enumerate(block.results) if v.id not in variant]
-
-
-def _duplicate_results(block) -> list[int]:
-    """Positions of the block results that another position also yields (`u[:, :] = tmp` with both
-    carried), the first one (or the one yielded unchanged) left out."""
-    first = {v.id for v, p in zip(block.results, block.params) if v is p}
-    dups = []
-    for i, (v, p) in enumerate(zip(block.results, block.params)):
-        if v is p:
-            continue
-        if v.id in first:
-            dups.append(i)
-        first.add(v.id)
-    return dups
-
-
-def _lower_while(ctx, operands, **_):
-    """Two IREE 3.13 workarounds, both invisible in the results:
-    - booleans are carried as ui8: loops carrying i1 tensors fail at run time ("indirect buffer
-      reference ... out of range") or copy the wrong buffers;
-    - a body that ignores a carried value (replaces it wholesale) fails to compile when the value
-      is used after the loop ("region branch point has N operands, but region successor needs M
-      inputs"): such values are yielded as select(trip < 0, old, new) with an extra trip counter,
-      which is never negative, so the body reads them.
-      The same error (IREE 3.13.0rc20261016) comes from a body that yields a value that does not
-      depend on the loop (ends with `tmp[:, :] = 0.0`, `x = 1.0`, `tmp = v` for an outer v), or
-      the same value in two places (`u[:, :] = tmp` with u and tmp carried): IREE rotates the
-      loop into do-while form, its canonicalizer drops such a value from the scf.while results
-      and "after" region (fewer arguments there than in "before"), and iree-stream-conversion's
-      scf.while pattern then gives the "after" region the "before" region's signature. Those
-      values take the same select, which makes each depend on the loop and differ from the rest."""
-    carried = [t.with_dtype(np.uint8) if is_bool(t.dtype) else t for t in ctx.out]
-    bools = [is_bool(t.dtype) for t in ctx.out]
-    to_u8 = lambda v, t: ctx.hlo("stablehlo.convert", v, type=ctx.mlir_type(t))
-    to_bool = lambda v, t: ctx.hlo("stablehlo.compare", v, ctx.splat(0, t), type=ctx.mlir_type(t.with_dtype(np.bool_)),
-                                   comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
-    ir_body = ctx.regions[1]
-    guarded = sorted({*_ignored_arguments(ir_body), *_loop_invariant_results(ir_body), *_duplicate_results(ir_body)})
-    trip_t = TensorType((), np.dtype(np.int64))
-    arg_types = carried + [trip_t] * bool(guarded)
-    # An array entering the loop as a constant (`b = np.full(...)` updated in the loop), or computed
-    # before it (`t = x[::-1] * 1.0`; statement fuzzer seed 7005 program 90), enters through an
-    # optimization_barrier: IREE 3.13 returned a null buffer for it when the loop ran zero times
-    # ("ref is null; while invoking native function hal.buffer_view.create", found by the
-    # statement fuzzer). Not an argument or a view of one (those work, and stay uncopied). Constant scalars too: a loop whose carried values all started as
-    # constants but one argument array (`y = x.copy()` then `y[i] = y[i - 1] + 1.0`, no bounds
-    # check left to carry an error code) failed at run time ("indirect buffer reference slot 0
-    # is out range ... copy_buffer").
-    # The barrier is one of its own: MLIR's CSE merged the barriers of two equal constants
-    # (`np.zeros(8)` entering two loops), and IREE 3.13 then failed to compile the two loops
-    # sharing one init ("operand #11 does not dominate this use", statement fuzzer seed 7005
-    # program 362).
-    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
-                for v, t in zip(operands, ctx.in_types)]
-    # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
-    # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
-    # wrote the loop's result, when it ran zero times, in place in that value's buffer (U came
-    # back with w's later writes: a silent wrong answer, statement fuzzer seed 7003 program 500).
-    operands = [ctx.fresh_copy(v, t, i) if t.ndim and t.size and ctx.shared(i) else v
-                for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
-    inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
-    if guarded:
-        inits.append(ctx.splat(0, trip_t))
-    op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in arg_types], regions=2)
-    raw: list = []   # the body's arguments as the IR sees them (booleans as i1), the trip counter last
-
-    def enter(args):
-        raw[:] = [to_bool(a, t) if b else a for a, t, b in zip(args, carried, bools)] + list(args[len(carried):])
-        return raw[:len(carried)]
-
-    def leave_body(vals):
-        vals = list(vals)
-        if guarded:
-            trip = ctx.hlo("stablehlo.add", raw[-1], ctx.splat(1, trip_t), type=ctx.mlir_type(trip_t))
-            never = ctx.hlo("stablehlo.compare", trip, ctx.splat(0, trip_t), type=ctx.mlir_type(trip_t.with_dtype(np.bool_)),
-                            comparison_direction=ctx.attr("#stablehlo<comparison_direction LT>"),
-                            compare_type=ctx.attr("#stablehlo<comparison_type SIGNED>"))
-            for i in guarded:
-                t = ctx.out[i]
-                pred = never if not t.shape else ctx.hlo(
-                    "stablehlo.broadcast_in_dim", never, type=ctx.mlir_type(t.with_dtype(np.bool_)),
-                    broadcast_dimensions=ctx.i64s(()))
-                vals[i] = ctx.hlo("stablehlo.select", pred, raw[i], vals[i], type=ctx.mlir_type(t))
-        vals = [to_u8(v, t) if b else v for v, t, b in zip(vals, carried, bools)]
-        return vals + [trip] if guarded else vals
-    cond, body = op.regions
-    ctx.lower_region(cond, ctx.regions[0], arg_types=arg_types, enter=enter)
-    ctx.lower_region(body, ctx.regions[1], arg_types=arg_types, enter=enter, leave=leave_body)
-    return [to_bool(r, t) if b else r for r, t, b in zip(list(op.results)[:len(carried)], carried, bools)]
-
-
-register_op("while", _while_type, _lower_while)
 
 
 # ---------------------------------------------------------------- run-time indexing
@@ -803,3 +571,6 @@ def _lower_sort(ctx, operands, axis, with_index):
 
 
 register_op("sort", _sort_type, _lower_sort)
+
+
+from . import control  # noqa: E402,F401  (registers the ops with regions: if, while)

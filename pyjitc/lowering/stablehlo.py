@@ -155,12 +155,24 @@ class LowerCtx:
         program 1236)."""
         op = self._producer(value)
         while op is not None and op.name in self._MOVES:
-            if op.name == "stablehlo.slice" and any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"])):
+            if op.name == "stablehlo.slice" and (any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"]))
+                                                 or not self._contiguous(op)):
                 return True
             op = self._producer(op.operands[0])
         if op is not None and depth and op.name in self._ELEMENTWISE and len(op.operands) > 1:
             return any(self._strided_slice(v, depth - 1) for v in op.operands)
         return False
+
+    @staticmethod
+    def _contiguous(op) -> bool:
+        """Whether a slice (steps 1) reads one contiguous run of its operand: every axis before
+        the last one it narrows has extent 1 in the result. A column `A[:, 2]` is not (a reversed
+        column of an argument failed as a step did: "LLVM Translation failed", statement fuzzer
+        seed 7007 program 1891)."""
+        src = ir.RankedTensorType(op.operands[0].type).shape
+        out = ir.RankedTensorType(op.result.type).shape
+        narrowed = [d for d in range(len(src)) if out[d] != src[d]]
+        return not narrowed or all(out[d] == 1 for d in range(narrowed[-1]))
 
     def is_constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
         """Whether `value` depends on no argument (walks at most `limit` ops; beyond: assumed so)."""
@@ -290,14 +302,17 @@ def lower_function(fn: Function, reflection: dict[str, str] | None = None, scala
 
 
 def _live_argument_writes(fn) -> set[int]:
-    """The top-level dynamic_update_slice ops (by id) writing a parameter that a result depends on
-    other than through that update: the results are walked back to what they read, treating
-    the update's own result as a leaf."""
+    """The top-level dynamic_update_slice ops (by id) writing an array (a parameter or a computed
+    one) that a result depends on other than through that update: the results are walked back to
+    what they read, treating the update's own result as a leaf. NumPy keeps the old value for
+    them, so the update needs a copy anyway; IREE 3.13 sometimes made the update in place first
+    (`x += 1.0; y += x[::-1]; x[5] = 3.0` gave y the new x[5], statement fuzzer seed 7007
+    program 2313, a silent wrong answer)."""
     producer = {r.id: op for op in fn.body.ops for r in op.results}
-    params = {v.id for v in fn.params}
+    uses = _use_counts([(fn, None)])
     out = set()
     for update in fn.body.ops:
-        if update.name != "dynamic_update_slice" or update.operands[0].id not in params:
+        if update.name != "dynamic_update_slice" or uses.get(update.operands[0].id, 0) < 2:
             continue
         seen, todo = set(), [v.id for v in fn.body.results]
         while todo:
@@ -344,6 +359,46 @@ def _captured_then_updated(block) -> set[int]:
             for region in op.regions:
                 out |= _captured_then_updated(region)
         producer.update((r.id, op) for r in op.results)
+    return out
+
+
+_VIEWS = ("slice", "reshape", "transpose")
+
+
+def _updates_of_passed_arguments(fn) -> set[int]:
+    """The dynamic_update_slice ops (by id, anywhere) whose target is an if's result that a branch
+    passes through as an argument (or a view of one) unchanged: IREE 3.13 then updated the
+    argument's own buffer in place, and later reads of the argument saw the write (`P1 =
+    np.array(x); if c: P1 += 1.0; P1[0] = -1.0; ... x[::-1]`, statement fuzzer seed 7007
+    program 1363, a silent wrong answer)."""
+    params = {v.id for v in fn.params}
+    out = set()
+
+    def walk(block, producer):
+        producer = dict(producer)
+        passed = set()
+        for op in block.ops:
+            if op.name == "dynamic_update_slice":
+                target = op.operands[0]
+                while target.id not in passed and target.id in producer and producer[target.id].name in _VIEWS:
+                    target = producer[target.id].operands[0]
+                if target.id in passed:
+                    out.add(id(op))
+            for region in op.regions:
+                walk(region, producer)
+            if op.name == "if":
+                for region in op.regions:
+                    inner = {r.id: o for o in region.ops for r in o.results}
+                    for i, v in enumerate(region.results):
+                        while v.id not in params and (v.id in inner or v.id in producer):
+                            o = inner.get(v.id) or producer[v.id]
+                            if o.name not in _VIEWS:
+                                break
+                            v = o.operands[0]
+                        if v.id in params:
+                            passed.add(op.results[i].id)
+            producer.update((r.id, op) for r in op.results)
+    walk(fn.body, {})
     return out
 
 
@@ -397,7 +452,8 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = _use_counts(fns)
     _options.copied_writes = {key for fn, _ in fns
-                                     for key in _live_argument_writes(fn) | _captured_then_updated(fn.body)}
+                                     for key in _live_argument_writes(fn) | _captured_then_updated(fn.body)
+                                     | _updates_of_passed_arguments(fn)}
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import FUNCTIONS, register
 from ..sequences import enumerate_, ndenumerate, ndindex, range_, zip_
-from ..values import NeedStatic, Traced, fold, is_static
+from ..values import NeedStatic, Traced, fold, is_static, join_params
 from .elementwise import cmp
 from .shapes import reshape
 from ..operators import apply_operator
@@ -46,6 +46,23 @@ def float_(em, x=0.0):
         return fold(float, x)
     out = em.cast(_number(em, x, "float()"), np.float64)
     return Traced(out.value, float, out.params)
+
+
+@register(builtin="complex", complex_ok=True)
+def complex_(em, real=0.0, imag=0.0):
+    """complex(re, im): of run-time real numbers, a Python complex (weak complex128) known at run
+    time; complex(z) of a complex value is z as a Python complex."""
+    if is_static(real, imag):
+        return fold(complex, real, imag)
+    parts = [em.asarray(v) if not isinstance(v, Traced) else v for v in (real, imag)]
+    if any(np.dtype(p.dtype).kind == "c" for p in parts):
+        if is_static(imag) and imag == 0 and parts[0].type.size == 1:
+            z = em.cast(reshape(em, parts[0], ()) if parts[0].ndim else parts[0], np.complex128)
+            return Traced(z.value, complex, z.params)
+        raise NotSupportedError("complex(a, b) with a complex part", hint="write a + 1j * b")
+    re, im = (em.cast(_number(em, v, "complex()"), np.float64) for v in parts)
+    out = em.emit("complex", re, im)
+    return Traced(out.value, complex, join_params(parts))
 
 
 @register(builtin="bool")
@@ -218,8 +235,13 @@ def _pick(fn, numpy_name, hint):
         best = args[0]
         for x in args[1:]:
             best = FUNCTIONS["numpy.where"](em, FUNCTIONS[numpy_name](em, x, best), x, best)
+        # the scalar arguments or loop markers it comes from (max(i - 1, 0) of a loop's i: a
+        # slice bound that can be made a compile-time value by unrolling the loop)
+        params = join_params(args)
         if not strong:
-            best = Traced(em.asarray(best).value, next(iter(weak)))
+            best = Traced(em.asarray(best).value, next(iter(weak)), params)
+        elif isinstance(best, Traced):
+            best = Traced(best.value, best.weak, params)
         return best
     return impl
 

@@ -1,9 +1,10 @@
-"""linalg: np.linalg.solve, inv, det, slogdet and cholesky, written as run-time loops over the IR's
-primitives (IREE has no StableHLO cholesky, triangular_solve or LU on the CPU backend), and norm.
+"""linalg: np.linalg.solve, inv, det, slogdet and cholesky (blocked algorithms in linalg_blocked.py:
+scalar loops that run as native loops for the blocks, matrix products between them; IREE has no
+StableHLO cholesky, triangular_solve or LU on the CPU backend), and norm.
 
-Each is one registry entry like any other NumPy function. LU is LAPACK's unblocked getf2: partial
-pivoting (the first row with the largest |value|), a rank-1 update per column; solve eliminates on
-[A | B] and back-substitutes; cholesky is the right-looking unblocked potf2 on the lower triangle.
+Each is one registry entry like any other NumPy function. LU is LAPACK's getrf: partial pivoting
+(the first row with the largest |value|), by blocks of columns; solve eliminates on [A | B] and
+back-substitutes by blocks; cholesky is right-looking by blocks on the lower triangle.
 All of them work on stacks of matrices (leading batch axes), as NumPy's do, and report NumPy's
 LinAlgError ("Singular matrix", "Matrix is not positive definite") as a located RunError."""
 from __future__ import annotations
@@ -11,42 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
-from ...ir.types import TensorType, is_float
-from ..indexing import getitem
+from ...ir.types import is_float
 from ..registry import FUNCTIONS, register
 from ..values import Traced
+from . import linalg_blocked as blocked
 from .shapes import reshape, transpose
 
 F = FUNCTIONS
-INT64 = np.dtype(np.int64)
-
-
-def fori_loop(em, n: int, init: list[Traced], body) -> list[Traced]:
-    """`for i in range(n): vals = body(i, vals)` as one run-time loop (the IR's while op)."""
-    b = em.b
-    types = [TensorType((), INT64)] + [v.value.type for v in init]
-    start = [em.constant(np.int64(0))] + list(init)
-    block = b.open_block(types)
-    i, *vals = [em.wrap(p) for p in block.params]
-    outs = body(i, vals)
-    nxt = em.emit("add", i, em.constant(np.int64(1)))
-    b.close_block([nxt.value] + [em.cast(o, v.dtype).value for o, v in zip(outs, vals)])
-    cond = b.open_block(types)
-    b.close_block([em.emit("compare", em.wrap(cond.params[0]), em.constant(np.int64(n)), direction="LT").value])
-    results = b.emit("while", *[v.value for v in start], regions=(cond, block))
-    return [em.wrap(r) for r in results[1:]]
-
-
-def _iota(em, shape, dim) -> Traced:
-    return em.emit("iota", shape=tuple(shape), dim=dim, dtype=INT64)
-
-
-def _at(em, x: Traced, axis: int, i: Traced) -> Traced:
-    """x's slice at run-time index i along `axis`, keeping the axis (size 1)."""
-    zero = em.constant(np.int64(0))
-    starts = [i if d == axis else zero for d in range(x.ndim)]
-    sizes = tuple(1 if d == axis else s for d, s in enumerate(x.shape))
-    return em.emit("dynamic_slice", x, *starts, sizes=sizes)
 
 
 def _where(em, c, a, b):
@@ -75,55 +47,9 @@ def _diag(em, x) -> Traced:
     return F["numpy.diagonal"](em, x, 0, -2, -1)
 
 
-def _lu(em, a: Traced, n: int) -> tuple[Traced, Traced]:
-    """Gaussian elimination with partial pivoting on the first n columns of a (..., n, m), m >= n:
-    (the eliminated matrix, U in its first n columns and L^-1 P B after; the permutation's sign)."""
-    batch = a.shape[:-2]
-    nb = len(batch)
-    row, col = _iota(em, a.shape, nb), _iota(em, a.shape, nb + 1)
-    rvec = _iota(em, batch + (n, 1), nb)
-
-    def step(k, vals):
-        lu, sign = vals
-        colk = _at(em, lu, nb + 1, k)                                       # (..., n, 1)
-        mag = _where(em, F["numpy.greater_equal"](em, rvec, k), F["numpy.abs"](em, colk), -1)
-        p = reshape(em, F["numpy.argmax"](em, mag, axis=-2), batch + (1, 1))
-        is_p = F["numpy.equal"](em, row, p)
-        rowk = _at(em, lu, nb, k)                                           # (..., 1, m)
-        rowp = (em.emit("take", lu, reshape(em, p, (1,))) if nb == 0 else
-                F["numpy.sum"](em, _where(em, is_p, lu, 0), axis=-2, keepdims=True))
-        lu = _where(em, F["numpy.equal"](em, row, k), rowp, _where(em, is_p, rowk, lu))
-        sign = _where(em, F["numpy.not_equal"](em, reshape(em, p, batch), k), F["numpy.negative"](em, sign), sign)
-        pivot = _at(em, rowp, nb + 1, k)                                    # (..., 1, 1)
-        zero_pivot = F["numpy.equal"](em, pivot, 0)
-        l = F["numpy.true_divide"](em, _at(em, lu, nb + 1, k), _where(em, zero_pivot, 1, pivot))
-        below = F["numpy.greater"](em, row, k)
-        right = F["numpy.greater"](em, col, k)
-        l = _where(em, F["numpy.logical_and"](em, F["numpy.greater"](em, rvec, k),
-                                              F["numpy.logical_not"](em, zero_pivot)), l, 0)
-        update = F["numpy.subtract"](em, lu, F["numpy.multiply"](em, l, rowp))
-        lu = _where(em, F["numpy.logical_and"](em, below, right), update,
-                    _where(em, F["numpy.logical_and"](em, below, F["numpy.equal"](em, col, k)), l, lu))
-        return [lu, sign]
-    sign0 = em.full(1, a.dtype, batch)
-    return tuple(fori_loop(em, n, [a, sign0], step))
-
-
-def _back_substitute(em, lu: Traced, c: Traced, n: int) -> Traced:
-    """x with U x = c, U the upper triangle of lu's first n columns, c (..., n, k)."""
-    nb = c.ndim - 2
-    row = _iota(em, c.shape, nb)
-
-    def step(j, vals):
-        (x,) = vals
-        k = F["numpy.subtract"](em, n - 1, j)
-        ucol = _at(em, lu, nb + 1, k)                                       # (..., n, 1)
-        xk = F["numpy.true_divide"](em, _at(em, x, nb, k), _at(em, ucol, nb, k))   # (..., 1, k)
-        x = _where(em, F["numpy.equal"](em, row, k), xk,
-                   _where(em, F["numpy.less"](em, row, k),
-                          F["numpy.subtract"](em, x, F["numpy.multiply"](em, ucol, xk)), x))
-        return [x]
-    return fori_loop(em, n, [c], step)[0]
+def _stacked(em, x: Traced) -> Traced:
+    """x (..., n, m) as one stack (B, n, m): the blocked algorithms work on 3-d arrays."""
+    return em.emit("reshape", x, shape=(int(np.prod(x.shape[:-2], dtype=np.int64)),) + x.shape[-2:])
 
 
 def _check_singular(em, u_diag):
@@ -152,11 +78,43 @@ def solve(em, a, b):
     if 0 in out_shape or n == 0:
         x = em.full(0, dt, out_shape)
     else:
-        aug = F["numpy.concatenate"](em, [a_full, b_full], axis=-1)
-        lu, _ = _lu(em, aug, n)
-        _check_singular(em, _diag(em, getitem(em, lu, (Ellipsis, slice(0, n)))))
-        x = _back_substitute(em, lu, getitem(em, lu, (Ellipsis, slice(n, n + k))), n)
+        # one right-hand side travels with a zero column: IREE 3.13 failed to compile the
+        # single-column module ("LLVM Translation failed for operation: unrealized_conversion_cast")
+        pad = [em.full(0, dt, batch + (n, 1))] if k == 1 else []
+        aug = _stacked(em, F["numpy.concatenate"](em, [a_full, b_full, *pad], axis=-1))
+        rows_u, diag, _ = blocked.lu(em, aug, n)
+        _check_singular(em, diag)
+        x = blocked.back_substitute(em, rows_u, n)
+        x = em.emit("reshape", em.emit("slice", x, start=(0, 0, 0), limit=x.shape[:2] + (k,), strides=(1, 1, 1)),
+                    shape=out_shape)
     return reshape(em, x, batch + (n,)) if vector else x
+
+
+@register("numpy.linalg.matrix_power", note="n known at compile time; NumPy's order of products "
+                                            "(squarings by the bits of n); n < 0 through inv")
+def matrix_power(em, a, n):
+    n = em.static(n, "matrix_power: the exponent")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise ShapeError("TypeError: exponent must be an integer")
+    a = _square(em, a, "matrix_power")
+    mm = F["numpy.matmul"]
+    if n == 0:
+        return em.broadcast(em.constant(np.eye(a.shape[-1], dtype=a.dtype)), a.shape)
+    if n < 0:
+        a, n = inv(em, a), -n
+    if n == 1:
+        return a
+    if n == 2:
+        return mm(em, a, a)
+    if n == 3:
+        return mm(em, mm(em, a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else mm(em, z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else mm(em, result, z)
+    return result
 
 
 @register("numpy.linalg.inv", note="as solve(a, identity)")
@@ -174,8 +132,8 @@ def _slogdet(em, a, name):
     batch = a.shape[:-2]
     if n == 0 or 0 in batch:
         return em.full(1, dt, batch), em.full(0, dt, batch)
-    lu, sign = _lu(em, em.cast(a, dt), n)
-    d = _diag(em, lu)
+    _, d, sign = blocked.lu(em, _stacked(em, em.cast(a, dt)), n)
+    d, sign = em.emit("reshape", d, shape=batch + (n,)), em.emit("reshape", sign, shape=batch)
     neg = F["numpy.sum"](em, F["numpy.less"](em, d, 0), axis=-1)
     sign = _where(em, F["numpy.equal"](em, F["numpy.remainder"](em, neg, 2), 1), F["numpy.negative"](em, sign), sign)
     singular = F["numpy.any"](em, F["numpy.equal"](em, d, 0), axis=-1)
@@ -208,22 +166,10 @@ def cholesky(em, a, upper=False):
     if n == 0 or 0 in batch:
         return em.full(0, dt, a.shape)
     nb = len(batch)
-    col = _iota(em, a.shape, nb + 1)
-    rvec = _iota(em, batch + (n, 1), nb)
-
-    def step(k, vals):
-        rest, low = vals
-        colk = _at(em, rest, nb + 1, k)                                     # (..., n, 1)
-        d = F["numpy.sqrt"](em, _at(em, colk, nb, k))                       # (..., 1, 1)
-        l = _where(em, F["numpy.greater"](em, rvec, k), F["numpy.true_divide"](em, colk, d),
-                   _where(em, F["numpy.equal"](em, rvec, k), d, 0))
-        low = _where(em, F["numpy.equal"](em, col, k), l, low)
-        rest = F["numpy.subtract"](em, rest, F["numpy.multiply"](em, l, transpose(em, l, *range(nb), nb + 1, nb)))
-        return [rest, low]
     x = em.cast(a, dt)
     if upper:   # NumPy then reads the upper triangle: the lower one of the transpose
         x = transpose(em, x, *range(nb), nb + 1, nb)
-    _, low = fori_loop(em, n, [x, em.full(0, dt, a.shape)], step)
+    low = em.emit("reshape", blocked.cholesky(em, _stacked(em, x)), shape=a.shape)
     not_pd = F["numpy.logical_not"](em, F["numpy.greater"](em, _diag(em, low), 0))
     em.check(F["numpy.any"](em, not_pd), "LinAlgError: Matrix is not positive definite")
     return transpose(em, low, *range(nb), nb + 1, nb) if upper else low

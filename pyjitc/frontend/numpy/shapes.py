@@ -59,7 +59,11 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
         return a
     out = em.emit("reshape", a, shape=tuple(new), weak=a.weak)
     if a.view is not None and not _reshapes_only(a):   # NumPy copies or not depending on the view's memory layout
-        return make_view(a, out, None, None)
+        layout = _reshape_is_view(em, a, tuple(new))
+        if layout is None:      # an argument's view: its layout is the caller's
+            return make_view(a, out, None, None)
+        if not layout:          # NumPy copies: a new array
+            return Traced(out.value, out.weak, out.params)
     old = a.shape
     return make_view(a, out, lambda base: em.b.emit("reshape", base, shape=tuple(new)),
                      lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", tuple(new)))
@@ -88,6 +92,27 @@ def transpose(em, a, *axes):
 @register("numpy.ravel", method="ravel", complex_ok=True)
 def ravel(em, a, order="C"):
     return reshape(em, a, -1, order=order)
+
+
+def _reshape_is_view(em, a, shape) -> bool | None:
+    """Whether NumPy's reshape of the view `a` is a view (True) or a copy (False), decided on an
+    array of the root's shape laid out as pyjitc lays out the arrays it makes (C order); None
+    where that can't be known: the root is an argument (its layout is the caller's) or a view in
+    the chain has no recipe."""
+    from ...program import view_of
+    recipes, t = [], a
+    while t.view is not None:
+        if t.view.recipe is None:
+            return None
+        recipes.insert(0, t.view.recipe)
+        t = t.view.base
+    if id(t) in em.arguments:
+        return None
+    model = np.empty(t.shape, dtype=np.bool_)
+    view = model
+    for r in recipes:
+        view = view_of(r, view)
+    return np.shares_memory(view.reshape(shape), model) if model.size else None
 
 
 def _reshapes_only(a) -> bool:
@@ -355,6 +380,15 @@ def diag(em, v, k=0):
     # k >= 0: row i holds v[i] at column i + k; k < 0: column j holds v[j] at row j - k
     vals = em.emit("broadcast_in_dim", padded, shape=(n, n), dims=(0,) if k >= 0 else (1,))
     return sel(em, on, vals, em.full(0, x.dtype, (n, n)))
+
+
+@register("numpy.diagflat", complex_ok=True)
+def diagflat(em, v, k=0):
+    """v flattened, on the k-th diagonal of a square array (NumPy's own code needs the C helper
+    _array_converter)."""
+    if is_static(v, k):
+        return fold(np.diagflat, v, k)
+    return diag(em, reshape(em, em.asarray(v), -1), k)
 
 
 def _split(name, even):
