@@ -123,3 +123,19 @@ def test_run_time_message_shows_a_run_time_value_as_its_source_text(jitted):
 def test_compile_time_raise_is_the_users_exception_with_its_formatted_message(jitted):
     with pytest.raises(ValueError, match="^x must be 1-D, got 2-D$"):
         jitted["checked_sqrt_sum"](np.ones((2, 2)))
+
+
+def checked_then_moved_axes(c):
+    if np.any(c < -100):
+        raise ValueError("bad")
+    return np.moveaxis(c * 2, -1, 0)
+
+
+def test_a_view_returned_after_a_run_time_check_is_built_where_it_is_returned():
+    # the view's shape was read after the guarded statements' branch closed, which rebuilt it
+    # outside the branch from a value inside it (an internal KeyError while lowering)
+    from tests.reference import assert_same
+    c = np.arange(24.0).reshape(3, 8)
+    assert_same(pyjitc.jit(checked_then_moved_axes)(c), checked_then_moved_axes(c))
+    with pytest.raises(ValueError, match="bad"):
+        pyjitc.jit(checked_then_moved_axes)(c - 1000)

@@ -102,7 +102,10 @@ class Traced:
 
     @property
     def type(self) -> TensorType:
-        return self.value.type
+        # a view's value may be recomputed from its base, always to the same type: asking the
+        # type must not emit that recomputation where the base can't be read (merging a view
+        # returned from a branch read its shape after the branch closed: a dangling value)
+        return (self._value if self._value is not None else self.value).type
 
     @property
     def shape(self):
