@@ -17,7 +17,7 @@ import numpy as np
 from . import cache, progress, tree
 from .backend.target import TARGET_DRIVERS, Contraction, Target, module_flags
 from .errors import ArgumentError, CompileError, RunError, user_exception
-from .program import FAST_TRIG_RETRY, Program
+from .program import FAST_TRIG_RETRY, Program, Result
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
                        path_name)
@@ -242,8 +242,22 @@ class Compiled:
         for path, _ in self.signature.writebacks:
             if not at_path(values, path).flags.writeable:
                 raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
-        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types,
-                                                        self.signature.input_alignment)
+        results = (self._invoke or self._invoker())(arrays)
+        self._raise_on_error(results)
+        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
+        for path, index in self.signature.writebacks:
+            np.copyto(at_path(values, path), results[index])
+        return out
+
+    _invoke = None
+
+    def _invoker(self):
+        dtypes = [PY_SCALAR_DTYPES[s.pytype] if isinstance(s, ScalarSpec) else s.dtype for _, s in self._dynamic]
+        self._invoke = (self._exe or self.executable).invoker(self.signature.name, dtypes, self._result_types,
+                                                              self.signature.input_alignment)
+        return self._invoke
+
+    def _raise_on_error(self, results) -> None:
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
@@ -251,10 +265,45 @@ class Compiled:
                 if message == FAST_TRIG_RETRY:
                     raise NeedsLibm(message)
                 raise user_exception(message) or RunError(message)
-        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
-        for path, index in self.signature.writebacks:
-            np.copyto(at_path(values, path), results[index])
-        return out
+
+    def positional(self):
+        """`call_dynamic` for @jit's fast path: a callable taking every argument positionally, as a
+        tuple in parameter order, already checked against this signature (the caller's cache key),
+        with the per-call work of call_dynamic worked out once. None where an argument is a
+        container (those go through call_dynamic)."""
+        sig = self.signature
+        names = [n for n, _ in sig.params]
+        if any(len(p) != 1 for p, _ in self._dynamic) or any(len(p) != 1 for p, _ in sig.writebacks):
+            return None
+        inputs = [(names.index(p[0]), s, isinstance(s, ScalarSpec)) for p, s in self._dynamic]
+        writebacks = [(names.index(p[0]), path_name(p), i) for p, i in sig.writebacks]
+        leaf = sig.out_tree.leaves[0] if sig.out_tree.treedef.kind is None else None
+        one_result = leaf.index if type(leaf) is Result and leaf.weak is None and not leaf.array else None
+        build, check = sig.out_tree.build, sig.error_index is not None
+        invoke = self._invoke or self._invoker()
+
+        def run(args):
+            arrays = []
+            for i, spec, scalar in inputs:
+                v = args[i]
+                if scalar or not v.flags.c_contiguous or not v.dtype.isnative:
+                    v = host_input(v, spec)
+                arrays.append(v)
+            for i, name, _ in writebacks:
+                if not args[i].flags.writeable:
+                    raise ArgumentError(f"argument {name} is updated in place but the array is read-only")
+            results = invoke(arrays)
+            if check:
+                self._raise_on_error(results)
+            if one_result is not None:
+                r = results[one_result]
+                out = r[()] if r.ndim == 0 else r
+            else:   # before write-backs: copies see the values passed in
+                out = build(results, dict(zip(names, args)))
+            for i, _, index in writebacks:
+                np.copyto(args[i], results[index])
+            return out
+        return run
 
 
 def host_input(value, spec) -> np.ndarray:
