@@ -96,14 +96,25 @@ def _user_facing(method):
     def wrapper(*args, **kwargs):
         try:
             return method(*args, **kwargs)
-        except JitError as e:
-            if _SHOW_INTERNALS:
+        except (JitError, UserRaised) as e:
+            if _SHOW_INTERNALS and isinstance(e, JitError):
                 raise
-            e.__traceback__ = None
-            raise e from None
-        except UserRaised as e:   # the function's own raise/assert, reached on every run of this template
-            raise e.exc.with_traceback(None) from None
+            raise _for_user(e) from None
     return wrapper
+
+
+_RUNTIME_SCALARS = frozenset(PY_SCALAR_DTYPES)   # Python bool, int, float, complex: keyed by type
+
+
+def _static_mask(names, static) -> tuple | None:
+    """Which parameters are static, by position; None when none is."""
+    return tuple(n in static for n in names) if static else None
+
+
+def _for_user(e: JitError | UserRaised) -> BaseException:
+    """The exception the caller sees, without pyjitc's frames: a JitError itself, or for
+    UserRaised the function's own raise/assert (reached on every run of this template)."""
+    return (e.exc if isinstance(e, UserRaised) else e).with_traceback(None)
 
 
 class JitFunction:
@@ -134,7 +145,7 @@ class JitFunction:
         # The fast path (see _fast_key): fast key -> (Compiled.positional(), guards). Emptied by
         # every compile, which may make an argument static or evict a cache entry.
         self._fast: dict[tuple, tuple] = {}
-        self._static_mask = tuple(n in self._static for n in self._param_names)
+        self._static_mask = _static_mask(self._param_names, self._static)
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
@@ -174,17 +185,28 @@ class JitFunction:
             return None
         key = []
         arrays = 0
-        for arg, static in zip(args, self._static_mask):
-            t = type(arg)
-            if static:
-                key.append((t, arg))
-            elif t is np.ndarray:
-                key.append((arg.shape, arg.dtype))
-                arrays += 1
-            elif t is float or t is int or t is bool or t is complex:
-                key.append(t)
-            else:
-                return None
+        if self._static_mask is None:   # no static parameter: the common case, as short as it gets
+            for arg in args:
+                t = type(arg)
+                if t is np.ndarray:
+                    key.append((arg.shape, arg.dtype))
+                    arrays += 1
+                elif t in _RUNTIME_SCALARS:
+                    key.append(t)
+                else:
+                    return None
+        else:
+            for arg, static in zip(args, self._static_mask):
+                t = type(arg)
+                if static:
+                    key.append((t, arg))
+                elif t is np.ndarray:
+                    key.append((arg.shape, arg.dtype))
+                    arrays += 1
+                elif t in _RUNTIME_SCALARS:
+                    key.append(t)
+                else:
+                    return None
         if arrays > 1:   # no sharing at all (bounds only): else _key finds how they share
             found = [a for a in args if type(a) is np.ndarray]
             for i, a in enumerate(found):
@@ -193,21 +215,28 @@ class JitFunction:
                         return None
         return tuple(key)
 
-    @_user_facing
     def __call__(self, *args, **kwargs):
-        fast_key = None
-        if not kwargs:   # the fast path: a call worked out once for this exact template
-            try:
-                fast_key = self._fast_key(args)
-                fast = self._fast.get(fast_key)
-            except TypeError:   # an unhashable static value
-                fast_key = fast = None
-            if fast is not None and (not fast[1] or all(g.holds() for g in fast[1])):
-                self._hits += 1
+        try:
+            fast_key = None
+            if not kwargs:   # the fast path: a call worked out once for this exact template
                 try:
-                    return fast[0](args)
-                except NeedsLibm:   # nothing was written back: the general path recompiles and retries
-                    pass
+                    fast_key = self._fast_key(args)
+                    fast = self._fast.get(fast_key)
+                except TypeError:   # an unhashable static value
+                    fast_key = fast = None
+                if fast is not None and (not fast[1] or all(g.holds() for g in fast[1])):
+                    self._hits += 1
+                    try:
+                        return fast[0](args)
+                    except NeedsLibm:   # nothing was written back: the general path recompiles and retries
+                        pass
+            return self._call(args, kwargs, fast_key)
+        except (JitError, UserRaised) as e:   # as _user_facing does, without a frame of its own
+            if _SHOW_INTERNALS and isinstance(e, JitError):
+                raise
+            raise _for_user(e) from None
+
+    def _call(self, args, kwargs, fast_key):
         values = self._bind(args, kwargs)
         try:
             key = self._key(values)
@@ -298,7 +327,7 @@ class JitFunction:
                     raise need.reason or JitError("internal error: a value asked to be static twice") from None
                 self._static |= new
                 self._fast = {}
-                self._static_mask = tuple(n in self._static for n in self._param_names)
+                self._static_mask = _static_mask(self._param_names, self._static)
                 continue
             traced = time.perf_counter()
             progress.phase("building StableHLO")

@@ -252,8 +252,9 @@ class Compiled:
     _invoke = None
 
     def _invoker(self):
-        dtypes = [PY_SCALAR_DTYPES[s.pytype] if isinstance(s, ScalarSpec) else s.dtype for _, s in self._dynamic]
-        self._invoke = (self._exe or self.executable).invoker(self.signature.name, dtypes, self._result_types,
+        types = [((), PY_SCALAR_DTYPES[s.pytype]) if isinstance(s, ScalarSpec) else (s.shape, s.dtype)
+                 for _, s in self._dynamic]
+        self._invoke = (self._exe or self.executable).invoker(self.signature.name, types, self._result_types,
                                                               self.signature.input_alignment)
         return self._invoke
 
