@@ -21,6 +21,8 @@ update consumes the latest version of its array (reads before the write, no othe
 so bufferization needs no temporary buffers (IREE allows 32 KiB of stack per dispatch)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from iree.compiler import ir
 
@@ -539,18 +541,26 @@ class _Lowering:
         if name == "dynamic_slice":
             if _size1(op.operands[0]):
                 return args[0]
-            idx = S.clamped_indices(args[1:], x.shape, op.attrs["sizes"])
+            idx = self.indices(S, op, args[1:], x.shape, op.attrs["sizes"])
             return S.to_register(S.extract(args[0], idx), x.dtype)
         if name == "dynamic_update_slice":
             if _size1(op.operands[0]):
                 return args[1]
-            idx = S.clamped_indices(args[2:], x.shape, op.operands[1].type.shape)
+            idx = self.indices(S, op, args[2:], x.shape, op.operands[1].type.shape)
             return S.insert(S.to_storage(args[1], x.dtype), args[0], idx)
         if name == "if":
             return self.if_(S, op, args)
         if name == "while":
             return self.while_(S, op, args)
         raise AssertionError(f"{name}: no scalar form (eligible() should have refused the loop)")
+
+    @staticmethod
+    def indices(S: Scalar, op: Op, starts, shape, sizes) -> list:
+        """The start indices: as given where the frontend proved them in range (`in_bounds`),
+        else clamped as StableHLO's dynamic_slice semantics say."""
+        if op.attrs.get("in_bounds"):
+            return [S.index(s) for s in starts]
+        return S.clamped_indices(starts, shape, sizes)
 
     @staticmethod
     def types(values) -> list:
@@ -585,12 +595,42 @@ class _Lowering:
         after = loop.regions[1].blocks.append(*types)
         with ir.InsertionPoint(after):
             self.env.update((body.params[i].id, a) for i, a in zip(order, after.arguments))
+            for i, value in _pinned(cond).items():   # the body runs only where these hold
+                if i in order:
+                    self.env[body.params[i].id] = S.const(value, register_type(body.params[i].type.dtype))
             results = self.block(body)
             S.yield_("scf.yield", [results[i] for i in order])
         out = list(inits)
         for i, r in zip(order, loop.results):
             out[i] = r
         return out
+
+
+def _pinned(cond: Block) -> dict[int, Any]:
+    """{i: c} for each carried scalar the loop's condition requires to equal a constant (`go and
+    err == 0`: the loop stops at a failed check, frontend/regions.py): the body, which runs only
+    while the condition holds, reads the constant. The error code is then no longer threaded
+    from one iteration to the next through every checked access."""
+    producers = {v.id: op for op in cond.ops for v in op.results}
+    params = {p.id: i for i, p in enumerate(cond.params)}
+    out = {}
+
+    def walk(v):
+        op = producers.get(v.id)
+        if op is None:
+            return
+        if op.name == "and":
+            for x in op.operands:
+                walk(x)
+        elif op.name == "compare" and op.attrs.get("direction") == "EQ":
+            a, b = op.operands
+            for p, c in ((a, b), (b, a)):
+                k = producers.get(c.id)
+                if p.id in params and _size1(p) and k is not None and k.name == "constant":
+                    out[params[p.id]] = np.asarray(k.attrs["value"]).reshape(()).item()
+    if len(cond.results) == 1 and cond.results[0].type.dtype == np.bool_:
+        walk(cond.results[0])
+    return out
 
 
 def lower(ctx, op: Op, operands, env: dict, location) -> list:
