@@ -28,6 +28,7 @@ from iree.compiler import ir
 
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
+from .ranges import Ranges
 
 F64 = np.dtype(np.float64)
 
@@ -509,9 +510,10 @@ def _elementwise_rule(name):
 class _Lowering:
     """Lowers IR blocks into the region: `env` maps IR value ids to region values."""
 
-    def __init__(self, env: dict, location):
+    def __init__(self, env: dict, location, ranges: Ranges):
         self.env = env
         self.location = location
+        self.ranges = ranges     # compares decided and accesses proven in range (lowering/ranges.py)
 
     def block(self, block: Block) -> list:
         for op in block.ops:
@@ -524,6 +526,8 @@ class _Lowering:
 
     def lower_op(self, S: Scalar, op: Op, args):
         name = op.name
+        if name == "compare" and op.results[0].id in self.ranges.decided:   # an index check that can't fire
+            return S.const(int(self.ranges.decided[op.results[0].id]), ir.IntegerType.get_signless(1))
         if name in ELEMENTWISE:
             return _elementwise_rule(name)(S, op, args, **op.attrs)
         if name == "constant":
@@ -554,11 +558,10 @@ class _Lowering:
             return self.while_(S, op, args)
         raise AssertionError(f"{name}: no scalar form (eligible() should have refused the loop)")
 
-    @staticmethod
-    def indices(S: Scalar, op: Op, starts, shape, sizes) -> list:
-        """The start indices: as given where the frontend proved them in range (`in_bounds`),
-        else clamped as StableHLO's dynamic_slice semantics say."""
-        if op.attrs.get("in_bounds"):
+    def indices(self, S: Scalar, op: Op, starts, shape, sizes) -> list:
+        """The start indices: as given where they are proven in range (by the frontend:
+        `in_bounds`; or by lowering/ranges.py), else clamped as StableHLO's dynamic_slice says."""
+        if op.attrs.get("in_bounds") or op.results[0].id in self.ranges.in_bounds:
             return [S.index(s) for s in starts]
         return S.clamped_indices(starts, shape, sizes)
 
@@ -660,7 +663,7 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
             inner[v.id] = value
         inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, i)
                  for i, v in enumerate(op.operands)]
-        results = _Lowering(inner, location).while_(S, op, inits)
+        results = _Lowering(inner, location, Ranges(op, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
         out = []
         for i in moved:
             r, v = results[i], op.results[i]
@@ -673,6 +676,17 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     for i, r in zip(moved, region_op.results):
         values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
     return values
+
+
+def _constant_value(value: ir.Value):
+    """The number a StableHLO scalar constant holds, or None (anything else)."""
+    owner = value.owner
+    if getattr(owner, "name", None) != "stablehlo.constant":
+        return None
+    attr = owner.attributes["value"]
+    if not isinstance(attr, ir.DenseIntElementsAttr) or not ir.DenseElementsAttr(attr).is_splat:
+        return None
+    return np.array(attr).reshape(-1)[0].item()
 
 
 def _index_const(S: Scalar, i: int) -> ir.Value:
