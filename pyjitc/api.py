@@ -62,7 +62,7 @@ class Guard:
         self.digest = _digest(value)
 
     def current(self):
-        from .frontend import policy
+        policy = _policy()
         if self.kind == "name":
             return policy.lookup_global(self.holder, self.name)
         return getattr(self.holder, self.name, policy.UNRESOLVED)
@@ -78,6 +78,12 @@ class Guard:
     def describe(self) -> str:
         where = self.holder.__name__ if self.kind == "attr" else "global"
         return f"{where} {self.name!r}"
+
+
+@functools.cache
+def _policy():
+    from .frontend import policy   # once: a guard is checked on every call
+    return policy
 
 
 def _digest(value):

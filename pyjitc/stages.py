@@ -17,7 +17,7 @@ import numpy as np
 from . import cache, progress, tree
 from .backend.target import TARGET_DRIVERS, Contraction, Target, module_flags
 from .errors import ArgumentError, CompileError, RunError, user_exception
-from .program import FAST_TRIG_RETRY, Program, Result
+from .program import FAST_TRIG_RETRY, Known, Program, Result
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
                        path_name)
@@ -62,7 +62,11 @@ class Lowered:
     def compiler_flags(self) -> list[str]:
         """The IREE flags this module is compiled with (besides the target backend): the target's,
         and those that follow the ops the module holds (target.module_flags)."""
-        return self.target.flags() + module_flags(self.target, contractions(self.program.function.body))
+        return self.target.flags() + self._module_flags()
+
+    def _module_flags(self) -> list[str]:
+        return module_flags(self.target, contractions(self.program.function.body),
+                            NATIVE_LOOP_MARK in self._module.text())
 
     def compile(self) -> "Compiled":
         with progress.compiling(self.signature.name):
@@ -94,7 +98,7 @@ class Lowered:
         bug: the test suite turns this warning into an error), the same function with host loops."""
         from .backend import iree as backend
         from .lowering.stablehlo import lower_functions
-        extra = module_flags(self.target, contractions(self.program.function.body))
+        extra = self._module_flags()
         try:
             return backend.compile_stablehlo(text, self.target, extra)
         except CompileError as e:
@@ -280,6 +284,7 @@ class Compiled:
         writebacks = [(names.index(p[0]), path_name(p), i) for p, i in sig.writebacks]
         leaf = sig.out_tree.leaves[0] if sig.out_tree.treedef.kind is None else None
         one_result = leaf.index if type(leaf) is Result and leaf.weak is None and not leaf.array else None
+        constant = type(leaf) is Known and not isinstance(leaf.value, np.ndarray)   # `return None`, a number
         build, check = sig.out_tree.build, sig.error_index is not None
         invoke = self._invoke or self._invoker()
 
@@ -299,6 +304,8 @@ class Compiled:
             if one_result is not None:
                 r = results[one_result]
                 out = r[()] if r.ndim == 0 else r
+            elif constant:
+                out = leaf.value
             else:   # before write-backs: copies see the values passed in
                 out = build(results, dict(zip(names, args)))
             for i, _, index in writebacks:
@@ -389,7 +396,8 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     target = target or lowered[0].target
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered],
                              scalar_loops=native_loops(target))
-    extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)])
+    extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)],
+                         NATIVE_LOOP_MARK in module.text())
     vmfb = backend.compile_stablehlo(module.text(), target, extra)
     return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver)
 
