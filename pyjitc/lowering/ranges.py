@@ -96,15 +96,15 @@ def _decide(direction, ra, rb):
 
 
 class Ranges:
-    """The analysis of one native loop `loop`; `known(value)`: the constant value of a value
-    defined outside the loop, or None."""
+    """The analysis of one native loop `loop`; `free`: the values it reads from outside;
+    `known(value)`: the constant value of such a value, or None."""
 
-    def __init__(self, loop: Op, known):
+    def __init__(self, loop: Op, free, known):
         self.known = known
         self.decided: dict[int, bool] = {}     # compare result id -> its value wherever it runs
         self.in_bounds: set[int] = set()       # ids of dynamic_slice/update results always in range
         env = _Env({}, {}, {})
-        for v in _free(loop):
+        for v in free:
             c = known(v) if _int_scalar(v) or _bool_scalar(v) else None
             if c is not None and _int_scalar(v):
                 env.range[v.id] = (int(c), int(c))
@@ -331,8 +331,3 @@ class _Env:
             for vid, iv in facts.items():
                 out.range[vid] = _meet(out.range.get(vid, TOP), iv)
         return out
-
-
-def _free(loop: Op) -> list:
-    from .scalar_loop import _free_values
-    return _free_values(loop)

@@ -11,7 +11,8 @@ parallel dispatch anyway); `eligible` decides, op by op, from SCALAR_RULES below
 Semantics follow IREE's own StableHLO -> scalar mapping (StableHLO's linalg conversion,
 MapStablehloToScalarOp), so a loop computes the same bits either way: integer division by 0
 gives -1, x % 0 gives x, shifts by the bit width or more saturate, max/min propagate NaN,
-float != is unordered, and dynamic_slice start indices are clamped into the array.
+float != is unordered, and dynamic_slice start indices are clamped into the array (left out
+where the index is proven in range: the frontend's `in_bounds`, lowering/ranges.py).
 
 Inside the region a value of size 1 is a scalar register (bool as i1) and a larger array is a
 tensor in its storage type (bool as i8, unsigned as signless): conversions happen at the
@@ -674,7 +675,7 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
             inner[v.id] = value
         inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, i)
                  for i, v in enumerate(op.operands)]
-        results = _Lowering(inner, location, Ranges(op, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
+        results = _Lowering(inner, location, Ranges(op, free, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
         out = []
         for i in moved:
             r, v = results[i], op.results[i]
