@@ -62,7 +62,7 @@ class Guard:
         self.digest = _digest(value)
 
     def current(self):
-        from .frontend import policy
+        policy = _policy()
         if self.kind == "name":
             return policy.lookup_global(self.holder, self.name)
         return getattr(self.holder, self.name, policy.UNRESOLVED)
@@ -78,6 +78,12 @@ class Guard:
     def describe(self) -> str:
         where = self.holder.__name__ if self.kind == "attr" else "global"
         return f"{where} {self.name!r}"
+
+
+@functools.cache
+def _policy():
+    from .frontend import policy   # once: a guard is checked on every call
+    return policy
 
 
 def _digest(value):
@@ -96,14 +102,25 @@ def _user_facing(method):
     def wrapper(*args, **kwargs):
         try:
             return method(*args, **kwargs)
-        except JitError as e:
-            if _SHOW_INTERNALS:
+        except (JitError, UserRaised) as e:
+            if _SHOW_INTERNALS and isinstance(e, JitError):
                 raise
-            e.__traceback__ = None
-            raise e from None
-        except UserRaised as e:   # the function's own raise/assert, reached on every run of this template
-            raise e.exc.with_traceback(None) from None
+            raise _for_user(e) from None
     return wrapper
+
+
+_RUNTIME_SCALARS = frozenset(PY_SCALAR_DTYPES)   # Python bool, int, float, complex: keyed by type
+
+
+def _static_mask(names, static) -> tuple | None:
+    """Which parameters are static, by position; None when none is."""
+    return tuple(n in static for n in names) if static else None
+
+
+def _for_user(e: JitError | UserRaised) -> BaseException:
+    """The exception the caller sees, without pyjitc's frames: a JitError itself, or for
+    UserRaised the function's own raise/assert (reached on every run of this template)."""
+    return (e.exc if isinstance(e, UserRaised) else e).with_traceback(None)
 
 
 class JitFunction:
@@ -131,6 +148,10 @@ class JitFunction:
         self._hits = self._misses = self._disk_hits = 0
         self.compile_seconds = 0.0
         self.last_compile_phases: dict[str, float] = {}   # seconds per phase of the latest compile
+        # The fast path (see _fast_key): fast key -> (Compiled.positional(), guards). Emptied by
+        # every compile, which may make an argument static or evict a cache entry.
+        self._fast: dict[tuple, tuple] = {}
+        self._static_mask = _static_mask(self._param_names, self._static)
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
@@ -162,8 +183,66 @@ class JitFunction:
                 key.append(("aliases", shared))
         return tuple(key)
 
-    @_user_facing
+    def _fast_key(self, args):
+        """The fast path's key for a call with every argument positional, each an ndarray, a Python
+        bool/int/float or a static value; None for any other call (the general path takes it). It
+        says no more than _key does: arrays that may share memory are left to the general path."""
+        if len(args) != len(self._param_names):
+            return None
+        key = []
+        arrays = 0
+        if self._static_mask is None:   # no static parameter: the common case, as short as it gets
+            for arg in args:
+                t = type(arg)
+                if t is np.ndarray:
+                    key.append((arg.shape, arg.dtype))
+                    arrays += 1
+                elif t in _RUNTIME_SCALARS:
+                    key.append(t)
+                else:
+                    return None
+        else:
+            for arg, static in zip(args, self._static_mask):
+                t = type(arg)
+                if static:
+                    key.append((t, arg))
+                elif t is np.ndarray:
+                    key.append((arg.shape, arg.dtype))
+                    arrays += 1
+                elif t in _RUNTIME_SCALARS:
+                    key.append(t)
+                else:
+                    return None
+        if arrays > 1:   # no sharing at all (bounds only): else _key finds how they share
+            found = [a for a in args if type(a) is np.ndarray]
+            for i, a in enumerate(found):
+                for b in found[i + 1:]:
+                    if np.may_share_memory(a, b):
+                        return None
+        return tuple(key)
+
     def __call__(self, *args, **kwargs):
+        try:
+            fast_key = None
+            if not kwargs:   # the fast path: a call worked out once for this exact template
+                try:
+                    fast_key = self._fast_key(args)
+                    fast = self._fast.get(fast_key)
+                except TypeError:   # an unhashable static value
+                    fast_key = fast = None
+                if fast is not None and (not fast[1] or all(g.holds() for g in fast[1])):
+                    self._hits += 1
+                    try:
+                        return fast[0](args)
+                    except NeedsLibm:   # nothing was written back: the general path recompiles and retries
+                        pass
+            return self._call(args, kwargs, fast_key)
+        except (JitError, UserRaised) as e:   # as _user_facing does, without a frame of its own
+            if _SHOW_INTERNALS and isinstance(e, JitError):
+                raise
+            raise _for_user(e) from None
+
+    def _call(self, args, kwargs, fast_key):
         values = self._bind(args, kwargs)
         try:
             key = self._key(values)
@@ -176,9 +255,14 @@ class JitFunction:
             compiled = entry[0]
             self._hits += 1
         try:
-            return compiled.call_dynamic(values)
+            out = compiled.call_dynamic(values)
         except NeedsLibm as retry:   # vectorised sin/cos met a large value: libm's, from now on
             return self._compile_for(values, fast_trig=False, why=str(retry), stale=compiled).call_dynamic(values)
+        if fast_key is not None and entry is not None and compiled is entry[0] and len(self._fast) < MAXSIZE:
+            run = compiled.positional()   # a hit of the general path: the fast path takes the next call
+            if run is not None:
+                self._fast[fast_key] = (run, entry[1])
+        return out
 
     def _compile_for(self, values, fast_trig=True, why=None, stale=None) -> Compiled:
         """Compile for `values`' template (under the lock; once per template). `stale`: the
@@ -211,6 +295,7 @@ class JitFunction:
             self._disk_hits += compiled.from_disk_cache
             key = self._key(values)                        # the static set may have grown while tracing
             self._cache[key] = (compiled, [Guard(*g) for g in lowered.program.guards])
+            self._fast = {}
             self._cache.move_to_end(key)
             while len(self._cache) > MAXSIZE:
                 self._cache.popitem(last=False)
@@ -248,6 +333,8 @@ class JitFunction:
                 if not new:
                     raise need.reason or JitError("internal error: a value asked to be static twice") from None
                 self._static |= new
+                self._fast = {}
+                self._static_mask = _static_mask(self._param_names, self._static)
                 continue
             traced = time.perf_counter()
             progress.phase("building StableHLO")
@@ -272,6 +359,7 @@ class JitFunction:
 
     def cache_clear(self) -> None:
         self._cache.clear()
+        self._fast = {}
         self._hits = self._misses = self._disk_hits = 0
         self.compile_seconds = 0.0
 

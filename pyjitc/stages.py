@@ -17,7 +17,7 @@ import numpy as np
 from . import cache, progress, tree
 from .backend.target import TARGET_DRIVERS, Contraction, Target, module_flags
 from .errors import ArgumentError, CompileError, RunError, user_exception
-from .program import FAST_TRIG_RETRY, Program
+from .program import FAST_TRIG_RETRY, Known, Program, Result
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
                        path_name)
@@ -62,7 +62,11 @@ class Lowered:
     def compiler_flags(self) -> list[str]:
         """The IREE flags this module is compiled with (besides the target backend): the target's,
         and those that follow the ops the module holds (target.module_flags)."""
-        return self.target.flags() + module_flags(self.target, contractions(self.program.function.body))
+        return self.target.flags() + self._module_flags()
+
+    def _module_flags(self) -> list[str]:
+        return module_flags(self.target, contractions(self.program.function.body),
+                            NATIVE_LOOP_MARK in self._module.text())
 
     def compile(self) -> "Compiled":
         with progress.compiling(self.signature.name):
@@ -94,7 +98,7 @@ class Lowered:
         bug: the test suite turns this warning into an error), the same function with host loops."""
         from .backend import iree as backend
         from .lowering.stablehlo import lower_functions
-        extra = module_flags(self.target, contractions(self.program.function.body))
+        extra = self._module_flags()
         try:
             return backend.compile_stablehlo(text, self.target, extra)
         except CompileError as e:
@@ -242,8 +246,23 @@ class Compiled:
         for path, _ in self.signature.writebacks:
             if not at_path(values, path).flags.writeable:
                 raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
-        results = (self._exe or self.executable).invoke(self.signature.name, arrays, self._result_types,
-                                                        self.signature.input_alignment)
+        results = (self._invoke or self._invoker())(arrays)
+        self._raise_on_error(results)
+        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
+        for path, index in self.signature.writebacks:
+            np.copyto(at_path(values, path), results[index])
+        return out
+
+    _invoke = None
+
+    def _invoker(self):
+        types = [((), PY_SCALAR_DTYPES[s.pytype]) if isinstance(s, ScalarSpec) else (s.shape, s.dtype)
+                 for _, s in self._dynamic]
+        self._invoke = (self._exe or self.executable).invoker(self.signature.name, types, self._result_types,
+                                                              self.signature.input_alignment)
+        return self._invoke
+
+    def _raise_on_error(self, results) -> None:
         if self.signature.error_index is not None:
             code = int(results[self.signature.error_index])
             if code:   # NumPy would have raised here; the caller's arrays are left as they were
@@ -251,10 +270,48 @@ class Compiled:
                 if message == FAST_TRIG_RETRY:
                     raise NeedsLibm(message)
                 raise user_exception(message) or RunError(message)
-        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
-        for path, index in self.signature.writebacks:
-            np.copyto(at_path(values, path), results[index])
-        return out
+
+    def positional(self):
+        """`call_dynamic` for @jit's fast path: a callable taking every argument positionally, as a
+        tuple in parameter order, already checked against this signature (the caller's cache key),
+        with the per-call work of call_dynamic worked out once. None where an argument is a
+        container (those go through call_dynamic)."""
+        sig = self.signature
+        names = [n for n, _ in sig.params]
+        if any(len(p) != 1 for p, _ in self._dynamic) or any(len(p) != 1 for p, _ in sig.writebacks):
+            return None
+        inputs = [(names.index(p[0]), s, isinstance(s, ScalarSpec)) for p, s in self._dynamic]
+        writebacks = [(names.index(p[0]), path_name(p), i) for p, i in sig.writebacks]
+        leaf = sig.out_tree.leaves[0] if sig.out_tree.treedef.kind is None else None
+        one_result = leaf.index if type(leaf) is Result and leaf.weak is None and not leaf.array else None
+        constant = type(leaf) is Known and not isinstance(leaf.value, np.ndarray)   # `return None`, a number
+        build, check = sig.out_tree.build, sig.error_index is not None
+        invoke = self._invoke or self._invoker()
+
+        def run(args):
+            arrays = []
+            for i, spec, scalar in inputs:
+                v = args[i]
+                if scalar or not v.flags.c_contiguous or not v.dtype.isnative:
+                    v = host_input(v, spec)
+                arrays.append(v)
+            for i, name, _ in writebacks:
+                if not args[i].flags.writeable:
+                    raise ArgumentError(f"argument {name} is updated in place but the array is read-only")
+            results = invoke(arrays)
+            if check:
+                self._raise_on_error(results)
+            if one_result is not None:
+                r = results[one_result]
+                out = r[()] if r.ndim == 0 else r
+            elif constant:
+                out = leaf.value
+            else:   # before write-backs: copies see the values passed in
+                out = build(results, dict(zip(names, args)))
+            for i, _, index in writebacks:
+                np.copyto(args[i], results[index])
+            return out
+        return run
 
 
 def host_input(value, spec) -> np.ndarray:
@@ -339,7 +396,8 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     target = target or lowered[0].target
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered],
                              scalar_loops=native_loops(target))
-    extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)])
+    extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)],
+                         NATIVE_LOOP_MARK in module.text())
     vmfb = backend.compile_stablehlo(module.text(), target, extra)
     return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver)
 

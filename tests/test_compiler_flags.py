@@ -92,3 +92,14 @@ def test_a_vmfb_compiled_for_64_byte_alignment_copies_numpy_allocated_inputs():
     x = np.random.default_rng(1).standard_normal(100_000)
     assert x.ctypes.data % 64 != 0
     assert_same(compiled(x, x), x + x)
+
+
+def test_loop_unrolling_only_for_modules_holding_native_loops():
+    from tests.test_scalar_loops import recurrence
+    x = np.arange(8.0)
+    assert "--iree-llvmcpu-loop-unrolling=true" in pyjitc.jit(recurrence).lower(x, 0.5).compiler_flags()
+    assert "--iree-llvmcpu-loop-unrolling=true" not in pyjitc.jit(lambda_free_axpy).lower(x, x).compiler_flags()
+
+
+def lambda_free_axpy(x, y):
+    return 2.0 * x + y

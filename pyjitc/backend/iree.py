@@ -201,32 +201,107 @@ class Executable:
     def invoke(self, name: str, arrays, result_types, alignment: int = IMPORT_ALIGNMENT) -> list[np.ndarray]:
         """`arrays`: C-contiguous host arrays in the signature's dtypes; `result_types`: (shape, dtype);
         `alignment`: the bytes of alignment the function's code assumes of its inputs."""
+        return self.invoker(name, [(a.shape, a.dtype) for a in arrays], result_types, alignment)(arrays)
+
+    def invoker(self, name: str, input_types, result_types, alignment: int = IMPORT_ALIGNMENT):
+        """`invoke` for one function, with what does not change between calls worked out once: a
+        callable taking the input arrays (`input_types`: their (shape, dtype)), returning the
+        result arrays. Small inputs are copied into IREE buffers and small results out of IREE's
+        with no other Python work per call."""
         fn = self.function(name)
-        rt = self.rt
-        args = ireert.VmVariantList(len(arrays))
-        shared = []     # (start, end) of caller memory the call reads in place
-        for a in arrays:
-            if a.dtype == np.bool_:
-                a = a.view(np.int8)
-            args.push_ref(self._input(a, shared, alignment))
-        rets = ireert.VmVariantList(len(result_types))
-        context = getattr(self._local, "context", None)
-        if context is None:
-            context = self._local.context = self._new_context()
-        context.invoke(fn, args, rets)
-        out = []
-        for i, (shape, dtype) in enumerate(result_types):
-            view = rets.get_as_object(i, ireert.HalBufferView)
+        rt, local, new_context = self.rt, self._local, self._new_context
+        copy_in, device = rt.allocator.allocate_buffer_copy, rt.device
+        zero_copy = self.zero_copy
+        big_input = ZERO_COPY_BYTES if zero_copy else 1 << 62
+        inputs = [(_hal_type(np.dtype(d)), np.dtype(d) == np.bool_) for _, d in input_types]
+        if zero_copy and all(0 < _nbytes(t) < ZERO_COPY_BYTES for t in (*input_types, *result_types)):
+            return self._staged_invoker(fn, input_types, result_types)
+        results = []
+        for shape, dtype in result_types:
             raw = np.dtype(np.int8 if dtype == np.bool_ else dtype)
-            mapping = view.map()
-            host = mapping.asarray(shape, raw)
-            if (self.zero_copy and host.nbytes >= ZERO_COPY_BYTES
-                    and not any(_address(host) < end and start < _address(host) + host.nbytes for start, end in shared)):
-                host = np.asarray(_Owner(host, view, mapping, rt))
-            else:   # small, or IREE handed back an input's memory (an identity or a reshape)
-                host = np.array(host, copy=True)
-            out.append(host.view(np.bool_) if dtype == np.bool_ else host)
-        return out
+            count = int(np.prod(shape, dtype=np.int64))
+            small = not zero_copy or count * raw.itemsize < ZERO_COPY_BYTES
+            results.append((None if len(shape) == 1 else tuple(shape), raw, count, dtype == np.bool_, small))
+        n_results = len(results)
+        get_view = ireert.HalBufferView
+        VariantList = ireert.VmVariantList
+
+        def call(arrays) -> list[np.ndarray]:
+            args = VariantList(len(arrays))
+            shared = []     # (start, end) of caller memory the call reads in place
+            for a, (hal_type, boolean) in zip(arrays, inputs):
+                if boolean:
+                    a = a.view(np.int8)
+                if a.nbytes < big_input:
+                    args.push_ref(copy_in(_COPY_MEMORY, _COPY_USAGE, device, a, hal_type))
+                else:
+                    args.push_ref(self._input(a, shared, alignment))
+            rets = VariantList(n_results)
+            context = getattr(local, "context", None)
+            if context is None:
+                context = local.context = new_context()
+            context.invoke(fn, args, rets)
+            out = []
+            for i, (shape, raw, count, boolean, small) in enumerate(results):
+                view = rets.get_as_object(i, get_view)
+                mapping = view.map()
+                if small:   # copied out: cheaper than keeping IREE's buffer alive
+                    host = np.frombuffer(mapping, raw, count)
+                    host = (host if shape is None else host.reshape(shape)).copy()
+                else:
+                    host = mapping.asarray(shape or (count,), raw)
+                    if not any(_address(host) < end and start < _address(host) + host.nbytes for start, end in shared):
+                        host = np.asarray(_Owner(host, view, mapping, rt))
+                    else:   # IREE handed back an input's memory (an identity or a reshape)
+                        host = np.array(host, copy=True)
+                out.append(host.view(np.bool_) if boolean else host)
+            return out
+        return call
+
+    def _staged_invoker(self, fn, input_types, result_types):
+        """`invoker` for a call whose inputs and results are all small, on a CPU driver: each
+        calling thread keeps one IREE buffer per input, mapped once, and the argument and result
+        lists; a call copies the inputs into those buffers and runs. IREE is done with its inputs
+        when invoke returns (its CPU drivers finish the call before returning) and small results
+        are copied out, so nothing the caller holds refers to these buffers. Halves IREE's part of
+        a call: x*2+1 on f32[8] 2.8 -> 1.8 us, allocating the argument and the lists included."""
+        local, new_context = threading.local(), self._new_context
+        allocator, device = self.rt.allocator, self.rt.device
+        results = []
+        for shape, dtype in result_types:
+            raw = np.dtype(np.int8 if dtype == np.bool_ else dtype)
+            results.append((None if len(shape) == 1 else tuple(shape), raw, int(np.prod(shape, dtype=np.int64)),
+                            dtype == np.bool_))
+        get_view = ireert.HalBufferView
+
+        def per_thread():
+            """This thread's context, input buffers (with host views) and argument/result lists."""
+            context = getattr(self._local, "context", None) or new_context()
+            args, hosts = ireert.VmVariantList(len(input_types)), []
+            for shape, dtype in input_types:
+                raw = np.dtype(np.int8 if dtype == np.bool_ else dtype)
+                view = allocator.allocate_buffer_copy(_COPY_MEMORY, _COPY_USAGE, device, np.zeros(shape, raw),
+                                                      _hal_type(raw))
+                args.push_ref(view)
+                mapping = view.map()
+                host = mapping.asarray(tuple(shape), raw)
+                hosts.append((host.view(np.bool_) if dtype == np.bool_ else host, mapping))
+            state = local.state = (context, args, [h for h, _ in hosts], ireert.VmVariantList(len(result_types)), hosts)
+            return state
+
+        def call(arrays) -> list[np.ndarray]:
+            state = getattr(local, "state", None) or per_thread()
+            context, args, hosts, rets, _ = state
+            for host, a in zip(hosts, arrays):
+                host[...] = a
+            context.invoke(fn, args, rets)
+            out = []
+            for i, (shape, raw, count, boolean) in enumerate(results):
+                host = np.frombuffer(rets.get_as_object(i, get_view).map(), raw, count)
+                host = (host if shape is None else host.reshape(shape)).copy()
+                out.append(host.view(np.bool_) if boolean else host)
+            return out
+        return call
 
     def _input(self, a: np.ndarray, shared: list, alignment: int = IMPORT_ALIGNMENT):
         """An IREE buffer view holding `a`: on CPU drivers, a result of an earlier call is used as
@@ -242,7 +317,13 @@ class Executable:
             if view is not None:
                 shared.append((_address(a), _address(a) + a.nbytes))
                 return view
-        return rt.allocator.allocate_buffer_copy(
-            memory_type=ireert.MemoryType.DEVICE_LOCAL,
-            allowed_usage=ireert.BufferUsage.DEFAULT | ireert.BufferUsage.MAPPING,
-            device=rt.device, buffer=a, element_type=_hal_type(a.dtype))
+        return rt.allocator.allocate_buffer_copy(_COPY_MEMORY, _COPY_USAGE, rt.device, a, _hal_type(a.dtype))
+
+
+def _nbytes(shape_dtype) -> int:
+    shape, dtype = shape_dtype
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+_COPY_MEMORY = ireert.MemoryType.DEVICE_LOCAL
+_COPY_USAGE = ireert.BufferUsage.DEFAULT | ireert.BufferUsage.MAPPING

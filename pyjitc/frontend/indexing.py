@@ -246,9 +246,9 @@ def _has_ellipsis(index) -> bool:
 
 def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
     """A run-time index as int64, negative values counted from the end; out of range is an error."""
-    known = em.range_of(i)
+    i_in = i
     i = em.cast(em.asarray(i), np.int64)
-    if known is not None and 0 <= known[0] and known[1] < n:    # always in range: nothing to check
+    if _in_range(em, i_in, n - 1):    # always in range: nothing to check
         return i
     lt = lambda a, b: em.emit("compare", a, b, direction="LT")
     zero, size = em.full(0, np.int64, i.shape), em.full(n, np.int64, i.shape)
@@ -261,9 +261,8 @@ def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
 
 
 def _dslice_start(em, item: Item, n: int) -> Traced:
-    known = em.range_of(item.value)
     start = em.cast(em.asarray(item.value), np.int64)
-    if known is not None and 0 <= known[0] and known[1] <= n - item.size:
+    if _in_range(em, item.value, n - item.size):
         return start
     lt = lambda a, b: em.emit("compare", a, b, direction="LT")
     bad = em.emit("or", lt(start, em.constant(np.int64(0))),
@@ -271,6 +270,29 @@ def _dslice_start(em, item: Item, n: int) -> Traced:
     em.check(bad, f"IndexError: a slice of length {item.size} with a run-time start runs outside an axis of "
                   f"size {n} (NumPy would return a shorter slice)")
     return start
+
+
+def _in_range(em, i, hi: int) -> bool:
+    """Whether the run-time integer i is known to lie in [0, hi] (Emitter.range_of)."""
+    known = em.range_of(i)
+    return known is not None and 0 <= known[0] and known[1] <= hi
+
+
+def _in_bounds(em, x: Traced, items: list[Item]) -> dict:
+    """The attribute marking a dynamic_slice / dynamic_update_slice whose run-time starts are all
+    known in range: its native-loop form reads and writes without StableHLO's clamp of the start
+    (lowering/scalar_loop.py; the recurrence y[i] = y[i-1] * a + x[i]: 0.95 -> 0.36 ms on 2e5)."""
+    dim = 0
+    for it in items:
+        if it.kind == "new":
+            continue
+        n = x.shape[dim]
+        if it.kind == "dyn" and not _in_range(em, it.value, n - 1):
+            return {}
+        if it.kind == "dslice" and it.size and not _in_range(em, it.value, n - it.size):
+            return {}
+        dim += 1
+    return {"in_bounds": True}
 
 
 def _region(em, x: Traced, items: list[Item]):
@@ -318,7 +340,7 @@ def _basic(em, x: Traced, items: list[Item]) -> Traced:
     starts, sizes, _ = _region(em, y, items)
     if any(isinstance(s, Traced) for s in starts):
         idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
-        y = em.emit("dynamic_slice", y, *idx, sizes=tuple(sizes), weak=x.weak)
+        y = em.emit("dynamic_slice", y, *idx, sizes=tuple(sizes), weak=x.weak, **_in_bounds(em, y, items))
     elif list(starts) != [0] * y.ndim or tuple(sizes) != y.shape:
         y = em.emit("slice", y, start=tuple(starts), limit=tuple(s + z for s, z in zip(starts, sizes)),
                     strides=(1,) * y.ndim, weak=x.weak)
@@ -522,7 +544,8 @@ def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:
     if _reads(em, upd.value, x.value) and getattr(_producer(em, upd.value), "name", None) != "barrier":
         upd = em.emit("barrier", upd)
     idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
-    return em.emit("dynamic_update_slice", x, upd, *idx, weak=x.weak)
+    proven = _in_bounds(em, x, items) if any(isinstance(s, Traced) for s in starts) else {}
+    return em.emit("dynamic_update_slice", x, upd, *idx, weak=x.weak, **proven)
 
 
 def _producer(em, value, look_back: int = 64):

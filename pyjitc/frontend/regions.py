@@ -456,7 +456,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         keys = list(carried)
         go_index = sum(len(_leaves(carried[k])) for k in keys[:keys.index(GO_KEY)])
         cond = b.open_block([TensorType(s, d) for s, d, _ in types])
-        b.close_block([cond.params[go_index]])
+        b.close_block([_go_unless_failed(em, cond.params[go_index], cond.params, keys, carried, before)])
         before.restore(env)
         results = b.emit("while", *entry, regions=(cond, block))
         results = list(results) if isinstance(results, tuple) else [results]
@@ -467,6 +467,23 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         env.pop(GO, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")
+
+
+def _go_unless_failed(em: Emitter, go, params, keys: list, carried: dict, before: State):
+    """The loop's condition: `go`, and no run-time check has failed. The call reports its first
+    failed check and its results are dropped, so the loop may stop at once (as NumPy's exception
+    would). Without it, each iteration of a native loop waited on the chain of selects that
+    threads the error code through every checked access: insertion sort 4.5x numba's time, 1.1x
+    with the loop stopping instead (the chain is then broken by the branch predictor)."""
+    if em.err is None or not em.checks:
+        return go
+    err_key = ("cell", id(em.err.root))
+    if err_key in carried:
+        err = params[sum(len(_leaves(carried[k])) for k in keys[:keys.index(err_key)])]
+    else:   # the code as the loop found it (an earlier loop stopped on a failed check: none run)
+        err = before.cells[id(em.err.root)][1]
+    zero = em.b.emit("constant", value=np.zeros((), np.int32))
+    return em.b.emit("and", go, em.b.emit("compare", err, zero, direction="EQ"))
 
 
 def _swapped_identity(em, start: dict, end: dict, written: set) -> str | None:

@@ -418,7 +418,7 @@ def _dynamic_slice_type(ts, sizes, **_):
 
 
 register_op("dynamic_slice", _dynamic_slice_type,
-            lambda ctx, operands, sizes: ctx.hlo("stablehlo.dynamic_slice", *operands,
+            lambda ctx, operands, sizes, in_bounds=False: ctx.hlo("stablehlo.dynamic_slice", *operands,
                                                  slice_sizes=ctx.i64s(sizes)))
 
 
@@ -431,7 +431,8 @@ def _dynamic_update_slice_type(ts, **_):
     return x
 
 
-def _lower_dynamic_update_slice(ctx, operands):
+def _lower_dynamic_update_slice(ctx, operands, in_bounds=False):
+    """`in_bounds`: the frontend proved the starts in range (only native loops make use of it)."""
     x, update, *starts = operands
     if ctx.in_types[1].size == 1 and ctx.in_types[1].ndim >= 2 and ctx.is_constant_expression(x):
         # IREE 3.13 failed to compile one element taken from an argument's slice and stored

@@ -11,7 +11,8 @@ parallel dispatch anyway); `eligible` decides, op by op, from SCALAR_RULES below
 Semantics follow IREE's own StableHLO -> scalar mapping (StableHLO's linalg conversion,
 MapStablehloToScalarOp), so a loop computes the same bits either way: integer division by 0
 gives -1, x % 0 gives x, shifts by the bit width or more saturate, max/min propagate NaN,
-float != is unordered, and dynamic_slice start indices are clamped into the array.
+float != is unordered, and dynamic_slice start indices are clamped into the array (left out
+where the index is proven in range: the frontend's `in_bounds`, lowering/ranges.py).
 
 Inside the region a value of size 1 is a scalar register (bool as i1) and a larger array is a
 tensor in its storage type (bool as i8, unsigned as signless): conversions happen at the
@@ -21,11 +22,14 @@ update consumes the latest version of its array (reads before the write, no othe
 so bufferization needs no temporary buffers (IREE allows 32 KiB of stack per dispatch)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from iree.compiler import ir
 
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
+from .ranges import Ranges
 
 F64 = np.dtype(np.float64)
 
@@ -507,9 +511,10 @@ def _elementwise_rule(name):
 class _Lowering:
     """Lowers IR blocks into the region: `env` maps IR value ids to region values."""
 
-    def __init__(self, env: dict, location):
+    def __init__(self, env: dict, location, ranges: Ranges):
         self.env = env
         self.location = location
+        self.ranges = ranges     # compares decided and accesses proven in range (lowering/ranges.py)
 
     def block(self, block: Block) -> list:
         for op in block.ops:
@@ -522,6 +527,8 @@ class _Lowering:
 
     def lower_op(self, S: Scalar, op: Op, args):
         name = op.name
+        if name == "compare" and op.results[0].id in self.ranges.decided:   # an index check that can't fire
+            return S.const(int(self.ranges.decided[op.results[0].id]), ir.IntegerType.get_signless(1))
         if name in ELEMENTWISE:
             return _elementwise_rule(name)(S, op, args, **op.attrs)
         if name == "constant":
@@ -539,18 +546,25 @@ class _Lowering:
         if name == "dynamic_slice":
             if _size1(op.operands[0]):
                 return args[0]
-            idx = S.clamped_indices(args[1:], x.shape, op.attrs["sizes"])
+            idx = self.indices(S, op, args[1:], x.shape, op.attrs["sizes"])
             return S.to_register(S.extract(args[0], idx), x.dtype)
         if name == "dynamic_update_slice":
             if _size1(op.operands[0]):
                 return args[1]
-            idx = S.clamped_indices(args[2:], x.shape, op.operands[1].type.shape)
+            idx = self.indices(S, op, args[2:], x.shape, op.operands[1].type.shape)
             return S.insert(S.to_storage(args[1], x.dtype), args[0], idx)
         if name == "if":
             return self.if_(S, op, args)
         if name == "while":
             return self.while_(S, op, args)
         raise AssertionError(f"{name}: no scalar form (eligible() should have refused the loop)")
+
+    def indices(self, S: Scalar, op: Op, starts, shape, sizes) -> list:
+        """The start indices: as given where they are proven in range (by the frontend:
+        `in_bounds`; or by lowering/ranges.py), else clamped as StableHLO's dynamic_slice says."""
+        if op.attrs.get("in_bounds") or op.results[0].id in self.ranges.in_bounds:
+            return [S.index(s) for s in starts]
+        return S.clamped_indices(starts, shape, sizes)
 
     @staticmethod
     def types(values) -> list:
@@ -585,6 +599,9 @@ class _Lowering:
         after = loop.regions[1].blocks.append(*types)
         with ir.InsertionPoint(after):
             self.env.update((body.params[i].id, a) for i, a in zip(order, after.arguments))
+            for i, value in _pinned(cond).items():   # the body runs only where these hold
+                if i in order:
+                    self.env[body.params[i].id] = S.const(value, register_type(body.params[i].type.dtype))
             results = self.block(body)
             S.yield_("scf.yield", [results[i] for i in order])
         out = list(inits)
@@ -593,13 +610,48 @@ class _Lowering:
         return out
 
 
+def _pinned(cond: Block) -> dict[int, Any]:
+    """{i: c} for each carried scalar the loop's condition requires to equal a constant (`go and
+    err == 0`: the loop stops at a failed check, frontend/regions.py): the body, which runs only
+    while the condition holds, reads the constant. The error code is then no longer threaded
+    from one iteration to the next through every checked access."""
+    producers = {v.id: op for op in cond.ops for v in op.results}
+    params = {p.id: i for i, p in enumerate(cond.params)}
+    out = {}
+
+    def walk(v):
+        op = producers.get(v.id)
+        if op is None:
+            return
+        if op.name == "and":
+            for x in op.operands:
+                walk(x)
+        elif op.name == "compare" and op.attrs.get("direction") == "EQ":
+            a, b = op.operands
+            for p, c in ((a, b), (b, a)):
+                k = producers.get(c.id)
+                if p.id in params and _size1(p) and k is not None and k.name == "constant":
+                    out[params[p.id]] = np.asarray(k.attrs["value"]).reshape(()).item()
+    if len(cond.results) == 1 and cond.results[0].type.dtype == np.bool_:
+        walk(cond.results[0])
+    return out
+
+
 def lower(ctx, op: Op, operands, env: dict, location) -> list:
     """`op` (an eligible while) as one flow.dispatch.region; `operands`/`env`: the StableHLO
     values of its operands and of everything it captures; returns its results as StableHLO values."""
     S = Scalar(ctx.loc)
     free = _free_values(op)
     outside = {}     # free IR value id -> its value in storage type, converted before the region
-    for v in free:    # behind a barrier: IREE would clone a cheap producer (a conversion, a
+    constants = {}   # free single values that are constants: made inside the region (through a
+    # barrier, IREE materialised each in a buffer of its own and read it back before the
+    # dispatch: three more submissions and waits per call, about 6 us of a 10 us call)
+    for v in free:
+        c = _constant_value(env[v.id]) if _size1(v) else None
+        if c is not None:
+            constants[v.id] = c
+            continue
+        # behind a barrier: IREE would clone a cheap producer (a conversion, a
         # splat) into the region, and a linalg op there makes it distribute the dispatch over
         # workgroups, which a loop writing outside that distribution fails ("failed on workgroup
         # distribution verification")
@@ -613,6 +665,9 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     with ir.InsertionPoint(region_op.regions[0].blocks.append()):
         inner = {}
         for v in free:
+            if v.id in constants:
+                inner[v.id] = S.const(constants[v.id], register_type(v.type.dtype))
+                continue
             value = outside[v.id]
             if _size1(v):
                 zeros = [_index_const(S, 0)] * v.type.ndim
@@ -620,7 +675,7 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
             inner[v.id] = value
         inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, i)
                  for i, v in enumerate(op.operands)]
-        results = _Lowering(inner, location).while_(S, op, inits)
+        results = _Lowering(inner, location, Ranges(op, free, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
         out = []
         for i in moved:
             r, v = results[i], op.results[i]
@@ -633,6 +688,22 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     for i, r in zip(moved, region_op.results):
         values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
     return values
+
+
+def _constant_value(value: ir.Value):
+    """The number a StableHLO scalar constant holds, or None (anything else)."""
+    owner = value.owner
+    if getattr(owner, "name", None) != "stablehlo.constant":
+        return None
+    attr = owner.attributes["value"]
+    if not isinstance(attr, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)) or not attr.is_splat:
+        return None
+    value = attr.get_splat_value()
+    if isinstance(value, ir.FloatAttr):
+        return value.value
+    if ir.IntegerType(value.type).width == 1:
+        return bool(ir.BoolAttr(value).value) if isinstance(value, ir.BoolAttr) else bool(ir.IntegerAttr(value).value)
+    return ir.IntegerAttr(value).value
 
 
 def _index_const(S: Scalar, i: int) -> ir.Value:
