@@ -731,3 +731,61 @@ def test_a_reversed_column_of_an_argument_updated_in_place_compiles():
     assert_same(pyjitc.jit(reversed_column_update_beside_a_row_sum)(x, mine[:, 2], mine),
                 reversed_column_update_beside_a_row_sum(x, theirs[:, 2], theirs))
     assert_same(mine, theirs)
+
+
+def strided_write_then_strided_read_of_a_reversed_argument(x, y):
+    U1 = np.copy(y[-3:])
+    y[::-2] -= x[1::2]
+    U1[::2] += y[::3]
+    return U1
+
+
+def test_a_strided_read_after_a_strided_write_reads_the_written_elements():
+    # statement fuzzer seed 4242 program 188: y = x[::-1]; IREE fused the gather of the write with
+    # the stride-3 read and read y[1] for y[3] (a silent wrong answer)
+    x = np.array([1.79, -3.4, -0.91, -1.76, 0.46, 0.11])
+    mine, theirs = x.copy(), x.copy()
+    assert_same(pyjitc.jit(strided_write_then_strided_read_of_a_reversed_argument)(mine, mine[::-1]),
+                strided_write_then_strided_read_of_a_reversed_argument(theirs, theirs[::-1]))
+    assert_same(mine, theirs)
+
+
+def row_of_an_argument_passed_through_a_branch(x, y, A):
+    w1 = np.array(y[:3])
+    y[...] = x
+    x[-2] += np.maximum(x[0], 2.0)
+    if np.any(w1 > 2.0):
+        y[y < 0.0] = 0.0
+    else:
+        x -= 2.0
+    return w1
+
+
+@pytest.mark.parametrize("shift", [0.0, 5.0])
+def test_a_row_of_an_argument_passed_through_a_branch_is_a_valid_buffer(shift):
+    # statement fuzzer seed 9311 program 33: "OUT_OF_RANGE" at run time
+    r = np.random.default_rng(3)
+    A, y = r.standard_normal((5, 6)), r.standard_normal(6) + shift
+    mine, theirs = (A.copy(), y.copy()), (A.copy(), y.copy())
+    assert_same(pyjitc.jit(row_of_an_argument_passed_through_a_branch)(mine[0][0], mine[1], mine[0]),
+                row_of_an_argument_passed_through_a_branch(theirs[0][0], theirs[1], theirs[0]))
+    assert_same(mine[0], theirs[0])
+    assert_same(mine[1], theirs[1])
+
+
+def loop_from_a_value_also_returned(x, n):
+    a = np.minimum(np.argmax(x) / 1.5, np.max(np.floor(x), axis=0))
+    b = a
+    k = 0
+    while k < n and np.all(np.abs(b) < 50):
+        b = b + 1
+        k += 1
+    return a, b
+
+
+def test_a_loop_starting_from_a_value_also_returned_runs():
+    # expression fuzzer seed 77 program 69: "indirect buffer reference slot 0 is out range ...
+    # copy_buffer" at run time (the loop's trip counter entered as a bare constant)
+    x = np.array([[0.49, 0.83, -1.38]])
+    for g, w in zip(pyjitc.jit(loop_from_a_value_also_returned)(x, 2), loop_from_a_value_also_returned(x, 2)):
+        assert_same(g, w)

@@ -56,6 +56,13 @@ def _lower_if(ctx, operands, **_):
             return args
 
         def leave(results, outside=outside, returned=returned, updated_elsewhere=updated_elsewhere):
+            # a part of an argument (a slice, a row) passed through is copied too, unless the other
+            # branch updates that very value in place (IREE 3.13 read past the end of a buffer at
+            # run time, "OUT_OF_RANGE", for y = A[0] passed through while the other branch
+            # replaced it, statement fuzzer seed 9311 program 33; copied where the other branch
+            # updates it, it returned a null buffer, seed 404 program 528)
+            returned = [ret or (ctx.view_of_argument(r) and ctx.view_root(r) != r and not u)
+                        for r, ret, u in zip(results, returned, updated_elsewhere)]
             # an array computed before the if and passed through a branch unchanged is copied
             # there: IREE 3.13 otherwise returned a null buffer for the if's result ("ref is null;
             # hal.buffer_view.create", statement fuzzer seed 303 program 934). Not an argument or
@@ -186,8 +193,8 @@ def _lower_while(ctx, operands, **_):
     # (`np.zeros(8)` entering two loops), and IREE 3.13 then failed to compile the two loops
     # sharing one init ("operand #11 does not dominate this use", statement fuzzer seed 7005
     # program 362).
-    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v)
-                else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
+    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v) and t.ndim
+                else ctx.barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
                 for v, t in zip(operands, ctx.in_types)]
     # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
@@ -197,7 +204,7 @@ def _lower_while(ctx, operands, **_):
                 for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
-        inits.append(ctx.splat(0, trip_t))
+        inits.append(ctx.barrier(ctx.splat(0, trip_t)))   # a constant scalar, as the others
     op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in arg_types], regions=2)
     raw: list = []   # the body's arguments as the IR sees them (booleans as i1), the trip counter last
 

@@ -284,10 +284,18 @@ def _slice_type(ts, start, limit, strides, **_):
     return t.with_shape(shape)
 
 
-register_op("slice", _slice_type,
-            lambda ctx, operands, start, limit, strides: ctx.hlo(
-                "stablehlo.slice", *operands, start_indices=ctx.i64s(start),
-                limit_indices=ctx.i64s(limit), strides=ctx.i64s(strides)))
+def _lower_slice(ctx, operands, start, limit, strides):
+    x = operands[0]
+    if any(k != 1 for k in strides) and ctx.gathered(x):
+        # a strided read of an array made by a gather (a write through a strided view: y[::-2] -= v
+        # then y[::3]): IREE 3.13 fused the two and read the wrong elements (a silent wrong
+        # answer, statement fuzzer seed 4242 program 188); the array is materialised first
+        x = ctx.barrier(x)
+    return ctx.hlo("stablehlo.slice", x, start_indices=ctx.i64s(start), limit_indices=ctx.i64s(limit),
+                   strides=ctx.i64s(strides))
+
+
+register_op("slice", _slice_type, _lower_slice)
 
 
 def _reverse_type(ts, dims, **_):

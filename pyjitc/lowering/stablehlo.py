@@ -73,15 +73,18 @@ class LowerCtx:
         return value
 
     @staticmethod
-    def view_of_argument(value: ir.Value) -> bool:
+    def view_root(value: ir.Value) -> ir.Value:
+        """What `value` is a slice, reshape or transpose of (through any number of them)."""
+        while isinstance(value, ir.OpResult) and value.owner.name in (
+                "stablehlo.slice", "stablehlo.reshape", "stablehlo.transpose"):
+            value = value.owner.operands[0]
+        return value
+
+    @classmethod
+    def view_of_argument(cls, value: ir.Value) -> bool:
         """Whether `value` is an argument (of the function or a region) seen through slices,
         reshapes and transposes, or the argument itself."""
-        while isinstance(value, ir.OpResult):
-            op = value.owner
-            if op.name not in ("stablehlo.slice", "stablehlo.reshape", "stablehlo.transpose"):
-                return False
-            value = op.operands[0]
-        return True
+        return not isinstance(cls.view_root(value), ir.OpResult)
 
     def fresh_copy(self, value: ir.Value, t, number: int) -> ir.Value:
         if t.dtype.kind == "c":   # the copy loop stores real numbers: the two parts, joined again
@@ -161,6 +164,17 @@ class LowerCtx:
             op = self._producer(op.operands[0])
         if op is not None and depth and op.name in self._ELEMENTWISE and len(op.operands) > 1:
             return any(self._strided_slice(v, depth - 1) for v in op.operands)
+        return False
+
+    def gathered(self, value: ir.Value, depth: int = 4) -> bool:
+        """Whether `value` is a gather, or an elementwise op or move over one (within `depth` ops)."""
+        op = self._producer(value)
+        if op is None or not depth:
+            return False
+        if op.name == "stablehlo.gather":
+            return True
+        if op.name in self._ELEMENTWISE or op.name in self._MOVES:
+            return any(self.gathered(v, depth - 1) for v in op.operands)
         return False
 
     @staticmethod
