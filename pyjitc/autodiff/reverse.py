@@ -351,10 +351,12 @@ def _insert_before(block: Block, anchor: Op, new: Op) -> bool:
     return False
 
 
-def gradients(fn: Function, out: Value, wrt: list[Value]) -> tuple[list[Value], list[Value]]:
-    """Append to `fn`'s body the reverse pass of `out` (a real float scalar) with respect to the
-    parameters `wrt`; returns their gradients and the run-time "too many loop trips" flags of
-    the function's top-level loops (bool[] values). The body's results are left to the caller."""
+def gradients(fn: Function, seeds, wrt: list[Value]) -> tuple[list[Value], list[Value]]:
+    """Append to `fn`'s body the reverse pass of `seeds`, (result, its cotangent) pairs (the
+    cotangent a value of the body, or None for 1: the gradient of a real float scalar), with
+    respect to the parameters `wrt`; returns their gradients and the run-time "too many loop
+    trips" flags of the function's top-level loops (bool[] values). The body's results are left
+    to the caller."""
     builder = Builder()
     active = {p.id for p in wrt}
     activity(fn.body, active)
@@ -364,8 +366,8 @@ def gradients(fn: Function, out: Value, wrt: list[Value]) -> tuple[list[Value], 
     rev.count_trips(fn.body)
     rev.insert_pending(fn.body)
     cts: dict = {}
-    if out.id in active:
-        cts[out.id] = rev.e.full(1, out.type)
+    for out, ct in seeds:
+        rev.accumulate(cts, out, rev.e.full(1, out.type) if ct is None else ct)
     rev.backward(list(fn.body.ops), {}, cts)
     grads = [rev.ct_or_zero(cts, p) for p in wrt]
     builder.blocks.pop()
