@@ -233,6 +233,11 @@ class Reverse:
         overflow = e("compare", s, kk, direction="GT")
         init = [env.get(v.id, v) for v in op.operands]
         init[-1] = e.i64(0)
+        # the loop's first state enters the recomputation behind a barrier: a constant array carried
+        # by the loop (`U = np.ones(6)`, then `U = U * 2.5` in it) otherwise failed at run time in
+        # IREE 3.13 ("indirect buffer reference slot 0 is out range ... copy_buffer"; found by
+        # tests/fuzz_gradients.py)
+        init = [e("barrier", v) if v.type.ndim else v for v in init]
 
         # 1. the forward loop again, a checkpoint every s trips (slot k: a scratch slot)
         bufs = [e.zeros(t.with_shape((k + 1,) + t.shape)) for t in types]
