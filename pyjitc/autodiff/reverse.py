@@ -310,7 +310,14 @@ class Reverse:
         new_state, new_bufs = step(j, list(st), list(bf))
         self.b.close_block([e.add(j, e.i64(1))] + list(new_state) + list(new_bufs))
         self.b.span = span
-        res = e("while", *carried, regions=(cond, body))
+        # the counter and the state are yielded through the while lowering's select guard (ops.py):
+        # without it IREE 3.13 crashed compiling some gradients (iree-stream's resource usage
+        # analysis of a scf.while whose canonicalized form dropped a folded carried value) or failed
+        # at run time ("indirect buffer reference slot 0 is out range"): 27 of 150 programs of
+        # tests/fuzz_gradients.py seed 3. The buffers are left out (a select over all K slots per
+        # trip made the stencil gradient 2.6x slower); guarding the state costs ~10% there.
+        guard = frozenset(p.id for p in body.params[:1 + len(state)])
+        res = e("while", *carried, regions=(cond, body), guard=guard)
         return res[0], list(res[1:1 + len(state)]), list(res[1 + len(state):])
 
     def down_loop(self, start: Value, carried, step, span) -> list[Value]:
@@ -322,7 +329,8 @@ class Reverse:
         new = step(body.params[0], list(body.params[1:]))
         self.b.close_block([e("sub", body.params[0], e.i64(1))] + list(new))
         self.b.span = span
-        res = e("while", start, *carried, regions=(cond, body))
+        guard = frozenset(p.id for p in body.params)   # (see counted_loop)
+        res = e("while", start, *carried, regions=(cond, body), guard=guard)
         return list(res[1:])
 
     def _cond_block(self, types, make):
