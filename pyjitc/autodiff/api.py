@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 
 from ..api import JitFunction, _user_facing
-from ..errors import ArgumentError, JitError
+from ..errors import ArgumentError, CompileError, JitError
 from ..frontend.values import DIFFERENTIATING
 from ..ir.graph import Builder, prune
 from ..ir.types import is_float
@@ -44,6 +44,18 @@ class GradFunction(JitFunction):
         kind = "value_and_grad" if with_value else "grad"
         self.__qualname__ = f"{kind}({getattr(fn, '__qualname__', fn.__name__)})"
         self._name = f"{kind}_{fn.__name__}" if fn.__name__.isidentifier() else kind
+
+    _guard_loops = False   # see reverse.Reverse: set for the retry after IREE failed to compile
+
+    def _compile_for(self, values, fast_trig=True, why=None, stale=None):
+        try:
+            return super()._compile_for(values, fast_trig, why, stale)
+        except CompileError:
+            self._guard_loops = True
+            try:
+                return super()._compile_for(values, fast_trig, "IREE failed on the recomputation loops", stale)
+            finally:
+                self._guard_loops = False
 
     def _lower_values(self, values, fast_trig=False):
         token = DIFFERENTIATING.set(True)
@@ -114,7 +126,7 @@ class GradFunction(JitFunction):
                            f"{leaf.value!r}", where)
 
         old_err = fn.results[program.error_index] if program.error_index is not None else None
-        grads, overflows = gradients(fn, [(out, None)] if out is not None else [], wrt)
+        grads, overflows = gradients(fn, [(out, None)] if out is not None else [], wrt, self._guard_loops)
         outputs, value_node = [], None
         if self._with_value:
             if isinstance(leaf, Result) or isinstance(leaf, Argument) and out in fn.results:
@@ -199,7 +211,7 @@ class VJPFunction(GradFunction):
             if is_float(out.type.dtype):
                 seeds.append((out, ct))
         old_err = fn.results[program.error_index] if program.error_index is not None else None
-        grads, overflows = gradients(fn, seeds, [w for w in wrt if w is not None])
+        grads, overflows = gradients(fn, seeds, [w for w in wrt if w is not None], self._guard_loops)
         grads = iter(grads)
         outputs, nodes = [], []
         for w, t in zip(wrt, weak):

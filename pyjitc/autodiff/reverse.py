@@ -87,7 +87,14 @@ def activity(block: Block, active: set[int]) -> None:
 
 
 class Reverse:
-    def __init__(self, builder: Builder, active: set[int]):
+    def __init__(self, builder: Builder, active: set[int], guard_loops: bool = False):
+        # guard_loops: the recomputation loops yield their counter and state (not the checkpoint
+        # buffers) through the while lowering's select guard (ir/ops.py). IREE 3.13 crashed
+        # compiling some gradients without it (iree-stream's resource usage analysis of a
+        # scf.while whose canonicalized form dropped a folded carried value: 27 of 150 programs
+        # of tests/fuzz_gradients.py seed 3); with it, IREE fails on some native loops and the
+        # stencil gradient is ~10% slower, so it is the retry after a failed compile (api.py).
+        self.guard_loops = guard_loops
         self.b = builder
         self.e = Emit(builder)
         self.active = active
@@ -310,13 +317,7 @@ class Reverse:
         new_state, new_bufs = step(j, list(st), list(bf))
         self.b.close_block([e.add(j, e.i64(1))] + list(new_state) + list(new_bufs))
         self.b.span = span
-        # the counter and the state are yielded through the while lowering's select guard (ops.py):
-        # without it IREE 3.13 crashed compiling some gradients (iree-stream's resource usage
-        # analysis of a scf.while whose canonicalized form dropped a folded carried value) or failed
-        # at run time ("indirect buffer reference slot 0 is out range"): 27 of 150 programs of
-        # tests/fuzz_gradients.py seed 3. The buffers are left out (a select over all K slots per
-        # trip made the stencil gradient 2.6x slower); guarding the state costs ~10% there.
-        guard = frozenset(p.id for p in body.params[:1 + len(state)])
+        guard = frozenset(p.id for p in body.params[:1 + len(state)]) if self.guard_loops else frozenset()
         res = e("while", *carried, regions=(cond, body), guard=guard)
         return res[0], list(res[1:1 + len(state)]), list(res[1 + len(state):])
 
@@ -329,7 +330,7 @@ class Reverse:
         new = step(body.params[0], list(body.params[1:]))
         self.b.close_block([e("sub", body.params[0], e.i64(1))] + list(new))
         self.b.span = span
-        guard = frozenset(p.id for p in body.params)   # (see counted_loop)
+        guard = frozenset(p.id for p in body.params) if self.guard_loops else frozenset()
         res = e("while", start, *carried, regions=(cond, body), guard=guard)
         return list(res[1:])
 
@@ -364,7 +365,7 @@ def _insert_before(block: Block, anchor: Op, new: Op) -> bool:
     return False
 
 
-def gradients(fn: Function, seeds, wrt: list[Value]) -> tuple[list[Value], list[Value]]:
+def gradients(fn: Function, seeds, wrt: list[Value], guard_loops: bool = False) -> tuple[list[Value], list[Value]]:
     """Append to `fn`'s body the reverse pass of `seeds`, (result, its cotangent) pairs (the
     cotangent a value of the body, or None for 1: the gradient of a real float scalar), with
     respect to the parameters `wrt`; returns their gradients and the run-time "too many loop
@@ -373,7 +374,7 @@ def gradients(fn: Function, seeds, wrt: list[Value]) -> tuple[list[Value], list[
     builder = Builder()
     active = {p.id for p in wrt}
     activity(fn.body, active)
-    rev = Reverse(builder, active)
+    rev = Reverse(builder, active, guard_loops)
     rev.check_active_bitcasts(fn.body)
     builder.reopen(fn.body)
     rev.count_trips(fn.body)
