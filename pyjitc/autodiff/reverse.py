@@ -318,7 +318,7 @@ class Reverse:
         self.b.close_block([e.add(j, e.i64(1))] + list(new_state) + list(new_bufs))
         self.b.span = span
         guard = frozenset(p.id for p in body.params[:1 + len(state)]) if self.guard_loops else frozenset()
-        res = e("while", *carried, regions=(cond, body), guard=guard)
+        res = e("while", *carried, regions=(cond, body), **({"guard": guard} if guard else {}))
         return res[0], list(res[1:1 + len(state)]), list(res[1 + len(state):])
 
     def down_loop(self, start: Value, carried, step, span) -> list[Value]:
@@ -331,7 +331,7 @@ class Reverse:
         self.b.close_block([e("sub", body.params[0], e.i64(1))] + list(new))
         self.b.span = span
         guard = frozenset(p.id for p in body.params) if self.guard_loops else frozenset()
-        res = e("while", start, *carried, regions=(cond, body), guard=guard)
+        res = e("while", start, *carried, regions=(cond, body), **({"guard": guard} if guard else {}))
         return list(res[1:])
 
     def _cond_block(self, types, make):
