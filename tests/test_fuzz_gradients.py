@@ -10,12 +10,6 @@ import numpy as np
 from tests import fuzz_gradients as fg
 from tests.fuzz_statements import Gen
 
-# Programs on which IREE 3.13 fails to compile the gradient (iree-compile crashes in its stream
-# resource-usage analysis of a scf.while, or the host-loop fallback fails too): an IREE bug, not
-# a wrong gradient, so tolerated up to this many of the suite's programs. Minimal case, in
-# README "Autodiff" (a constant array carried by a run-time loop and updated in place).
-IREE_FAILURES_TOLERATED = 8
-
 
 def test_gradients_of_random_statement_programs_match_finite_differences(tmp_path):
     gen = Gen(np.random.default_rng(20261125))
@@ -27,9 +21,9 @@ def test_gradients_of_random_statement_programs_match_finite_differences(tmp_pat
             prog = gen.program()
             out = fg.run_gradient(prog, tmp_path, f"fuzz_gradients_suite_{i}")
             counts[out.kind] += 1
-            # a wrong gradient, an internal error, an unlocated refusal: failures
-            if out.kind in ("MISMATCH", "internal"):
+            # a wrong gradient, an internal error, an unlocated refusal, an IREE failure (a
+            # gradient IREE 3.13 can't compile is retried with guarded loops: autodiff/api.py)
+            if out.kind in ("MISMATCH", "internal", "iree"):
                 problems.append(f"{out.kind}:\n{prog.text}{prog.describe()}\n{out.detail}")
-    assert not problems, f"{len(problems)} programs with wrong gradients; the first three:\n\n" + "\n\n".join(problems[:3])
+    assert not problems, f"{len(problems)} programs with wrong gradients or failures; the first three:\n\n" + "\n\n".join(problems[:3])
     assert counts["agree"] >= 10, counts             # the test proves something: most programs differentiate
-    assert counts["iree"] <= IREE_FAILURES_TOLERATED, counts
