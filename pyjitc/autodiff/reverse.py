@@ -87,7 +87,14 @@ def activity(block: Block, active: set[int]) -> None:
 
 
 class Reverse:
-    def __init__(self, builder: Builder, active: set[int]):
+    def __init__(self, builder: Builder, active: set[int], guard_loops: bool = False):
+        # guard_loops: the recomputation loops yield their counter and state (not the checkpoint
+        # buffers) through the while lowering's select guard (ir/ops.py). IREE 3.13 crashed
+        # compiling some gradients without it (iree-stream's resource usage analysis of a
+        # scf.while whose canonicalized form dropped a folded carried value: 27 of 150 programs
+        # of tests/fuzz_gradients.py seed 3); with it, IREE fails on some native loops and the
+        # stencil gradient is ~10% slower, so it is the retry after a failed compile (api.py).
+        self.guard_loops = guard_loops
         self.b = builder
         self.e = Emit(builder)
         self.active = active
@@ -233,6 +240,11 @@ class Reverse:
         overflow = e("compare", s, kk, direction="GT")
         init = [env.get(v.id, v) for v in op.operands]
         init[-1] = e.i64(0)
+        # the loop's first state enters the recomputation behind a barrier: a constant array carried
+        # by the loop (`U = np.ones(6)`, then `U = U * 2.5` in it) otherwise failed at run time in
+        # IREE 3.13 ("indirect buffer reference slot 0 is out range ... copy_buffer"; found by
+        # tests/fuzz_gradients.py)
+        init = [e("barrier", v) if v.type.ndim else v for v in init]
 
         # 1. the forward loop again, a checkpoint every s trips (slot k: a scratch slot)
         bufs = [e.zeros(t.with_shape((k + 1,) + t.shape)) for t in types]
@@ -305,7 +317,8 @@ class Reverse:
         new_state, new_bufs = step(j, list(st), list(bf))
         self.b.close_block([e.add(j, e.i64(1))] + list(new_state) + list(new_bufs))
         self.b.span = span
-        res = e("while", *carried, regions=(cond, body))
+        guard = frozenset(p.id for p in body.params[:1 + len(state)]) if self.guard_loops else frozenset()
+        res = e("while", *carried, regions=(cond, body), **({"guard": guard} if guard else {}))
         return res[0], list(res[1:1 + len(state)]), list(res[1 + len(state):])
 
     def down_loop(self, start: Value, carried, step, span) -> list[Value]:
@@ -317,7 +330,8 @@ class Reverse:
         new = step(body.params[0], list(body.params[1:]))
         self.b.close_block([e("sub", body.params[0], e.i64(1))] + list(new))
         self.b.span = span
-        res = e("while", start, *carried, regions=(cond, body))
+        guard = frozenset(p.id for p in body.params) if self.guard_loops else frozenset()
+        res = e("while", start, *carried, regions=(cond, body), **({"guard": guard} if guard else {}))
         return list(res[1:])
 
     def _cond_block(self, types, make):
@@ -351,21 +365,23 @@ def _insert_before(block: Block, anchor: Op, new: Op) -> bool:
     return False
 
 
-def gradients(fn: Function, out: Value, wrt: list[Value]) -> tuple[list[Value], list[Value]]:
-    """Append to `fn`'s body the reverse pass of `out` (a real float scalar) with respect to the
-    parameters `wrt`; returns their gradients and the run-time "too many loop trips" flags of
-    the function's top-level loops (bool[] values). The body's results are left to the caller."""
+def gradients(fn: Function, seeds, wrt: list[Value], guard_loops: bool = False) -> tuple[list[Value], list[Value]]:
+    """Append to `fn`'s body the reverse pass of `seeds`, (result, its cotangent) pairs (the
+    cotangent a value of the body, or None for 1: the gradient of a real float scalar), with
+    respect to the parameters `wrt`; returns their gradients and the run-time "too many loop
+    trips" flags of the function's top-level loops (bool[] values). The body's results are left
+    to the caller."""
     builder = Builder()
     active = {p.id for p in wrt}
     activity(fn.body, active)
-    rev = Reverse(builder, active)
+    rev = Reverse(builder, active, guard_loops)
     rev.check_active_bitcasts(fn.body)
     builder.reopen(fn.body)
     rev.count_trips(fn.body)
     rev.insert_pending(fn.body)
     cts: dict = {}
-    if out.id in active:
-        cts[out.id] = rev.e.full(1, out.type)
+    for out, ct in seeds:
+        rev.accumulate(cts, out, rev.e.full(1, out.type) if ct is None else ct)
     rev.backward(list(fn.body.ops), {}, cts)
     grads = [rev.ct_or_zero(cts, p) for p in wrt]
     builder.blocks.pop()

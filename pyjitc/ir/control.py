@@ -157,7 +157,7 @@ def _duplicate_results(block) -> list[int]:
     return dups
 
 
-def _lower_while(ctx, operands, **_):
+def _lower_while(ctx, operands, guard=(), **_):
     """Two IREE 3.13 workarounds, both invisible in the results:
     - booleans are carried as ui8: loops carrying i1 tensors fail at run time ("indirect buffer
       reference ... out of range") or copy the wrong buffers;
@@ -179,6 +179,9 @@ def _lower_while(ctx, operands, **_):
                                    comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
     ir_body = ctx.regions[1]
     guarded = sorted({*_ignored_arguments(ir_body), *_loop_invariant_results(ir_body), *_duplicate_results(ir_body)})
+    if guard:   # body params (ids) to guard too: carried values that may fold in ways the checks
+        # above can't see (the loops of autodiff/reverse.py)
+        guarded = sorted({*guarded, *(i for i, p in enumerate(ir_body.params) if p.id in guard)})
     trip_t = TensorType((), np.dtype(np.int64))
     arg_types = carried + [trip_t] * bool(guarded)
     # An array entering the loop as a constant (`b = np.full(...)` updated in the loop), or computed
