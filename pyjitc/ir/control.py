@@ -196,8 +196,12 @@ def _lower_while(ctx, operands, guard=(), **_):
     # (`np.zeros(8)` entering two loops), and IREE 3.13 then failed to compile the two loops
     # sharing one init ("operand #11 does not dominate this use", statement fuzzer seed 7005
     # program 362).
-    operands = [ctx.distinct_barrier(v) if ctx.is_constant_expression(v) and t.ndim
-                else ctx.barrier(v) if ctx.is_constant_expression(v) or (t.ndim and not ctx.view_of_argument(v)) else v
+    # One number per loop: its constant scalars may still share one barrier (given one each,
+    # `k = 0` and the trip counter made IREE 3.13 fail the loop at run time: "indirect buffer
+    # reference slot 0 is out range", expression fuzzer seed 77 program 69).
+    loop_number = ctx.new_number()
+    operands = [ctx.distinct_barrier(v, loop_number) if ctx.is_constant_expression(v)
+                else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
                 for v, t in zip(operands, ctx.in_types)]
     # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
@@ -207,7 +211,7 @@ def _lower_while(ctx, operands, guard=(), **_):
                 for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
-        inits.append(ctx.barrier(ctx.splat(0, trip_t)))   # a constant scalar, as the others
+        inits.append(ctx.distinct_barrier(ctx.splat(0, trip_t), loop_number))   # a constant scalar, as the others
     op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in arg_types], regions=2)
     raw: list = []   # the body's arguments as the IR sees them (booleans as i1), the trip counter last
 

@@ -101,12 +101,20 @@ class LowerCtx:
         _options.copies += 1
         return self.fresh_copy(value, t, 3_000_000 + _options.copies)
 
-    def distinct_barrier(self, value: ir.Value) -> ir.Value:
+    def distinct_barrier(self, value: ir.Value, number: int | None = None) -> ir.Value:
         """`value` behind an optimization_barrier that CSE cannot merge with another barrier of
-        an equal value: the barrier also carries a number of its own."""
+        an equal value: the barrier carries a number of its own (an attribute; a second operand
+        as the number made IREE 3.13 fail loops at run time: "indirect buffer reference")."""
+        if number is None:
+            number = self.new_number()
+        attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), number)
+        return self.op("stablehlo.optimization_barrier", [value], [value.type], {"pyjitc.distinct": attr}).result
+
+    @staticmethod
+    def new_number() -> int:
+        """A number no other copy or barrier in the module has."""
         _options.copies += 1
-        tag = self.constant(np.array(_options.copies, np.int64))
-        return self.op("stablehlo.optimization_barrier", [value, tag], [value.type, tag.type]).results[0]
+        return _options.copies
 
     @staticmethod
     def returned(value_id: int) -> bool:
