@@ -789,3 +789,20 @@ def test_a_loop_starting_from_a_value_also_returned_runs():
     x = np.array([[0.49, 0.83, -1.38]])
     for g, w in zip(pyjitc.jit(loop_from_a_value_also_returned)(x, 2), loop_from_a_value_also_returned(x, 2)):
         assert_same(g, w)
+
+
+def constant_passed_through_a_branch_then_reduced(x, y):
+    b1 = np.ones((7, 8))
+    if np.any(y > 2.0):
+        b1[:] = b1
+    b1[:] = np.abs(b1)
+    return b1, b1.sum()
+
+
+@pytest.mark.parametrize("shift", [0.0, 5.0])
+def test_a_reduction_of_a_constant_passed_through_a_branch_counts_every_element(shift):
+    # statement fuzzer seed 7010 program 2503: 7 for 56
+    y = np.arange(6.0) / 3 + shift
+    for g, w in zip(pyjitc.jit(constant_passed_through_a_branch_then_reduced)(y, y),
+                    constant_passed_through_a_branch_then_reduced(y, y)):
+        assert_same(g, w)

@@ -365,13 +365,14 @@ def _lower_reduce(ctx, operands, kind, axes):
     scalar = TensorType((), src.dtype)
     init = ctx.splat(identity(src.dtype), scalar)
     operand = operands[0]
-    if ctx.converted_from_integers(operand) or ctx.is_constant_expression(operand):
+    if ctx.converted_from_integers(operand) or ctx.may_fold_to_constant(operand):
         # IREE 3.13 miscompiles a reduction of an integer array converted to another type when its
         # folding makes the array a splat (np.sum((x * 0 + 3).astype(np.float64)) gave 6.0 for 36.0,
         # np.prod 4 for 4096: silent wrong answers): the converted array is materialised first.
         # Likewise a reduction of a splat over two axes (np.maximum(b, 3.0).sum() of b = zeros((7,
         # 8)) left by a loop that did not change it gave 21 for 168: statement fuzzer seed 7007
-        # program 1699)
+        # program 1699; np.abs(b).sum() of b = ones((7, 8)) passed through an if gave 7 for 56,
+        # seed 7010 program 2503)
         operand = ctx.barrier(operand)
     op = ctx.op("stablehlo.reduce", [operand, init], [ctx.out_types[0]],
                 {"dimensions": ctx.i64s(sorted(axes))}, regions=1)

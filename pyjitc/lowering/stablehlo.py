@@ -211,6 +211,22 @@ class LowerCtx:
             todo.extend(op.operands)
         return True
 
+    def may_fold_to_constant(self, value: ir.Value, depth: int = 8) -> bool:
+        """Whether IREE may fold `value` to a constant: a constant expression, possibly through
+        ifs whose branches all yield one (`if c: b = b` leaves b the constant it was)."""
+        op = self._producer(value)
+        if op is None or not depth:
+            return False
+        if op.name == "stablehlo.if":
+            index = list(op.results).index(value)
+            yields = [region.blocks[0].operations[len(region.blocks[0].operations) - 1].operands[index]
+                      for region in op.regions]
+            return all(self.may_fold_to_constant(v, depth - 1) for v in yields)
+        if len(op.regions):
+            return False
+        return all(self.may_fold_to_constant(v, depth - 1) for v in op.operands) if op.operands \
+            else self.is_constant_expression(value)
+
     @contextlib.contextmanager
     def block(self, region, arg_types):
         block = region.blocks.append(*[mlir_type(t) for t in arg_types])
