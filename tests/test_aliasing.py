@@ -806,3 +806,17 @@ def test_a_reduction_of_a_constant_passed_through_a_branch_counts_every_element(
     for g, w in zip(pyjitc.jit(constant_passed_through_a_branch_then_reduced)(y, y),
                     constant_passed_through_a_branch_then_reduced(y, y)):
         assert_same(g, w)
+
+
+def doubly_negated_strided_read_written_through_a_reversed_view(x, y):
+    b2 = y.copy()
+    y[::-2] = --x[1::2]
+    return b2
+
+
+def test_a_strided_read_behind_unary_ops_written_through_a_strided_view_compiles():
+    # statement fuzzer seed 7011 program 77: "LLVM Translation failed" (x and y the same array)
+    mine, theirs = np.arange(6.0), np.arange(6.0)
+    assert_same(pyjitc.jit(doubly_negated_strided_read_written_through_a_reversed_view)(mine, mine),
+                doubly_negated_strided_read_written_through_a_reversed_view(theirs, theirs))
+    assert_same(mine, theirs)

@@ -170,7 +170,7 @@ class LowerCtx:
                                                  or not self._contiguous(op)):
                 return True
             op = self._producer(op.operands[0])
-        if op is not None and depth and op.name in self._ELEMENTWISE and len(op.operands) > 1:
+        if op is not None and depth and op.name in self._ELEMENTWISE:
             return any(self._strided_slice(v, depth - 1) for v in op.operands)
         return False
 
