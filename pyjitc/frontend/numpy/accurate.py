@@ -197,6 +197,25 @@ _COS = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.4801587289476
         -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
 
 
+def sin_cos_kernels(em, y, c):
+    """fdlibm's __kernel_sin and __kernel_cos of y, |y| <= pi / 4 (float64, within 1 ulp); `c`
+    makes a float64 constant of y's shape."""
+    op = em.emit
+    z = op("mul", y, y)
+
+    def horner(coeffs):
+        acc = c(coeffs[-1])
+        for k in coeffs[-2::-1]:
+            acc = op("add", c(k), op("mul", z, acc))
+        return acc
+    sin_y = op("add", y, op("mul", op("mul", z, y), horner(_SIN)))
+    hz = op("mul", c(0.5), z)
+    one_m = op("sub", c(1.0), hz)
+    cos_y = op("add", one_m, op("add", op("sub", op("sub", c(1.0), one_m), hz),
+                                  op("mul", op("mul", z, z), horner(_COS))))
+    return sin_y, cos_y
+
+
 def _sincos_poly(em, x, prim):
     c = lambda v: em.full(v, np.float64, x.shape)
     op = em.emit
@@ -212,18 +231,7 @@ def _sincos_poly(em, x, prim):
     small = op("compare", op("abs", x), c(np.pi / 4), direction="LE")
     y = op("select", small, x, y)                            # no reduction: keeps -0.0 and tiny x exact
     fn = op("select", small, c(0.0), fn)
-    z = op("mul", y, y)
-
-    def horner(coeffs):
-        acc = c(coeffs[-1])
-        for k in coeffs[-2::-1]:
-            acc = op("add", c(k), op("mul", z, acc))
-        return acc
-    sin_r = op("add", y, op("mul", op("mul", z, y), horner(_SIN)))
-    hz = op("mul", c(0.5), z)
-    one_m = op("sub", c(1.0), hz)
-    cos_r = op("add", one_m, op("add", op("sub", op("sub", c(1.0), one_m), hz),
-                                  op("mul", op("mul", z, z), horner(_COS))))
+    sin_r, cos_r = sin_cos_kernels(em, y, c)
     n = op("add", fn, c(1.0)) if prim == "cos" else fn      # cos(x) = sin(x + pi/2)
     q = op("sub", n, op("mul", c(4.0), op("floor", op("mul", n, c(0.25)))))     # n mod 4, as a float
     is_q = lambda k: op("compare", q, c(float(k)), direction="EQ")

@@ -24,7 +24,7 @@ from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_complex, real_dtype
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static, items_of
-from .accurate import _COS as COS_COEFFS, _SIN as SIN_COEFFS   # fdlibm's kernel coefficients
+from .accurate import sin_cos_kernels   # fdlibm's kernels
 from .creation import as_array
 from .shapes import normalize_axis
 
@@ -72,7 +72,7 @@ def _exp_i(em, e: Traced, n: int, sign: int, dtype, scale: float = 1.0) -> Trace
     r = op("sub", t, op("mul", q, i64(n)))
     r = op("select", op("compare", r, i64(2 * n), direction="GT"), op("sub", r, i64(4 * n)), r)
     y = op("mul", op("convert", r, dtype=F64), f64(np.pi / (2 * n)))
-    sin_y, cos_y = _sin_cos_kernels(em, y, f64)
+    sin_y, cos_y = sin_cos_kernels(em, y, f64)
     is_q = lambda v: op("compare", q, i64(v), direction="EQ")
     neg = lambda v: op("neg", v)
     cos = op("select", is_q(0), cos_y, op("select", is_q(1), neg(sin_y), op("select", is_q(2), neg(cos_y), sin_y)))
@@ -106,24 +106,6 @@ def _bluestein(em, x: Traced, axis: int, sign: int) -> Traced:
     limit = conv.shape[:-1] + (n,)
     conv = em.emit("slice", conv, start=(0,) * conv.ndim, limit=limit, strides=(1,) * conv.ndim)
     return em.emit("mul", conv, em.broadcast(_exp_i(em, square, 2 * n, sign, x.dtype, 1.0 / m), conv.shape))
-
-
-def _sin_cos_kernels(em, y, f64):
-    """fdlibm's __kernel_sin and __kernel_cos (|y| <= pi / 4, float64, within 1 ulp)."""
-    op = em.emit
-    z = op("mul", y, y)
-
-    def horner(coeffs):
-        acc = f64(coeffs[-1])
-        for c in coeffs[-2::-1]:
-            acc = op("add", f64(c), op("mul", z, acc))
-        return acc
-    sin_y = op("add", y, op("mul", op("mul", z, y), horner(SIN_COEFFS)))
-    hz = op("mul", f64(0.5), z)
-    one_m = op("sub", f64(1.0), hz)
-    cos_y = op("add", one_m, op("add", op("sub", op("sub", f64(1.0), one_m), hz),
-                                    op("mul", op("mul", z, z), horner(COS_COEFFS))))
-    return sin_y, cos_y
 
 
 def _contract(em, x: Traced, axis: int, w: Traced) -> Traced:
