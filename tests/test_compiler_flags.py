@@ -89,8 +89,11 @@ def test_a_vmfb_compiled_for_64_byte_alignment_copies_numpy_allocated_inputs():
     sig = dataclasses.replace(lowered.signature, input_alignment=64)
     assert type(sig).from_json(sig.to_json().replace(',"input_alignment":64', "")).input_alignment == 64
     compiled = Compiled(lowered.compile().vmfb, sig)
-    x = np.random.default_rng(1).standard_normal(100_000)
-    assert x.ctypes.data % 64 != 0
+    raw = np.empty(100_000 * 8 + 128, np.uint8)        # 16 bytes past a 64-byte boundary, as NumPy
+    start = (-raw.ctypes.data) % 64 + 16                  # often (not always) allocates large arrays
+    x = raw[start:start + 100_000 * 8].view(np.float64)
+    x[:] = np.random.default_rng(1).standard_normal(100_000)
+    assert x.ctypes.data % 64 == 16
     assert_same(compiled(x, x), x + x)
 
 
