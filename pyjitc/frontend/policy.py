@@ -225,10 +225,19 @@ MUTATING_METHODS = {list: {"append", "extend", "insert", "pop", "remove", "rever
                     dict: {"update", "pop", "setdefault", "clear", "popitem"}}
 
 
+# Methods of NumPy scalars known at compile time (b[0] of a known array): scalars are immutable,
+# so these run now, as NumPy runs them.
+NUMPY_SCALAR_METHODS = {"copy", "item", "astype", "conjugate", "conj", "round", "tolist", "view", "squeeze",
+                        "ravel", "flatten", "reshape", "sum", "mean", "min", "max", "prod", "all", "any"}
+
+
 def python_method(obj):
-    """('pure'|'mutating', obj) for a bound method of a str, list, dict, ... listed above; else None."""
+    """('pure'|'mutating', obj) for a bound method of a str, list, dict, ... listed above, or of a
+    NumPy scalar; else None."""
     owner = getattr(obj, "__self__", None)
     name = getattr(obj, "__name__", None)
+    if isinstance(owner, np.generic) and name in NUMPY_SCALAR_METHODS:
+        return "pure"
     if not isinstance(obj, (types.BuiltinMethodType, types.MethodWrapperType)) or type(owner) not in PURE_METHODS:
         return None
     if name in PURE_METHODS[type(owner)]:
