@@ -347,10 +347,9 @@ def _live_argument_writes(fn) -> set[int]:
     (`x += 1.0; y += x[::-1]; x[5] = 3.0` gave y the new x[5], statement fuzzer seed 7007
     program 2313, a silent wrong answer)."""
     producer = {r.id: op for op in fn.body.ops for r in op.results}
-    uses = _use_counts([(fn, None)])
     out = set()
-    for update in fn.body.ops:
-        if update.name != "dynamic_update_slice" or uses.get(update.operands[0].id, 0) < 2:
+    for update in fn.body.ops:   # (_options.uses: the read counts lower_functions computed)
+        if update.name != "dynamic_update_slice" or _options.uses.get(update.operands[0].id, 0) < 2:
             continue
         seen, todo = set(), [v.id for v in fn.body.results]
         while todo:
@@ -368,6 +367,17 @@ def _live_argument_writes(fn) -> set[int]:
     return out
 
 
+_VIEWS = ("slice", "reshape", "transpose")
+
+
+def _through_views(v, producer: dict, stop=frozenset()):
+    """`v`, or what it is a slice, reshape or transpose of (through any number of them, as
+    `producer` maps value ids to ops), stopping at a value whose id is in `stop`."""
+    while v.id not in stop and v.id in producer and producer[v.id].name in _VIEWS:
+        v = producer[v.id].operands[0]
+    return v
+
+
 def _captured_then_updated(block) -> set[int]:
     """The dynamic_update_slice ops (by id, in `block` and the blocks nested in it) whose target
     an earlier if or while of the same block reads inside its regions: IREE 3.13 updated the
@@ -378,11 +388,7 @@ def _captured_then_updated(block) -> set[int]:
         if op.name == "dynamic_update_slice":
             # the target, or what it is a slice or reshape of (IREE updates such views in their
             # base's buffer)
-            target = op.operands[0]
-            while target.id not in captured and target.id in producer \
-                    and producer[target.id].name in ("slice", "reshape", "transpose"):
-                target = producer[target.id].operands[0]
-            if target.id in captured:
+            if _through_views(op.operands[0], producer, captured).id in captured:
                 out.add(id(op))
         if op.regions:
             # what the regions read, and what that was computed from in this block (IREE may
@@ -400,9 +406,6 @@ def _captured_then_updated(block) -> set[int]:
     return out
 
 
-_VIEWS = ("slice", "reshape", "transpose")
-
-
 def _updates_of_passed_arguments(fn) -> set[int]:
     """The dynamic_update_slice ops (by id, anywhere) whose target is an if's result that a branch
     passes through as an argument (or a view of one) unchanged: IREE 3.13 then updated the
@@ -417,23 +420,15 @@ def _updates_of_passed_arguments(fn) -> set[int]:
         passed = set()
         for op in block.ops:
             if op.name == "dynamic_update_slice":
-                target = op.operands[0]
-                while target.id not in passed and target.id in producer and producer[target.id].name in _VIEWS:
-                    target = producer[target.id].operands[0]
-                if target.id in passed:
+                if _through_views(op.operands[0], producer, passed).id in passed:
                     out.add(id(op))
             for region in op.regions:
                 walk(region, producer)
             if op.name == "if":
                 for region in op.regions:
-                    inner = {r.id: o for o in region.ops for r in o.results}
+                    seen = {**producer, **{r.id: o for o in region.ops for r in o.results}}
                     for i, v in enumerate(region.results):
-                        while v.id not in params and (v.id in inner or v.id in producer):
-                            o = inner.get(v.id) or producer[v.id]
-                            if o.name not in _VIEWS:
-                                break
-                            v = o.operands[0]
-                        if v.id in params:
+                        if _through_views(v, seen, params).id in params:
                             passed.add(op.results[i].id)
             producer.update((r.id, op) for r in op.results)
     walk(fn.body, {})
