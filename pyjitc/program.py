@@ -100,7 +100,7 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
         out = at_path(arguments, node.path)
         if node.copy:
             out = np.array(out, copy=True)
-        if np.shape(out) != tuple(node.shape):
+        if node.shape is not None and np.shape(out) != tuple(node.shape):
             out = np.reshape(out, node.shape)
     elif isinstance(node, ViewOf):
         out = _build(node.base, results, arguments, made)

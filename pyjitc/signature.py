@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ArgumentError
+from .ir.dims import Dim, is_symbolic
 from .ir.types import short_name
 from .program import Argument, Known, OutputTree, Result, Trimmed, ViewOf
 from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
@@ -33,6 +34,11 @@ class Signature:
     target: str = "llvm-cpu"
     has_loops: bool = False                      # run-time loops: worth the multi-threaded driver
     input_alignment: int = 64                    # bytes the code assumes of inputs used in place (target.py)
+
+    @property
+    def symbolic(self) -> bool:
+        """Whether some input dimension is known only at run time (one executable for many sizes)."""
+        return any(isinstance(s, Template) and is_symbolic(s.shape) for _, s in self.dynamic)
 
     @property
     def dynamic(self) -> list[tuple[tuple, Any]]:
@@ -71,7 +77,9 @@ class Signature:
 
 
 def _type_out(shape, dtype) -> str:
-    return f"{short_name(np.dtype(dtype))}[{','.join(map(str, shape))}]"
+    """A result's type; `?` for a dimension known only at run time (read from the result)."""
+    shown = ["?" if isinstance(d, Dim) else str(d) for d in shape]
+    return f"{short_name(np.dtype(dtype))}[{','.join(shown)}]"
 
 
 def _value_out(v):
@@ -178,7 +186,7 @@ def _leaf_out(n):
     if isinstance(n, Result):
         return {"out": n.index, "weak": n.weak.__name__ if n.weak else None, **({"array": True} if n.array else {})}
     if isinstance(n, Argument):
-        return {"input": list(n.path), "shape": list(n.shape), "copy": n.copy}
+        return {"input": list(n.path), "shape": None if n.shape is None else list(n.shape), "copy": n.copy}
     if isinstance(n, ViewOf):
         return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes]}
     if isinstance(n, Trimmed):
@@ -190,7 +198,7 @@ def _leaf_in(d):
     if "out" in d:
         return Result(d["out"], PY_SCALAR_NAMES.get(d["weak"]), d.get("array", False))
     if "input" in d:
-        return Argument(tuple(d["input"]), tuple(d["shape"]), d["copy"])
+        return Argument(tuple(d["input"]), None if d["shape"] is None else tuple(d["shape"]), d["copy"])
     if "view" in d:
         return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
     if "trimmed" in d:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import cache, progress, tree
+from .ir import dims
 from .backend.target import TARGET_DRIVERS, Contraction, Target, module_flags
 from .errors import ArgumentError, CompileError, RunError, user_exception
 from .program import FAST_TRIG_RETRY, Known, Program, Result
@@ -133,7 +134,9 @@ def contractions(block):
     for op in block.ops:
         if op.name == "dot_general":
             (a, b), at = op.operands, op.attrs
-            size = lambda t, axes: int(np.prod([t.shape[i] for i in axes], dtype=np.int64))
+            # (a symbolic dimension counts as large: 4096)
+            size = lambda t, axes: int(np.prod([t.shape[i] if isinstance(t.shape[i], int) else 4096 for i in axes],
+                                               dtype=np.int64))
             free = lambda t, c, bt: [i for i in range(len(t.shape)) if i not in c and i not in bt]
             yield Contraction(size(a.type, at["lhs_batch"]),
                               size(a.type, free(a.type, at["lhs_contract"], at["lhs_batch"])),
@@ -184,6 +187,8 @@ def default_driver(signature: Signature) -> str:
         return driver
     if signature.has_loops:
         return "local-sync"
+    if signature.symbolic:
+        return "local-task"
     sizes = [int(np.prod(s.shape, dtype=np.int64)) for _, s in signature.dynamic if isinstance(s, Template)]
     sizes += [int(np.prod(shape, dtype=np.int64)) for shape, _ in signature.results]
     return "local-sync" if sum(sizes) < SMALL_CALL_ELEMENTS else "local-task"
@@ -236,8 +241,9 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         values = bind_by_name(self.signature.name, [n for n, _ in self.signature.params], args, kwargs)
+        sizes: dict[str, int] = {}   # the symbolic dimensions' values in this call
         for name, spec in self.signature.params:
-            check_argument(name, values[name], spec)
+            check_argument(name, values[name], spec, sizes)
         return self.call_dynamic(values)
 
     def call_dynamic(self, values: dict[str, Any]):
@@ -326,7 +332,9 @@ def host_input(value, spec) -> np.ndarray:
     return arr
 
 
-def check_argument(name: str, value, spec) -> None:
+def check_argument(name: str, value, spec, sizes: dict | None = None) -> None:
+    """`sizes`: the symbolic dimensions' values seen so far in this call (a name means one size)."""
+    sizes = {} if sizes is None else sizes
     if isinstance(spec, TreeSpec):
         try:
             items = spec.treedef.flatten_up_to(value)
@@ -335,12 +343,15 @@ def check_argument(name: str, value, spec) -> None:
             raise ArgumentError(f"argument {path_name((name,) + e.path)!r}: expected {part}, "
                                 f"got a {type(e.value).__name__} of another structure") from None
         for (path, s), item in zip(spec.leaves(), items):
-            check_argument(path_name((name,) + path), item, s)
+            check_argument(path_name((name,) + path), item, s, sizes)
     elif isinstance(spec, Template):
         arr = value if isinstance(value, (np.ndarray, np.generic)) else None
-        if arr is None or arr.shape != spec.shape or arr.dtype.newbyteorder("=") != spec.dtype:
+        fits = arr is not None and (dims.bind(spec.shape, arr.shape, sizes) if dims.is_symbolic(spec.shape)
+                                    else arr.shape == spec.shape)
+        if not fits or arr.dtype.newbyteorder("=") != spec.dtype:
             got = f"{arr.dtype}{list(arr.shape)}" if arr is not None else type(value).__name__
-            raise ArgumentError(f"argument {name!r}: expected an array {spec}, got {got}")
+            where = f" (a named dimension is one size, at least {dims.MIN_SIZE}: {sizes})" if sizes else ""
+            raise ArgumentError(f"argument {name!r}: expected an array {spec}, got {got}{where}")
     elif isinstance(spec, ScalarSpec):
         if type(value) is not spec.pytype:
             raise ArgumentError(f"argument {name!r}: expected a Python {spec.pytype.__name__}, got {type(value).__name__}")

@@ -3,6 +3,7 @@ an array's shape and dtype, a Python scalar's type (a run-time, weakly typed val
 static value. The tuple of specs is the cache key."""
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +12,8 @@ import numpy as np
 
 from . import tree
 from .errors import ArgumentError
+from .ir import dims
+from .ir.dims import Dim
 from .ir.types import SUPPORTED_DTYPES, TensorType, as_dtype, dtype_from_short, short_name
 
 
@@ -22,19 +25,20 @@ class Template:
     dtype: np.dtype
 
     def __init__(self, shape, dtype=np.float32):
-        if isinstance(shape, int):
+        if isinstance(shape, (int, str, Dim)):
             shape = (shape,)
-        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "shape", tuple(_dimension(d) for d in shape))
         try:
             object.__setattr__(self, "dtype", as_dtype(dtype))
         except TypeError as e:
             raise ArgumentError(str(e)) from None
 
-    _PATTERN = re.compile(r"^\s*([a-z]+\d*)\s*\[\s*([\d\s,]*)\]\s*$")
+    _PATTERN = re.compile(r"^\s*([a-z]+\d*)\s*\[\s*([\w\s,?]*)\]\s*$")
 
     @classmethod
     def parse(cls, text: str) -> "Template":
-        """`f32[1000,1000,5]`, `i64[]`, `bool[3]`: dtype short name, then the shape."""
+        """`f32[1000,1000,5]`, `i64[]`, `bool[3]`: dtype short name, then the shape. A dimension
+        may be a name (`f32[n,5]`: any size, the same wherever the name is) or `?` (any size)."""
         m = cls._PATTERN.match(text)
         if not m:
             raise ArgumentError(f"can't read the template {text!r}; write it like f32[1000,5], i64[] or bool[3]")
@@ -43,7 +47,7 @@ class Template:
             dtype = dtype_from_short(m.group(1))
         except TypeError as e:
             raise ArgumentError(f"template {text!r}: {e}") from None
-        return cls(tuple(int(d) for d in dims), dtype)
+        return cls(tuple(int(d) if d.isdigit() else d for d in dims), dtype)
 
     def __str__(self) -> str:
         return f"{short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -51,6 +55,25 @@ class Template:
     @property
     def tensor_type(self) -> TensorType:
         return TensorType(self.shape, self.dtype)
+
+
+def _dimension(d):
+    """A template's dimension: an int, a symbolic Dim, or a name / `?` for one."""
+    if isinstance(d, Dim):
+        return d
+    if isinstance(d, str):
+        if d == "?":
+            return dims.fresh()
+        if not d.isidentifier():
+            raise ArgumentError(f"a symbolic dimension is a name or '?', not {d!r}")
+        return Dim.symbol(d)
+    try:
+        n = operator.index(d)
+    except TypeError:
+        raise ArgumentError(f"a dimension is an int, a name or '?', not {d!r}") from None
+    if n < 0:
+        raise ArgumentError(f"negative dimension {n}")
+    return n
 
 
 # Python scalars passed at run time, and the dtype each computes in (weakly typed, NEP 50).

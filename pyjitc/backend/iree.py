@@ -214,11 +214,17 @@ class Executable:
         zero_copy = self.zero_copy
         big_input = ZERO_COPY_BYTES if zero_copy else 1 << 62
         inputs = [(_hal_type(np.dtype(d)), np.dtype(d) == np.bool_) for _, d in input_types]
-        if zero_copy and all(0 < _nbytes(t) < ZERO_COPY_BYTES for t in (*input_types, *result_types)):
+        symbolic = any(not isinstance(d, int) for shape, _ in (*input_types, *result_types) for d in shape)
+        if symbolic:   # sizes known only at run time: each result's shape is read from it
+            result_types = [(None, d) for _, d in result_types]
+        elif zero_copy and all(0 < _nbytes(t) < ZERO_COPY_BYTES for t in (*input_types, *result_types)):
             return self._staged_invoker(fn, input_types, result_types)
         results = []
         for shape, dtype in result_types:
             raw = np.dtype(np.int8 if dtype == np.bool_ else dtype)
+            if shape is None:
+                results.append((None, raw, None, dtype == np.bool_, None))
+                continue
             count = int(np.prod(shape, dtype=np.int64))
             small = not zero_copy or count * raw.itemsize < ZERO_COPY_BYTES
             results.append((None if len(shape) == 1 else tuple(shape), raw, count, dtype == np.bool_, small))
@@ -245,6 +251,11 @@ class Executable:
             for i, (shape, raw, count, boolean, small) in enumerate(results):
                 view = rets.get_as_object(i, get_view)
                 mapping = view.map()
+                if count is None:   # a run-time shape
+                    shape = tuple(view.shape)
+                    count = int(np.prod(shape, dtype=np.int64))
+                    small = not zero_copy or count * raw.itemsize < ZERO_COPY_BYTES
+                    shape = None if len(shape) == 1 else shape
                 if small:   # copied out: cheaper than keeping IREE's buffer alive
                     host = np.frombuffer(mapping, raw, count)
                     host = (host if shape is None else host.reshape(shape)).copy()

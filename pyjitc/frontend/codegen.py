@@ -16,6 +16,7 @@ import numpy as np
 from .. import tree
 from ..aliasing import as_index
 from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
+from ..ir.dims import Dim, NeedsStaticShape, is_symbolic
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..program import Argument, Known, OutputTree, Program, Result, Trimmed, ViewOf
@@ -694,6 +695,14 @@ MAX_RECURSION = 24   # levels of a function calling itself, each inlined (see _c
 KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
 
 
+def _flat(x):
+    if isinstance(x, (tuple, list)):
+        for v in x:
+            yield from _flat(v)
+    else:
+        yield x
+
+
 def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
     """How the caller gets one returned leaf: Argument is the caller's array (or a view of it), or
     with copy, a new array holding an argument's values unchanged (IREE would hand back the
@@ -711,8 +720,12 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
         base_node = _output_leaf(em, base, outputs, argument_source, argument_object, seen) \
             if recipes and (id(base) in seen["returned"] or id(base) in arguments or id(base) in seen["shared"]) \
             else None
+        if is_symbolic(value.shape) or any(isinstance(part, Dim) for r in recipes for part in _flat(r)):
+            # a run-time size: only a new array or the argument itself, unreshaped, can be returned
+            if recipes or id(value) not in arguments and path is not None:
+                raise NeedsStaticShape("a view of an argument returned with a run-time size")
         if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
-            node = Argument(arguments[id(value)], value.shape)
+            node = Argument(arguments[id(value)], None if is_symbolic(value.shape) else value.shape)
         elif isinstance(base_node, (Result, Known, Argument)) and base.ndim:
             node = ViewOf(base_node, tuple(recipes))   # a view of another result, an argument or a copy of one, as in NumPy
         elif path is not None and (argument_object(value) or value.ndim or id(value) in em.zero_d_arrays):

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir import dims
 from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
 from . import masked
@@ -116,8 +117,7 @@ def _parse_slice(em, it: slice, n: int) -> Item:
     step = _static_or_need(em, it.step, "a slice step")
     start, stop = it.start, it.stop
     if not isinstance(start, Traced) and not isinstance(stop, Traced):
-        s, e, k = slice(start, stop, step).indices(n)
-        return Item("slice", (s, e, k, len(range(s, e, k))))
+        return Item("slice", dims.slice_indices(start, stop, step, n))
     if step not in (None, 1):
         raise NotSupportedError("a slice with run-time bounds must have step 1")
     a, b = em.offset_of(start), em.offset_of(stop)
@@ -308,7 +308,7 @@ def _region(em, x: Traced, items: list[Item]):
         elif it.kind == "slice":
             s, e, k, count = it.value
             plain &= k == 1 or count <= 1
-            starts.append(s if count else 0); sizes.append(count)
+            starts.append(s if isinstance(count, dims.Dim) or count else 0); sizes.append(count)
         elif it.kind == "dyn":
             starts.append(_index_i64(em, it.value, n, "a run-time index", dim)); sizes.append(1)
         elif it.kind == "dslice":
@@ -407,7 +407,7 @@ def _advanced(em, x: Traced, items: list[Item]) -> Traced:
             indices.append(_index_i64(em, it.value, n, "an index array entry", d))
     shapes = [np.shape(i) if not isinstance(i, Traced) else i.shape for i in indices]
     try:
-        bshape = np.broadcast_shapes(*shapes)
+        bshape = dims.broadcast_shapes(*shapes)
     except ValueError:
         raise ShapeError("shape mismatch: indexing arrays could not be broadcast together with shapes "
                          + " ".join(str(s) for s in shapes)) from None
@@ -455,7 +455,7 @@ def _values_for(em, value, dtype, shape, what) -> Traced:
     while v.ndim > len(shape) and v.shape[0] == 1:
         v = em.emit("reshape", v, shape=v.shape[1:])
     try:
-        np.broadcast_to(np.empty(v.shape, np.bool_), shape)
+        dims.broadcast_to(v.shape, shape)
     except ValueError:
         raise ShapeError(f"{what}: could not broadcast input array from shape {v.shape} into shape {tuple(shape)}") from None
     return em.broadcast(v, shape)
@@ -506,7 +506,7 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what) -> Tr
         else:
             parts.append(_index_i64(em, it.value, lead[axis], "an index", axis))
     try:
-        shape = np.broadcast_shapes(*[p.shape for p in parts])
+        shape = dims.broadcast_shapes(*[p.shape for p in parts])
     except ValueError as e:
         raise ShapeError(f"IndexError: shape mismatch: indexing arrays could not be broadcast together ({e})") from None
     m, n = int(np.prod(shape, dtype=np.int64)), int(np.prod(lead, dtype=np.int64))

@@ -4,6 +4,7 @@ any other Python iterable is unrolled; numpy/builtins.py registers the three bui
 from __future__ import annotations
 
 from ..errors import JitError, ShapeError
+from ..ir.dims import Dim
 from ..ir.types import is_int
 from .indexing import getitem
 from .operators import apply_operator
@@ -163,6 +164,8 @@ def as_seq(x) -> Seq | None:
 
 
 def range_(em, *args):
+    if any(isinstance(a, Dim) for a in args):   # a symbolic dimension: a run-time bound
+        args = tuple(em.asarray(a) if isinstance(a, Dim) else a for a in args)
     if is_static(*args):
         return fold(range, *args)
     for a in args:

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import JitError, NotSupportedError, ShapeError
 from ..program import view_of
 from ..ir.graph import Builder, Value
+from ..ir.dims import Dim
 from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
 
 # ---------------------------------------------------------------- arrays and views
@@ -296,6 +297,8 @@ class Emitter:
             return x.weak if x.weak in (int, float, complex) else x.dtype
         if is_py_scalar(x):
             return type(x) if type(x) in (int, float, complex) else np.dtype(np.bool_)
+        if isinstance(x, Dim):
+            return int
         return np.asarray(x).dtype
 
     def result_type(self, *xs):
@@ -313,6 +316,9 @@ class Emitter:
         """Lift a static value to an IR constant (Python scalars take `dtype`, checked for range)."""
         if isinstance(x, Traced):
             return x if dtype is None or x.dtype == dtype else self.cast(x, dtype)
+        if isinstance(x, Dim):   # a symbolic dimension's value in this call: a Python int
+            t = self.dim_value(x)
+            return t if dtype is None else self.cast(t, dtype)
         if is_py_scalar(x) and dtype is not None:
             dt = np.dtype(dtype)
             if is_int(dt) and not isinstance(x, bool) and isinstance(x, int):
@@ -329,6 +335,10 @@ class Emitter:
             raise NotSupportedError(f"can't use a value of type {type(x).__name__} (dtype {arr.dtype}) in compiled code")
         t = self.constant(arr)
         return t if dtype is None else self.cast(t, dtype)
+
+    def dim_value(self, d: Dim) -> Traced:
+        """A symbolic dimension as the run-time Python int it is (weakly typed)."""
+        return Traced(self.b.emit("dim_size", dim=d), int, frozenset())
 
     def cast(self, x: Traced, dtype) -> Traced:
         dtype = np.dtype(dtype)
@@ -357,6 +367,8 @@ class Emitter:
         return self.broadcast(self.asarray(x, dtype), shape)
 
     def full(self, value, dtype, shape) -> Traced:
+        if isinstance(value, Dim):
+            return self.broadcast(self.asarray(value, dtype), shape)
         return self.broadcast(self.constant(np.asarray(value, dtype=dtype)), shape)
 
 
@@ -429,7 +441,7 @@ def folding(np_fn):
     no argument holds a traced array: exact by construction, and NumPy's own errors."""
     def deco(impl):
         def wrapper(em, *args, **kwargs):
-            if next(items_of((args, kwargs), Traced), None) is None:
+            if next(items_of((args, kwargs), (Traced, Dim)), None) is None:
                 return fold(np_fn, *args, **kwargs)
             return impl(em, *args, **kwargs)
         wrapper.__wrapped__ = impl   # inspect.signature binds against the implementation's parameters

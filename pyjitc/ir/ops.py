@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import OPS, OpDef, OpTypeError, register_op  # noqa: F401  (the table, re-exported)
+from .dims import is_symbolic, nonnegative
 from .types import TensorType, is_bool, is_complex, is_float, is_int, real_dtype
 
 
@@ -231,20 +232,28 @@ def _iota_type(ts, shape, dim, dtype, **_):
     return TensorType(tuple(shape), np.dtype(dtype))
 
 
-register_op("iota", _iota_type,
-            lambda ctx, operands, shape, dim, dtype: ctx.hlo("stablehlo.iota", iota_dimension=ctx.i64(dim)))
+def _lower_iota(ctx, operands, shape, dim, dtype):
+    if is_symbolic(shape):
+        return ctx.hlo("stablehlo.dynamic_iota", ctx.shape_tensor(shape), iota_dimension=ctx.i64(dim))
+    return ctx.hlo("stablehlo.iota", iota_dimension=ctx.i64(dim))
+
+
+register_op("iota", _iota_type, _lower_iota)
+
+# The value of a symbolic dimension (ir/dims.py) in this call: an int64 scalar.
+register_op("dim_size", lambda ts, dim, **_: TensorType((), np.dtype(np.int64)),
+            lambda ctx, operands, dim: ctx.dim(dim))
 
 
 def _broadcast_type(ts, shape, dims, **_):
     (t,) = ts
-    if len(dims) != t.ndim or any(t.shape[i] not in (1, shape[d]) for i, d in enumerate(dims)):
+    if len(dims) != t.ndim or any(t.shape[i] not in (shape[d], 1) for i, d in enumerate(dims)):
         raise OpTypeError(f"broadcast_in_dim: {t} can't broadcast to {shape} along {dims}")
     return t.with_shape(shape)
 
 
 register_op("broadcast_in_dim", _broadcast_type,
-            lambda ctx, operands, shape, dims: ctx.hlo("stablehlo.broadcast_in_dim", *operands,
-                                                       broadcast_dimensions=ctx.i64s(dims)))
+            lambda ctx, operands, shape, dims: ctx.broadcast_to(operands[0], ctx.out[0], dims))
 
 
 def _reshape_type(ts, shape, **_):
@@ -254,7 +263,15 @@ def _reshape_type(ts, shape, **_):
     return t.with_shape(shape)
 
 
-register_op("reshape", _reshape_type, lambda ctx, operands, shape: ctx.hlo("stablehlo.reshape", *operands))
+def _lower_reshape(ctx, operands, shape):
+    if is_symbolic(shape) or is_symbolic(ctx.in_types[0].shape):
+        # IREE 3.13 refuses stablehlo.dynamic_reshape in every form tried ("failed to legalize
+        # ... explicitly marked illegal": ? to ?x1, ?x1 to ?, ?x5 to ?); tensor.reshape compiles
+        return ctx.hlo("tensor.reshape", operands[0], ctx.shape_tensor(shape))
+    return ctx.hlo("stablehlo.reshape", *operands)
+
+
+register_op("reshape", _reshape_type, _lower_reshape)
 
 # A value IREE must materialise as it is: x[1:] = x[:-1] otherwise becomes, in IREE 3.13, a buffer
 # copy inside one buffer between overlapping ranges, which its runtime refuses ("source and target
@@ -280,7 +297,7 @@ def _slice_type(ts, start, limit, strides, **_):
     for s, l, k, d in zip(start, limit, strides, t.shape):
         if not (0 <= s <= l <= d and k >= 1):
             raise OpTypeError(f"slice: bad bounds {start}:{limit}:{strides} for {t}")
-        shape.append(max(0, -(-(l - s) // k)))
+        shape.append(nonnegative(-(-(l - s) // k)))
     return t.with_shape(shape)
 
 
@@ -291,6 +308,9 @@ def _lower_slice(ctx, operands, start, limit, strides):
         # then y[::3]): IREE 3.13 fused the two and read the wrong elements (a silent wrong
         # answer, statement fuzzer seed 4242 program 188); the array is materialised first
         x = ctx.barrier(x)
+    if is_symbolic(ctx.out[0].shape) or is_symbolic(ctx.in_types[0].shape):
+        bounds = [ctx.shape_tensor(v) for v in (start, limit, strides)]
+        return ctx.hlo("stablehlo.real_dynamic_slice", x, *bounds)
     return ctx.hlo("stablehlo.slice", x, start_indices=ctx.i64s(start), limit_indices=ctx.i64s(limit),
                    strides=ctx.i64s(strides))
 
@@ -454,6 +474,8 @@ def _lower_dynamic_update_slice(ctx, operands, in_bounds=False):
         # the write (a silent wrong answer, statement fuzzer seed 7006 program 1140); an array
         # an earlier branch reads likewise (seed 7005 program 498; see _captured_then_updated)
         x = ctx.distinct_copy(x, ctx.in_types[0])
+    if is_symbolic(ctx.in_types[0].shape) or is_symbolic(ctx.in_types[1].shape):
+        return ctx.insert_slice(x, update, starts, ctx.in_types[0], ctx.in_types[1])
     return ctx.hlo("stablehlo.dynamic_update_slice", x, update, *starts)
 
 

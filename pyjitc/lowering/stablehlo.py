@@ -13,6 +13,7 @@ from .. import progress
 from ..errors import JitError
 from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
+from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
 from . import scalar_loop
 
@@ -33,6 +34,11 @@ def element_type(dtype: np.dtype) -> ir.Type:
 
 
 def mlir_type(t: TensorType) -> ir.RankedTensorType:
+    """`?` for a symbolic dimension (ir/dims.py)."""
+    if is_symbolic(t.shape):
+        dynamic = ir.ShapedType.get_dynamic_size()
+        return ir.RankedTensorType.get([dynamic if isinstance(d, Dim) else d for d in t.shape],
+                                       element_type(t.dtype))
     return ir.RankedTensorType.get(list(t.shape), element_type(t.dtype))
 
 
@@ -266,6 +272,73 @@ class LowerCtx:
     def mlir_type(self, t: TensorType):
         return mlir_type(t)
 
+    # -- symbolic dimensions (ir/dims.py): their values are read from the arguments at entry
+    def dim(self, d) -> ir.Value:
+        """tensor<i64> holding the dimension `d` (an int or a Dim) in this call."""
+        i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
+        const = lambda c: self.op("stablehlo.constant", [], [i64], {
+            "value": ir.DenseElementsAttr.get(np.array([c], np.int64), type=ir.IntegerType.get_signless(64),
+                                              shape=[])}).result
+        if not isinstance(d, Dim):
+            return const(int(d))
+        total = None
+        for monomial, coef in d.terms.items():
+            term = const(coef) if coef != 1 or not monomial else None
+            for name in monomial:
+                size = _options.dims[name]
+                term = size if term is None else self.hlo("stablehlo.multiply", term, size, type=i64)
+            total = term if total is None else self.hlo("stablehlo.add", total, term, type=i64)
+        return total
+
+    def shape_tensor(self, shape) -> ir.Value:
+        """tensor<rank x i64>: the run-time extents of `shape`."""
+        one = ir.RankedTensorType.get([1], ir.IntegerType.get_signless(64))
+        parts = [self.hlo("stablehlo.reshape", self.dim(d), type=one) for d in shape]
+        if len(parts) == 1:
+            return parts[0]
+        out = ir.RankedTensorType.get([len(parts)], ir.IntegerType.get_signless(64))
+        return self.hlo("stablehlo.concatenate", *parts, type=out, dimension=self.i64(0))
+
+    def insert_slice(self, x: ir.Value, update: ir.Value, starts, xt: TensorType, ut: TensorType) -> ir.Value:
+        """stablehlo.dynamic_update_slice (starts clamped into range, as it does) for run-time
+        shapes, as tensor.insert_slice: IREE 3.13 refuses dynamic_update_slice with `?` extents
+        ("failed to legalize ... explicitly marked illegal")."""
+        i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
+        index = ir.IndexType.get()
+        dynamic = ir.ShapedType.get_dynamic_size()
+
+        def as_index(v):
+            v = self.hlo("stablehlo.convert", v, type=i64)
+            scalar = self.op("tensor.extract", [v], [ir.IntegerType.get_signless(64)]).result
+            return self.op("arith.index_cast", [scalar], [index]).result
+        offsets, sizes = [], []
+        for start, n, size in zip(starts, xt.shape, ut.shape):
+            high = self.hlo("stablehlo.subtract", self.dim(n), self.dim(size), type=i64)
+            start = self.hlo("stablehlo.convert", start, type=i64)
+            offsets.append(as_index(self.hlo("stablehlo.clamp", self.dim(0), start, high, type=i64)))
+            if isinstance(size, Dim):
+                sizes.append(as_index(self.dim(size)))
+        static_sizes = [dynamic if isinstance(s, Dim) else s for s in ut.shape]
+        attrs = {"static_offsets": ir.DenseI64ArrayAttr.get([dynamic] * len(offsets)),
+                 "static_sizes": ir.DenseI64ArrayAttr.get(static_sizes),
+                 "static_strides": ir.DenseI64ArrayAttr.get([1] * len(offsets)),
+                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, len(offsets), len(sizes), 0])}
+        return self.op("tensor.insert_slice", [update, x, *offsets, *sizes], [x.type], attrs).result
+
+    def broadcast_to(self, value: ir.Value, t: TensorType, dims=None) -> ir.Value:
+        """`value` broadcast to the type `t` (symbolic dimensions read at run time) along `dims`
+        (default: its trailing axes). IREE 3.13 legalizes dynamic_broadcast_in_dim only when it
+        says which dimensions expand."""
+        src = [d if d >= 0 else None for d in ir.RankedTensorType(value.type).shape]
+        dims = list(range(t.ndim - len(src), t.ndim)) if dims is None else list(dims)
+        if not is_symbolic(t.shape):
+            return self.hlo("stablehlo.broadcast_in_dim", value, type=mlir_type(t), broadcast_dimensions=self.i64s(dims))
+        expanding = [i for i, d in enumerate(dims) if src[i] == 1 and t.shape[d] != 1]
+        keeping = [i for i in range(len(src)) if i not in expanding]
+        return self.hlo("stablehlo.dynamic_broadcast_in_dim", value, self.shape_tensor(t.shape), type=mlir_type(t),
+                        broadcast_dimensions=self.i64s(dims), known_expanding_dimensions=self.i64s(expanding),
+                        known_nonexpanding_dimensions=self.i64s(keeping))
+
     def constant(self, value: np.ndarray) -> ir.Value:
         value = np.asarray(value)
         t = TensorType(value.shape, value.dtype)
@@ -296,9 +369,26 @@ class LowerCtx:
             part = TensorType(t.shape, np.dtype(f"f{t.dtype.itemsize // 2}"))
             re, im = self.splat(z.real, part), self.splat(z.imag, part)
             return self.hlo("stablehlo.complex", re, im, type=mlir_type(t))
+        if is_symbolic(t.shape):   # a 0-d constant, broadcast to the run-time shape
+            return self.broadcast_to(self.splat(scalar, t.with_shape(())), t)
         one = ir.DenseElementsAttr.get(np.array(scalar, dtype=t.dtype).reshape(1), type=element_type(t.dtype))
         attr = ir.DenseElementsAttr.get_splat(mlir_type(t), one.get_splat_value()) if t.shape != (1,) else one
         return self.op("stablehlo.constant", [], [mlir_type(t)], {"value": attr}).result
+
+
+def _dimension_sizes(fn: Function, arguments) -> dict:
+    """Symbol name -> tensor<i64> of its value, read from the first argument dimension it names."""
+    sizes = {}
+    i32 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+    i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
+    for v, arg in zip(fn.params, arguments):
+        for axis, d in enumerate(v.type.shape):
+            if isinstance(d, Dim) and d.name is not None and d.name not in sizes:
+                size = ir.Operation.create("stablehlo.get_dimension_size", results=[i32], operands=[arg],
+                                           attributes={"dimension": ir.IntegerAttr.get(
+                                               ir.IntegerType.get_signless(64), axis)}).result
+                sizes[d.name] = ir.Operation.create("stablehlo.convert", results=[i64], operands=[size]).result
+    return sizes
 
 
 def _location(op: Op) -> ir.Location:
@@ -501,6 +591,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
             entry = func.regions[0].blocks.append(*[mlir_type(v.type) for v in fn.params])
             env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
             with ir.InsertionPoint(entry):
+                _options.dims = _dimension_sizes(fn, entry.arguments)
                 lower_block(fn.body, env)
                 ir.Operation.create("func.return", operands=[env[v.id] for v in fn.results])
         try:

@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
+from ...ir.dims import Dim
 from ...ir.types import SUPPORTED_DTYPES
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
@@ -22,11 +23,32 @@ def _creation(np_fn):
         kwargs = {k: em.static(v, f"np.{np_fn.__name__}: {k}") for k, v in kwargs.items()}
         if "dtype" in kwargs and kwargs["dtype"] is not None:
             kwargs["dtype"] = static_dtype(em, kwargs["dtype"])
+        if np_fn in _FILLS and args and any(isinstance(d, Dim) for d in _as_shape(args[0])):
+            return _filled_symbolic(em, np_fn, *args, **kwargs)
         out = fold(np_fn, *args, **kwargs)
         if out.dtype not in SUPPORTED_DTYPES:
             raise NotSupportedError(f"np.{np_fn.__name__} made dtype {out.dtype}, which pyjitc does not support")
         return out
     return impl
+
+
+_FILLS = {np.zeros: 0, np.ones: 1, np.empty: 0}
+
+
+def _as_shape(shape) -> tuple:
+    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+
+
+def _filled_symbolic(em, np_fn, shape, dtype=float, order="C", *, like=None, device=None):
+    """np.zeros/ones/empty of a shape with run-time dimensions: a value, its contents not known."""
+    if order not in ("C", "F"):
+        raise NotSupportedError(f"np.{np_fn.__name__}: order={order!r}")
+    dt = np.dtype(dtype)
+    if dt not in SUPPORTED_DTYPES:
+        raise NotSupportedError(f"np.{np_fn.__name__} made dtype {dt}, which pyjitc does not support")
+    out = em.full(_FILLS[np_fn], dt, _as_shape(shape))
+    em.held.append(out)
+    return out
 
 
 for _fn in (np.zeros, np.ones, np.arange, np.eye, np.identity, np.tri):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
@@ -52,7 +53,7 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
         return fold(np.reshape, a, shape, order=order)
     a = em.asarray(a)
     try:
-        new = np.empty(a.shape, dtype=np.bool_).reshape(shape).shape  # NumPy's own -1 and size rules
+        new = dims.reshaped(a.shape, shape)    # NumPy's -1 and size rules
     except (TypeError, ValueError) as e:
         raise ShapeError(f"reshape: {e}") from None
     if new == a.shape:
@@ -275,7 +276,7 @@ def broadcast_to(em, array, shape):
     shape = tuple(em.static(shape, "broadcast_to: shape")) if not isinstance(shape, int) else (shape,)
     x = em.asarray(array)
     try:
-        np.broadcast_to(np.empty(x.shape, np.bool_), shape)
+        dims.broadcast_to(x.shape, shape)
     except ValueError as e:
         raise ShapeError(f"broadcast_to: {e}") from None
     if len(shape) > x.ndim:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_bool, is_float
 from ..operators import apply_operator
@@ -21,7 +22,7 @@ from .elementwise import by_kind, cmp, const, identity, in_double, isnan, prim, 
 
 def broadcast_shapes(name, *shapes):
     try:
-        return np.broadcast_shapes(*shapes)
+        return dims.broadcast_shapes(*shapes)
     except ValueError:
         raise ShapeError(f"{name}: operands could not be broadcast together with shapes "
                          + " ".join(str(tuple(s)) for s in shapes)) from None
@@ -84,7 +85,7 @@ def _into(em, np_ufunc, out, result):
     if result.dtype != out.dtype:
         raise NotSupportedError(f"{np_ufunc.__name__}: out= of dtype {out.dtype} for a {result.dtype} result",
                                 hint="cast the result and assign it: y[...] = ...")
-    if np.broadcast_shapes(result.shape, out.shape) != out.shape:
+    if dims.broadcast_shapes(result.shape, out.shape) != out.shape:
         raise ShapeError(f"ValueError: non-broadcastable output operand with shape {out.shape} doesn't match "
                          f"the broadcast shape {np.broadcast_shapes(result.shape, out.shape)}")
     store(em, out, Ellipsis, result, f"np.{np_ufunc.__name__}(..., out=)")
