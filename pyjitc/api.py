@@ -18,7 +18,11 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from . import dynamic
 from .aliasing import find_aliases
+from .dynamic import SymbolicEntry
+from .ir import dims
+from .ir.dims import NeedsStaticShape
 from .backend.target import Target
 from . import progress
 from .errors import ArgumentError, CompileError, JitError
@@ -29,7 +33,8 @@ from .frontend.values import NeedStatic
 from .stages import Compiled, Lowered, NeedsLibm
 from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of
 
-CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits"])
+CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits",
+                                     "dynamic"], defaults=((),))
 log = logging.getLogger("pyjitc")
 _EXPLAIN = os.environ.get("PYJITC_EXPLAIN_CACHE_MISSES", "") not in ("", "0")
 MAXSIZE = 256      # compiled specialisations kept per function (least recently used dropped)
@@ -131,7 +136,7 @@ class JitFunction:
     __pyjitc_jit__ = True
 
     def __init__(self, fn, static_argnames=(), target: str = "llvm-cpu", cpu: str = "host",
-                 device: str | None = None):
+                 device: str | None = None, dynamic: bool | None = None):
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._src = codegen.source_of(fn)           # parse + whitelist check, at decoration time
@@ -152,6 +157,9 @@ class JitFunction:
         # every compile, which may make an argument static or evict a cache entry.
         self._fast: dict[tuple, tuple] = {}
         self._static_mask = _static_mask(self._param_names, self._static)
+        self._dynamic = dynamic           # see dynamic.py: None, True or False
+        self._symbolic: list[SymbolicEntry] = []   # executables with symbolic dimensions
+        self.dynamic_refused: str | None = None    # why a symbolic compile was given up (dynamic=None)
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
@@ -249,6 +257,14 @@ class JitFunction:
             entry = self._cache.get(key)
         except TypeError:  # an unhashable static value
             key, entry = None, None
+        if entry is None and self._symbolic and key is not None:
+            compiled = self._symbolic_hit(values, key)
+            if compiled is not None:
+                out = compiled.call_dynamic(values)
+                run = compiled.positional() if fast_key is not None and len(self._fast) < MAXSIZE else None
+                if run is not None:
+                    self._fast[fast_key] = (run, self._symbolic_guards(compiled))
+                return out
         if entry is None or (entry[1] and not all(g.holds() for g in entry[1])):
             compiled = self._compile_for(values)
         else:
@@ -276,6 +292,11 @@ class JitFunction:
             why = why or self._why_miss(key, entry)
             if getattr(_no_recompile, "depth", 0):
                 raise RecompileError(f"{self.__qualname__} would compile inside no_recompile(): {why}")
+            axes = self._symbolic_axes(values, key) if entry is None and key is not None else None
+            if axes is not None:
+                compiled = self._compile_symbolic(values, key, axes, fast_trig, why)
+                if compiled is not None:
+                    return compiled
             if _EXPLAIN:
                 print(f"pyjitc: compiling {self.__qualname__}: {why}", file=sys.stderr)
             log.debug("compiling %s: %s", self.__qualname__, why)
@@ -301,6 +322,71 @@ class JitFunction:
                 self._cache.popitem(last=False)
             return compiled
 
+    # -- symbolic dimensions (dynamic.py)
+    def _in_order(self, values) -> list:
+        return [values[n] for n in self._param_names]
+
+    def _symbolic_hit(self, values, key):
+        order = self._in_order(values)
+        for entry in self._symbolic:
+            if entry.fits(order, key) and all(g.holds() for g in entry.global_guards):
+                self._hits += 1
+                return entry.compiled
+        return None
+
+    def _symbolic_guards(self, compiled) -> list:
+        return next(e.global_guards for e in self._symbolic if e.compiled is compiled)
+
+    def _symbolic_axes(self, values, key):
+        """Which axes of which arguments to compile as symbolic for this call, or None (static)."""
+        if self._dynamic is False or self.dynamic_refused or any(isinstance(p, tuple) and p and p[0] == "aliases"
+                                                                  for p in key):
+            return None
+        order = self._in_order(values)
+        if self._dynamic:
+            axes = dynamic.all_axes(order)
+            return axes if any(axes) else None
+        for old in reversed(self._cache):   # the latest compiled key that differs only in sizes
+            axes = dynamic.symbolic_axes(order, key, old)
+            if axes is not None:
+                return axes
+        return None
+
+    def _compile_symbolic(self, values, key, axes, fast_trig, why):
+        """Compile with `axes` symbolic; None where the function needs static sizes (dynamic=None:
+        it stays static from now on, `dynamic_refused` says why)."""
+        start = time.perf_counter()
+        try:
+            with progress.compiling(self.__qualname__):
+                lowered = self._lower_values(values, fast_trig, axes)
+                compiled = lowered.compile()
+                compiled.executable
+        except NeedsStaticShape as e:
+            span = getattr(e, "span", None)
+            if self._dynamic:
+                raise JitError(f"can't compile with run-time sizes (dynamic=True): {e.message}", span,
+                               hint="use dynamic=None (the default) to compile per size where needed") from None
+            self.dynamic_refused = f"{span}: {e.message}" if span else e.message
+            return None
+        except Exception as e:   # dynamic=None: anything the symbolic compile can't do stays static
+            if self._dynamic:
+                raise
+            self.dynamic_refused = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            log.debug("%s stays static: %s", self.__qualname__, self.dynamic_refused)
+            return None
+        compiled.compile_seconds = getattr(compiled, "compile_seconds", 0.0) or time.perf_counter() - start
+        self.compile_seconds += compiled.compile_seconds
+        self._misses += 1
+        entry = SymbolicEntry(compiled, lowered.symbolic_pattern, lowered.shape_guards,
+                              [Guard(*g) for g in lowered.program.guards])
+        self._symbolic.append(entry)
+        self._fast = {}
+        shown = entry.describe(self._param_names)
+        if _EXPLAIN:
+            print(f"pyjitc: compiling {self.__qualname__} with run-time sizes ({shown}): {why}", file=sys.stderr)
+        log.debug("compiling %s with run-time sizes (%s): %s", self.__qualname__, shown, why)
+        return compiled
+
     def _why_miss(self, key, entry) -> str:
         if entry is not None:
             changed = [g.describe() for g in entry[1] if not g.holds()]
@@ -317,16 +403,21 @@ class JitFunction:
     def _specs(self, values) -> list:
         return [(n, spec_of(n, values[n], n in self._static)) for n in self._param_names]
 
-    def _lower_values(self, values, fast_trig=False) -> Lowered:
+    def _lower_values(self, values, fast_trig=False, axes=None) -> Lowered:
         """`fast_trig`: vectorised float64 sin/cos with a retry through libm, which only the call
-        path can do (lower() for inspection or ahead of time gets libm's)."""
+        path can do (lower() for inspection or ahead of time gets libm's). `axes`: per parameter,
+        the axes to compile as symbolic dimensions (dynamic.py)."""
         start = time.perf_counter()
         while True:
             progress.phase("tracing")
             specs = self._specs(values)
+            hints = None
+            if axes is not None:
+                specs, hints = dynamic.symbolic_specs(self._param_names, self._in_order(values), specs, axes)
             try:
-                program = codegen.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
-                program = self._transform(program, specs)
+                with dims.tracing(hints) as shape_questions:
+                    program = codegen.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
+                    program = self._transform(program, specs)
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.
                 new = need.params - self._static
@@ -338,8 +429,13 @@ class JitFunction:
                 continue
             traced = time.perf_counter()
             progress.phase("building StableHLO")
-            lowered = Lowered(program, specs, self._target, self._driver)
+            with dims.tracing(hints) as lowering_questions:
+                lowered = Lowered(program, specs, self._target, self._driver)
             lowered.phases = {"trace": traced - start, "stablehlo": time.perf_counter() - traced}
+            lowered.shape_guards = shape_questions.guards + lowering_questions.guards
+            key = self._key(values)
+            lowered.symbolic_pattern = tuple(s if isinstance(s, Template) and type(values[n]) is np.ndarray else k
+                                             for (n, s), k in zip(specs, key))
             return lowered
 
     def _transform(self, program, specs):
@@ -348,17 +444,25 @@ class JitFunction:
 
     @_user_facing
     def lower(self, *args, **kwargs) -> Lowered:
-        """Specialise for example arguments or `Template`s; returns the Lowered stage."""
+        """Specialise for example arguments or `Template`s (dimensions may be names or `?`:
+        `Template.parse("f32[n,5]")`, one executable for every n); returns the Lowered stage."""
         with progress.compiling(self.__qualname__):
-            return self._lower_values(self._bind(args, kwargs))
+            try:
+                return self._lower_values(self._bind(args, kwargs))
+            except NeedsStaticShape as e:
+                raise JitError(f"can't compile with run-time sizes: {e.message}", getattr(e, "span", None),
+                               hint="give that dimension a number in the template") from None
 
     def cache_info(self) -> CacheInfo:
         """hits, misses (compiles or disk-cache loads), maxsize, currsize (entries), seconds spent
         compiling (including disk-cache loads), disk_hits (misses served from the disk cache)."""
-        return CacheInfo(self._hits, self._misses, MAXSIZE, len(self._cache), self.compile_seconds, self._disk_hits)
+        return CacheInfo(self._hits, self._misses, MAXSIZE, len(self._cache) + len(self._symbolic), self.compile_seconds,
+                         self._disk_hits, tuple(e.describe(self._param_names) for e in self._symbolic))
 
     def cache_clear(self) -> None:
         self._cache.clear()
+        self._symbolic.clear()
+        self.dynamic_refused = None
         self._fast = {}
         self._hits = self._misses = self._disk_hits = 0
         self.compile_seconds = 0.0
@@ -373,7 +477,7 @@ class JitFunction:
         Ray bring it), with its source: a worker's `__main__` is another module."""
         module, qualname = self._fn.__module__, self._fn.__qualname__
         options = {"static_argnames": tuple(self._static), "target": self._target.backend,
-                   "cpu": self._target.cpu, "device": self._driver}
+                   "cpu": self._target.cpu, "device": self._driver, "dynamic": self._dynamic}
         entries = [(k, c) for k, (c, _) in self._cache.items()]
         if module == "__main__" and "<locals>" not in qualname:
             by_value = _by_value(self._fn)
@@ -445,16 +549,20 @@ def _with_filename(code, filename):
 
 
 @_user_facing
-def jit(fn=None, *, static_argnames=(), target: str = "llvm-cpu", cpu: str = "host", device: str | None = None):
+def jit(fn=None, *, static_argnames=(), target: str = "llvm-cpu", cpu: str = "host", device: str | None = None,
+        dynamic: bool | None = None):
     """Compile `fn` with IREE, once per input template. `static_argnames`: arguments whose values
     are compile-time constants (others Python scalars are run-time values unless the function
-    needs their value, e.g. as a shape). `device`: an IREE driver name (default local-task)."""
+    needs their value, e.g. as a shape). `device`: an IREE driver name (default local-task).
+    `dynamic`: array sizes as run-time values (one executable for many sizes): None (default)
+    after a second size, True from the first call, False never (see pyjitc/dynamic.py)."""
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
 
     if fn is None:
-        return lambda f: jit(f, static_argnames=static_argnames, target=target, cpu=cpu, device=device)
-    return JitFunction(fn, tuple(static_argnames), target, cpu, device)
+        return lambda f: jit(f, static_argnames=static_argnames, target=target, cpu=cpu, device=device,
+                             dynamic=dynamic)
+    return JitFunction(fn, tuple(static_argnames), target, cpu, device, dynamic)
 
 
 def devices() -> dict[str, list]:

@@ -101,6 +101,9 @@ class FunctionCompiler(ast.NodeVisitor):
             return super().visit(node)
         except (Exit, NeedStatic, raising.UserRaised):
             raise
+        except NeedsStaticShape as e:   # the innermost statement or expression asking a size
+            e.span = getattr(e, "span", None) or span
+            raise
         except JitError as e:
             raise e.located(span) from None
         except OpTypeError as e:

@@ -110,7 +110,7 @@ def _parse(em: Emitter, x: Traced, index) -> list[Item]:
 
 def _parse_slice(em, it: slice, n: int) -> Item:
     for part in (it.start, it.stop, it.step):
-        if not (part is None or isinstance(part, (int, np.integer)) or
+        if not (part is None or isinstance(part, (int, np.integer, dims.Dim)) or
                 isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype.kind in "biu" or
                 isinstance(part, Traced) and _is_int_scalar(part)):
             raise ShapeError("TypeError: slice indices must be integers or None or have an __index__ method")

@@ -368,7 +368,13 @@ class Emitter:
 
     def full(self, value, dtype, shape) -> Traced:
         if isinstance(value, Dim):
-            return self.broadcast(self.asarray(value, dtype), shape)
+            dtype = np.dtype(dtype)
+            if dtype.kind in "fc":
+                # counted on the device, a sum of ones: IREE 3.13 converted the size to float64 on
+                # the host and failed ("failed to legalize arith.sitofp ... (i32) -> f64")
+                ones = self.full(1, dtype, (value,))
+                return self.broadcast(self.emit("reduce", ones, kind="add", axes=(0,)), shape)
+            return self.cast(self.broadcast(self.dim_value(value), shape), dtype)
         return self.broadcast(self.constant(np.asarray(value, dtype=dtype)), shape)
 
 

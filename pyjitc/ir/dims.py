@@ -324,7 +324,7 @@ def slice_indices(start, stop, step, n):
     def adjust(v, default):
         if v is None:
             return default
-        v = int(v)
+        v = v if isinstance(v, Dim) else int(v)
         if v < 0:   # (the comparisons are ordered so that n >= MIN_SIZE decides the usual ones)
             v = v + n
             return v if v >= lower else lower
@@ -410,6 +410,14 @@ def bind(spec_shape, shape, values: dict[str, int]) -> bool:
         elif want != got:
             return False
     return True
+
+
+def product(sizes):
+    """The product of ints and Dims (an int where all are ints)."""
+    out = 1
+    for d in sizes:
+        out = out * (d if isinstance(d, Dim) else int(d))
+    return out
 
 
 def is_symbolic(shape) -> bool:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from iree.compiler import ir
 
+from ..ir.dims import NeedsStaticShape, is_symbolic
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
 from .ranges import Ranges
@@ -68,7 +69,9 @@ def _op_ok(op: Op) -> bool:
 
 def eligible(op: Op) -> bool:
     """Whether the `while` op `op` runs as one native loop: every op has a scalar form and every
-    array it writes is updated in place (see the module docstring)."""
+    array it writes is updated in place (see the module docstring). Not with run-time sizes."""
+    if any(is_symbolic(v.type.shape) for v in (*op.operands, *op.results)):
+        return False
     if not all(_op_ok(inner) for r in op.regions for inner in r.ops):
         return False
     try:
@@ -226,6 +229,8 @@ def storage_type(dtype) -> ir.Type:
 
 
 def storage_tensor(t) -> ir.RankedTensorType:
+    if is_symbolic(t.shape):
+        raise NeedsStaticShape(f"a native loop over {t} (run-time sizes)")
     return ir.RankedTensorType.get(list(t.shape), storage_type(t.dtype))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_bool, is_complex, is_float
 from ..registry import FUNCTIONS, register
@@ -84,7 +85,7 @@ def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
                                           np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)
     if acc.kind not in "fc":
         acc = np.dtype(np.float64)
-    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    n = dims.product(a.shape[i] for i in axes)
     x = em.cast(a, acc)
     s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
     count = em.full(n, acc, s.shape)
@@ -94,7 +95,7 @@ def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 def _axes_and_count(em, a, axis, name):
     axes = normalize_axes(em, axis, a.ndim, name)
-    return axes, int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    return axes, dims.product(a.shape[i] for i in axes)
 
 
 def _moments(name):
@@ -122,7 +123,7 @@ def _moments(name):
         mean_b = reshape(em, mean_, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
         d = em.emit("sub", x, em.broadcast(mean_b, a.shape))
         sq = em.emit("reduce", em.emit("mul", d, d), kind="add", axes=axes) if axes else em.emit("mul", d, d)
-        out_ = em.emit("div", sq, em.full(max(n - ddof, 0), acc, sq.shape))
+        out_ = em.emit("div", sq, em.full(dims.nonnegative(n - ddof), acc, sq.shape))
         if name == "std":
             out_ = em.emit("sqrt", out_)
         return _keep(em, em.cast(out_, res), a.shape, axes, keepdims)

@@ -34,6 +34,8 @@ _PY_DEFAULT = {int: np.dtype(np.int64), float: np.dtype(np.float64), complex: np
 def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     """NumPy ufunc semantics: loop dtypes from NumPy's own resolver, broadcasting, weak scalars.
     `lower(em, *operands, out_dtype)` emits the computation on operands already in loop dtypes."""
+    if any(isinstance(a, dims.Dim) for a in args):   # a run-time size: the Python int it is
+        args = tuple(em.asarray(a) if isinstance(a, dims.Dim) else a for a in args)
     if is_static(*args):
         return fold(ufunc, *args)
     name = ufunc.__name__

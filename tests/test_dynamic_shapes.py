@@ -1,0 +1,179 @@
+"""Dimensions known only at run time (pyjitc/ir/dims.py, pyjitc/dynamic.py): one executable for
+many sizes, with NumPy's values, shapes and dtypes at every size, including 0 and 1 (compiled
+statically); questions about a size that can't be answered for every size recompile (guards)
+or keep the function static, never a wrong answer."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pyjitc
+from pyjitc.ir.dims import Dim, NeedsStaticShape, tracing
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def stencil(u):
+    return u[1:-1] - 0.5 * (u[2:] + u[:-2])
+
+
+def standardize(x):
+    return (x - x.mean(axis=0)) / (x.std(axis=0) + 1.0), x.var(axis=0, ddof=1) if x.shape[0] > 1 else x.sum(0)
+
+
+def padded(x):
+    out = np.zeros((x.shape[0] + 2, x.shape[1]))
+    out[1:-1] = x * 2.0
+    return out
+
+
+def weighted(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * i
+    return s
+
+
+def matmul(a, b):
+    return a @ b, (a.reshape(-1) * 2).sum()
+
+
+def tail(x):
+    return x[3:] * 2.0 + x[-2:].sum()
+
+
+def by_size(x):
+    if x.shape[0] > 4:
+        return x[:4] + 1.0
+    return x * 3.0
+
+
+CASES = {f.__name__: pyjitc.jit(f, dynamic=True) for f in (softmax, stencil, standardize, padded, weighted, tail, by_size)}
+MATMUL = pyjitc.jit(matmul, dynamic=True)
+
+
+def assert_same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        return
+    assert np.shape(got) == np.shape(want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(0, 12), m=st.integers(1, 4))
+def test_a_dynamic_function_matches_numpy_at_every_size(name, n, m):
+    f = CASES[name]
+    if name in ("stencil", "weighted", "tail", "by_size"):
+        x = np.linspace(-1.0, 2.0, n)
+    else:
+        x = np.linspace(-1.0, 2.0, n * m).reshape(n, m)
+    if name == "softmax" and n == 0:
+        return   # NumPy's max of an empty axis raises
+    assert_same(f(x), f.__wrapped__(x))
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 9), k=st.integers(2, 9), m=st.integers(2, 9))
+def test_a_symbolic_contraction_matches_numpy(n, k, m):
+    a = np.linspace(0, 1, n * k).reshape(n, k)
+    b = np.linspace(-1, 1, k * m).reshape(k, m)
+    assert_same(MATMUL(a, b), matmul(a, b))
+
+
+def test_dynamic_true_compiles_once_for_five_sizes():
+    f = pyjitc.jit(softmax, dynamic=True)
+    for n in (3, 7, 12, 40, 100):
+        x = np.random.default_rng(n).random((n, 5))
+        assert_same(f(x), softmax(x))
+    info = f.cache_info()
+    assert info.misses == 1 and info.dynamic == ("x: f64[n0,5]",) or info.dynamic == ("x: f64[n0,n1]",)
+
+
+def test_the_default_compiles_at_most_twice_for_ten_sizes():
+    f = pyjitc.jit(stencil)
+    for n in (5, 8, 13, 21, 34, 55, 89, 144, 233, 377):
+        x = np.random.default_rng(n).random(n)
+        assert_same(f(x), stencil(x))
+    assert f.cache_info().misses == 2 and f.dynamic_refused is None
+    assert f.cache_info().dynamic == ("u: f64[n0]",)
+
+
+def test_a_size_question_answered_at_compile_time_recompiles_when_the_answer_changes():
+    f = pyjitc.jit(by_size, dynamic=True)
+    for n in (6, 9, 3, 2, 7):   # n > 4 decided at 6 (a guard); 3 asks again
+        x = np.arange(float(n))
+        assert_same(f(x), by_size(x))
+    assert f.cache_info().misses == 2
+
+
+def needs_a_number(x):
+    k = np.eye(x.shape[0])   # a compile-time array whose size is the run-time n
+    return k @ x
+
+
+def test_dynamic_true_stops_with_a_located_error_where_a_size_must_be_a_number():
+    f = pyjitc.jit(needs_a_number, dynamic=True)
+    with pytest.raises(pyjitc.JitError) as e:
+        f(np.ones(4))
+    text = str(e.value)
+    assert "test_dynamic_shapes.py" in text and "np.eye" in text and "dynamic=None" in text
+
+
+def test_the_default_stays_static_where_a_size_must_be_a_number():
+    f = pyjitc.jit(needs_a_number)
+    for n in (3, 4, 6):
+        x = np.arange(float(n))
+        assert_same(f(x), needs_a_number(x))
+    assert f.dynamic_refused and "n0" in f.dynamic_refused and f.cache_info().dynamic == ()
+
+
+def test_a_named_template_compiles_one_executable_for_every_size(tmp_path):
+    f = pyjitc.jit(softmax)
+    lowered = f.lower(pyjitc.Template.parse("f32[n,5]"))
+    assert "tensor<?x5xf32>" in lowered.as_text()
+    compiled = lowered.compile()
+    for n in (2, 9, 1000):
+        x = np.random.default_rng(n).random((n, 5)).astype(np.float32)
+        np.testing.assert_allclose(compiled(x), softmax(x), rtol=1e-6)
+    path = compiled.save(tmp_path / "softmax.vmfb")
+    loaded = pyjitc.load(path)
+    x = np.random.default_rng(0).random((17, 5)).astype(np.float32)
+    np.testing.assert_allclose(loaded.softmax(x), softmax(x), rtol=1e-6)
+    with pytest.raises(pyjitc.ArgumentError):
+        compiled(np.ones((4, 6), np.float32))
+
+
+def add(x, y):
+    return x + y
+
+
+def test_one_name_is_one_size_across_arguments():
+    compiled = pyjitc.jit(add).lower(pyjitc.Template(("n",), np.float64), pyjitc.Template(("n",), np.float64)).compile()
+    assert_same(compiled(np.ones(6), np.arange(6.0)), np.ones(6) + np.arange(6.0))
+    with pytest.raises(pyjitc.ArgumentError):
+        compiled(np.ones(6), np.ones(7))
+
+
+def test_broadcasting_two_different_names_is_refused_with_a_located_error():
+    with pytest.raises(pyjitc.JitError) as e:
+        pyjitc.jit(add).lower(pyjitc.Template.parse("f64[n]"), pyjitc.Template.parse("f64[m]"))
+    assert "test_dynamic_shapes.py" in str(e.value) and "return x + y" in str(e.value)
+
+
+def test_dims_answer_only_what_holds_for_every_size():
+    n, m = Dim.symbol("n"), Dim.symbol("m")
+    assert n - 2 >= 0 and n != 1 and n * m // m == n and (n + 1) - 1 == n
+    for question in (lambda: n > 5, lambda: n == m, lambda: int(n)):
+        with pytest.raises(NeedsStaticShape):
+            question()
+    with tracing({"n": 7, "m": 3}) as state:
+        assert n > 5 and not n == m
+    assert [(str(a), op, str(b), answer) for a, op, b, answer in state.guards] == \
+        [("n", ">", "5", True), ("n", "==", "m", False)]
