@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
+from ..ir import dims
 from ..ir.types import is_bool, is_float, is_int
 from .values import NeedStatic, Traced, join_params, items_of
 
@@ -107,13 +108,14 @@ def bounds(em, start, stop, n: int):
     parts, key = [], [n]
     for v, default in ((start, 0), (stop, n)):
         if not isinstance(v, Traced):
-            c = default if v is None else min(max(int(v) + n if int(v) < 0 else int(v), 0), n)
-            parts.append(em.constant(np.int64(c)))
+            iv = v if v is None or isinstance(v, dims.Dim) else int(v)
+            c = default if v is None else min(max(iv + n if iv < 0 else iv, 0), n)
+            parts.append(_int64(em, c))
             key.append(("c", c))
             continue
         key.append(("t",) + em.offset_of(v))
         t = em.cast(em.asarray(v), np.int64)
-        zero, size = em.constant(np.int64(0)), em.constant(np.int64(n))
+        zero, size = em.constant(np.int64(0)), _int64(em, n)
         t = em.emit("select", em.emit("compare", t, zero, direction="LT"), em.emit("add", t, size), t)
         t = em.emit("max", em.emit("min", t, size), zero)
         parts.append(t)
@@ -157,8 +159,13 @@ def shape(em, m: Masked) -> tuple:
 
 def size(em, m: Masked) -> Traced:
     n = length(em, m)
-    rest = int(np.prod([d for i, d in enumerate(m.data.shape) if i != m.axis], dtype=np.int64))
-    return _count(m, em.emit("mul", n, em.constant(np.int64(rest))) if rest != 1 else n)
+    rest = dims.product(d for i, d in enumerate(m.data.shape) if i != m.axis)
+    return _count(m, em.emit("mul", n, _int64(em, rest)) if not rest == 1 else n)
+
+
+def _int64(em, n) -> Traced:
+    """An int64 scalar holding n (a compile-time int or a symbolic dimension)."""
+    return em.cast(em.dim_value(n), np.int64) if isinstance(n, dims.Dim) else em.constant(np.int64(n))
 
 
 def fixed_along(shape, from_end: int) -> bool:

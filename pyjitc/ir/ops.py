@@ -266,8 +266,11 @@ def _reshape_type(ts, shape, **_):
 def _lower_reshape(ctx, operands, shape):
     if is_symbolic(shape) or is_symbolic(ctx.in_types[0].shape):
         # IREE 3.13 refuses stablehlo.dynamic_reshape in every form tried ("failed to legalize
-        # ... explicitly marked illegal": ? to ?x1, ?x1 to ?, ?x5 to ?); tensor.reshape compiles
-        return ctx.hlo("tensor.reshape", operands[0], ctx.shape_tensor(shape))
+        # ... explicitly marked illegal": ? to ?x1, ?x1 to ?, ?x5 to ?); tensor.reshape compiles,
+        # but inside a loop body it became a static stablehlo.reshape and failed to verify, so
+        # adding or removing axes of length 1 is a tensor.collapse_shape / expand_shape
+        return ctx.unit_reshape(operands[0], ctx.in_types[0], ctx.out[0]) or \
+            ctx.hlo("tensor.reshape", operands[0], ctx.shape_tensor(shape))
     return ctx.hlo("stablehlo.reshape", *operands)
 
 
@@ -277,7 +280,7 @@ register_op("reshape", _reshape_type, _lower_reshape)
 # copy inside one buffer between overlapping ranges, which its runtime refuses ("source and target
 # ranges overlap within the same buffer").
 register_op("barrier", lambda ts, **_: ts[0],
-            lambda ctx, operands: ctx.hlo("stablehlo.optimization_barrier", *operands))
+            lambda ctx, operands: ctx.barrier(operands[0]))
 
 
 def _transpose_type(ts, perm, **_):
@@ -446,9 +449,25 @@ def _dynamic_slice_type(ts, sizes, **_):
     return x.with_shape(sizes)
 
 
-register_op("dynamic_slice", _dynamic_slice_type,
-            lambda ctx, operands, sizes, in_bounds=False: ctx.hlo("stablehlo.dynamic_slice", *operands,
-                                                 slice_sizes=ctx.i64s(sizes)))
+def _lower_dynamic_slice(ctx, operands, sizes, in_bounds=False):
+    if is_symbolic(sizes):   # run-time extents: the starts clamped as dynamic_slice does them
+        x, *starts = operands
+        i64 = ctx.mlir_type(TensorType((), np.dtype(np.int64)))
+        lo, hi = [], []
+        for start, n, size in zip(starts, ctx.in_types[0].shape, sizes):
+            high = ctx.hlo("stablehlo.subtract", ctx.dim(n), ctx.dim(size), type=i64)
+            start = ctx.hlo("stablehlo.clamp", ctx.dim(0), ctx.hlo("stablehlo.convert", start, type=i64), high, type=i64)
+            lo.append(start)
+            hi.append(ctx.hlo("stablehlo.add", start, ctx.dim(size), type=i64))
+        one = ctx.mlir_type(TensorType((1,), np.dtype(np.int64)))
+        vector = lambda parts: ctx.hlo("stablehlo.concatenate", *[ctx.hlo("stablehlo.reshape", p, type=one) for p in parts],
+                                       type=ctx.mlir_type(TensorType((len(parts),), np.dtype(np.int64))),
+                                       dimension=ctx.i64(0))
+        return ctx.hlo("stablehlo.real_dynamic_slice", x, vector(lo), vector(hi), ctx.shape_tensor([1] * len(sizes)))
+    return ctx.hlo("stablehlo.dynamic_slice", *operands, slice_sizes=ctx.i64s(sizes))
+
+
+register_op("dynamic_slice", _dynamic_slice_type, _lower_dynamic_slice)
 
 
 def _dynamic_update_slice_type(ts, **_):

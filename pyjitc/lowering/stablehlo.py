@@ -114,7 +114,8 @@ class LowerCtx:
         if number is None:
             number = self.new_number()
         attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), number)
-        return self.op("stablehlo.optimization_barrier", [value], [value.type], {"pyjitc.distinct": attr}).result
+        return self.tied(value, self.op("stablehlo.optimization_barrier", [value], [value.type],
+                                        {"pyjitc.distinct": attr}).result)
 
     @staticmethod
     def new_number() -> int:
@@ -151,7 +152,22 @@ class LowerCtx:
         return isinstance(element, ir.IntegerType) and ir.IntegerType(element).width > 1
 
     def barrier(self, value: ir.Value) -> ir.Value:
-        return self.op("stablehlo.optimization_barrier", [value], [value.type]).result
+        return self.tied(value, self.op("stablehlo.optimization_barrier", [value], [value.type]).result)
+
+    def tied(self, before: ir.Value, after: ir.Value) -> ir.Value:
+        """`after` (a barrier of `before`) with `before`'s run-time extents attached: IREE 3.13
+        can't find the extents of a dynamic tensor through a barrier ("tensor.dim op unexpected
+        during shape cleanup") unless they are tied to it (flow.tensor.tie_shape)."""
+        t = ir.RankedTensorType(before.type)
+        dynamic = [i for i in range(t.rank) if t.is_dynamic_dim(i)]
+        if not dynamic:
+            return after
+        index = ir.IndexType.get()
+        extents = []
+        for i in dynamic:
+            axis = self.op("arith.constant", [], [index], {"value": ir.IntegerAttr.get(index, i)}).result
+            extents.append(self.op("tensor.dim", [before, axis], [index]).result)
+        return self.op("flow.tensor.tie_shape", [after, *extents], [after.type]).result
 
     @staticmethod
     def _producer(value: ir.Value):
@@ -298,6 +314,44 @@ class LowerCtx:
             return parts[0]
         out = ir.RankedTensorType.get([len(parts)], ir.IntegerType.get_signless(64))
         return self.hlo("stablehlo.concatenate", *parts, type=out, dimension=self.i64(0))
+
+    def unit_reshape(self, x: ir.Value, src: TensorType, out: TensorType) -> ir.Value | None:
+        """A reshape that only adds or removes axes of length 1 (`1x?` to `?`, `?` to `?x1`), as
+        tensor.collapse_shape to the other axes and tensor.expand_shape from them; None for other
+        reshapes."""
+        core = lambda shape: [d for d in shape if not (isinstance(d, int) and d == 1)]
+        a, b = core(src.shape), core(out.shape)
+        if not a or len(a) != len(b) or not all(d is e or (isinstance(d, Dim) and isinstance(e, Dim)
+                                                              and d.terms == e.terms) or d == e
+                                                  for d, e in zip(a, b) if isinstance(d, Dim) or isinstance(e, Dim)):
+            return None
+        if any(not isinstance(d, Dim) and d != e for d, e in zip(a, b)):
+            return None
+
+        def groups(shape):   # each axis of length 1 joins the next other axis (trailing ones: the last)
+            out, current = [], []
+            for i, d in enumerate(shape):
+                current.append(i)
+                if not (isinstance(d, int) and d == 1):
+                    out.append(current)
+                    current = []
+            out[-1].extend(current)
+            return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+                                                       for i in g]) for g in out])
+        middle = mlir_type(TensorType(tuple(a), src.dtype))
+        if src.ndim != len(a):
+            x = self.op("tensor.collapse_shape", [x], [middle], {"reassociation": groups(src.shape)}).result
+        if out.ndim == len(a):
+            return x
+        index = ir.IndexType.get()
+        sizes = []
+        for d in out.shape:
+            if isinstance(d, Dim):
+                scalar = self.op("tensor.extract", [self.dim(d)], [ir.IntegerType.get_signless(64)]).result
+                sizes.append(self.op("arith.index_cast", [scalar], [index]).result)
+        static = [ir.ShapedType.get_dynamic_size() if isinstance(d, Dim) else d for d in out.shape]
+        return self.op("tensor.expand_shape", [x, *sizes], [mlir_type(out)],
+                       {"reassociation": groups(out.shape), "static_output_shape": ir.DenseI64ArrayAttr.get(static)}).result
 
     def insert_slice(self, x: ir.Value, update: ir.Value, starts, xt: TensorType, ut: TensorType) -> ir.Value:
         """stablehlo.dynamic_update_slice (starts clamped into range, as it does) for run-time

@@ -6,6 +6,7 @@ import string
 
 import numpy as np
 
+from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ...ir.ops import OPS
 from ...ir.types import is_bool
@@ -29,6 +30,18 @@ def matmul(em, a, b):
     a, b = em.asarray(a, loop[0]), em.asarray(b, loop[1])
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError("matmul: Input operand does not have enough dimensions (a scalar can't be matrix-multiplied; use *)")
+    if (a.ndim == 1 or b.ndim == 1) and a.ndim <= 2 and b.ndim <= 2 and not is_bool(loop[-1]) \
+            and (dims.is_symbolic(a.shape) or dims.is_symbolic(b.shape)) and a.shape[-1] == b.shape[-2 if b.ndim == 2 else 0]:
+        # a vector with a run-time length: products and a sum. IREE 3.13 rewrote a dot_general
+        # with a dynamic vector into a static reshape of a dynamic tensor and failed to verify
+        # (1 x n by n x 1, and n by n)
+        if a.ndim == 2:    # (n, k) . (k,)
+            prod = em.emit("mul", a, em.emit("broadcast_in_dim", b, shape=a.shape, dims=(1,)))
+            return em.emit("reduce", prod, kind="add", axes=(1,))
+        if b.ndim == 2:    # (k,) . (k, m)
+            prod = em.emit("mul", em.emit("broadcast_in_dim", a, shape=b.shape, dims=(0,)), b)
+            return em.emit("reduce", prod, kind="add", axes=(0,))
+        return em.emit("reduce", em.emit("mul", a, b), kind="add", axes=(0,))
     a2 = a if a.ndim > 1 else reshape(em, a, (1,) + a.shape)
     b2 = b if b.ndim > 1 else reshape(em, b, b.shape + (1,))
     if a2.shape[-1] != b2.shape[-2]:

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
-from ...ir.dims import Dim
+from ...ir.dims import Dim, NeedsStaticShape
 from ...ir.types import SUPPORTED_DTYPES
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
@@ -25,6 +25,8 @@ def _creation(np_fn):
             kwargs["dtype"] = static_dtype(em, kwargs["dtype"])
         if np_fn in _FILLS and args and any(isinstance(d, Dim) for d in _as_shape(args[0])):
             return _filled_symbolic(em, np_fn, *args, **kwargs)
+        if np_fn in (np.eye, np.identity) and any(isinstance(a, Dim) for a in (*args, *kwargs.values())):
+            return _eye_symbolic(em, *args, **kwargs)
         out = fold(np_fn, *args, **kwargs)
         if out.dtype not in SUPPORTED_DTYPES:
             raise NotSupportedError(f"np.{np_fn.__name__} made dtype {out.dtype}, which pyjitc does not support")
@@ -47,6 +49,19 @@ def _filled_symbolic(em, np_fn, shape, dtype=float, order="C", *, like=None, dev
     if dt not in SUPPORTED_DTYPES:
         raise NotSupportedError(f"np.{np_fn.__name__} made dtype {dt}, which pyjitc does not support")
     out = em.full(_FILLS[np_fn], dt, _as_shape(shape))
+    em.held.append(out)
+    return out
+
+
+def _eye_symbolic(em, N, M=None, k=0, dtype=float, order="C", *, like=None, device=None):
+    """np.eye / np.identity with a run-time size: ones where column - row == k."""
+    if order not in ("C", "F") or isinstance(k, Dim):
+        raise NeedsStaticShape("np.eye with a run-time diagonal offset")
+    shape = (N, N if M is None else M)
+    rows = em.emit("iota", shape=shape, dim=0, dtype=np.dtype(np.int64))
+    cols = em.emit("iota", shape=shape, dim=1, dtype=np.dtype(np.int64))
+    on = em.emit("compare", em.emit("sub", cols, rows), em.full(int(k), np.int64, shape), direction="EQ")
+    out = em.cast(on, np.dtype(dtype))
     em.held.append(out)
     return out
 

@@ -107,7 +107,7 @@ def _reshape_is_view(em, a, shape) -> bool | None:
             return None
         recipes.insert(0, t.view.recipe)
         t = t.view.base
-    if id(t) in em.arguments:
+    if id(t) in em.arguments or dims.is_symbolic(t.shape):   # (a run-time size: as for an argument)
         return None
     model = np.empty(t.shape, dtype=np.bool_)
     view = model

@@ -31,11 +31,31 @@ def broadcast_shapes(name, *shapes):
 _PY_DEFAULT = {int: np.dtype(np.int64), float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
 
 
+def _sizes_as_values(em, ufunc, args) -> tuple:
+    """Symbolic sizes among ufunc arguments as run-time Python ints; where the ufunc computes in
+    floats (np.sqrt(n), n / x), as a Python float counted on the device (em.full)."""
+    try:
+        loop = ufunc.resolve_dtypes(tuple(_PY_DEFAULT.get(em.dtype_of(a), em.dtype_of(a)) if
+                                          isinstance(em.dtype_of(a), type) else em.dtype_of(a) for a in args)
+                                    + (None,) * ufunc.nout)
+    except (TypeError, ValueError):
+        loop = (None,) * len(args)
+    out = []
+    for a, dt in zip(args, loop):
+        if isinstance(a, dims.Dim):
+            if dt is not None and dt.kind in "fc":
+                a = Traced(em.full(a, dt, ()).value, complex if dt.kind == "c" else float, frozenset())
+            else:
+                a = em.asarray(a)
+        out.append(a)
+    return tuple(out)
+
+
 def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     """NumPy ufunc semantics: loop dtypes from NumPy's own resolver, broadcasting, weak scalars.
     `lower(em, *operands, out_dtype)` emits the computation on operands already in loop dtypes."""
     if any(isinstance(a, dims.Dim) for a in args):   # a run-time size: the Python int it is
-        args = tuple(em.asarray(a) if isinstance(a, dims.Dim) else a for a in args)
+        args = _sizes_as_values(em, ufunc, args)
     if is_static(*args):
         return fold(ufunc, *args)
     name = ufunc.__name__
