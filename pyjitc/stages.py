@@ -205,6 +205,7 @@ class Compiled:
     def __init__(self, vmfb: bytes, signature: Signature, driver: str | None = None, executable=None):
         self.vmfb = vmfb
         self.signature = signature
+        self._chosen_driver = driver
         self.driver = driver or default_driver(signature)
         self._exe = executable     # loaded on the first call: a cross-compiled module is never loaded
         self._shared: dict = {}    # shared by the functions of one library: one loaded module
@@ -266,6 +267,19 @@ class Compiled:
                  for _, s in self._dynamic]
         self._invoke = (self._exe or self.executable).invoker(self.signature.name, types, self._result_types,
                                                               self.signature.input_alignment)
+        if self.signature.symbolic and self.driver == "local-task" and self._chosen_driver is None:
+            # sizes known only per call: small calls on local-sync (single-threaded, ~9 us a
+            # call against ~70), large ones on local-task, as default_driver chooses for static code
+            from .backend import iree as backend
+            small_exe = self._shared.get("local-sync")
+            if small_exe is None:
+                small_exe = self._shared["local-sync"] = backend.Executable(self.vmfb, "local-sync")
+            small = small_exe.invoker(self.signature.name, types, self._result_types, self.signature.input_alignment)
+            large = self._invoke
+
+            def by_size(arrays):
+                return (small if sum(a.size for a in arrays) < SMALL_CALL_ELEMENTS else large)(arrays)
+            self._invoke = by_size
         return self._invoke
 
     def _raise_on_error(self, results) -> None:

@@ -177,3 +177,25 @@ def test_dims_answer_only_what_holds_for_every_size():
         assert n > 5 and not n == m
     assert [(str(a), op, str(b), answer) for a, op, b, answer in state.guards] == \
         [("n", ">", "5", True), ("n", "==", "m", False)]
+
+
+# ---------------------------------------------------------------- loop kernels over shrinking slices
+
+from tests.test_run_time_length import KERNELS, _copies  # noqa: E402
+from tests.reference import assert_same as assert_same_accumulated  # noqa: E402
+
+# kernels whose arguments are all arrays: one executable for every n >= 2
+ONE_EXECUTABLE = ("cholesky", "lu", "trisolv", "syrk", "trmm", "running_stats")
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_loop_kernels_with_run_time_sizes_match_numpy_and_compile_once(name):
+    fn, make = KERNELS[name]
+    f = pyjitc.jit(fn, dynamic=True) if name in ONE_EXECUTABLE else pyjitc.jit(fn)
+    for n in (2, 5, 9, 13):
+        args = make(n)
+        mine, theirs = _copies(args), _copies(args)
+        assert_same_accumulated(f(*mine), fn(*theirs), accumulate=True)
+        assert_same_accumulated(mine, theirs, accumulate=True)
+    if name in ONE_EXECUTABLE:
+        assert f.cache_info().misses == 1, f.cache_info()

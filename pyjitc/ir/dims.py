@@ -226,6 +226,9 @@ class Dim:
             raise NeedsStaticShape(f"whether {self} {op} {other} depends on the size")
         lhs, rhs = self.evaluate(state.hints), other.evaluate(state.hints) if isinstance(other, Dim) else other
         answer = _TESTS[op](lhs, rhs)
+        if answer and op == "==" and not isinstance(other, Dim):
+            # the size is this number: a static size (the compiled code would mix ? and it)
+            raise NeedsStaticShape(f"{self} is {other} here, and the code depends on it")
         state.guards.append((self, op, other, answer))
         return answer
 
