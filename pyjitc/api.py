@@ -289,6 +289,10 @@ class JitFunction:
             if entry is not None and entry[0] is not stale and all(g.holds() for g in entry[1]):
                 self._hits += 1
                 return entry[0]
+            if entry is None and self._symbolic and key is not None:   # another thread compiled it
+                hit = self._symbolic_hit(values, key)
+                if hit is not None:
+                    return hit
             why = why or self._why_miss(key, entry)
             if getattr(_no_recompile, "depth", 0):
                 raise RecompileError(f"{self.__qualname__} would compile inside no_recompile(): {why}")

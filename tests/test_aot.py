@@ -175,7 +175,7 @@ def test_cli_reports_errors_in_the_users_module_with_file_and_line(tmp_path):
     assert f"{bad}:4:5: np.save is not allowed inside @jit" in r.stderr
     r = pyjitc_cli("mlir", f"{bad}:g", "--arg", "f32[2]", check=False)
     assert r.returncode == 1 and "has no function 'g'" in r.stderr
-    r = pyjitc_cli("mlir", f"{bad}:f", "--arg", "f32[two]", check=False)
+    r = pyjitc_cli("mlir", f"{bad}:f", "--arg", "f32[2.5]", check=False)
     assert r.returncode == 1 and "can't read the template" in r.stderr
 
 

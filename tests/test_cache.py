@@ -181,7 +181,7 @@ def in_threads(worker, n):
 
 
 def test_many_threads_calling_with_many_shapes_compile_each_template_once():
-    f = pyjitc.jit(shapes_fn)
+    f = pyjitc.jit(shapes_fn, dynamic=False)   # (static: one executable per template)
     shapes = [(2, 3), (4, 3), (5, 1)]
 
     def worker(k):

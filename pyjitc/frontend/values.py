@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import JitError, NotSupportedError, ShapeError
 from ..program import view_of
 from ..ir.graph import Builder, Value
-from ..ir.dims import Dim
+from ..ir.dims import Dim, NeedsStaticShape
 from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
 
 # ---------------------------------------------------------------- arrays and views
@@ -386,6 +386,15 @@ def is_static(*xs) -> bool:
 
 def fold(fn, *args, **kwargs):
     """Run NumPy itself on compile-time values: exact by construction."""
+    if next(items_of((args, kwargs), Dim), None) is not None:   # a size known only at run time
+        name = getattr(fn, "__name__", fn)
+        if isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").startswith("numpy"):
+            raise NeedsStaticShape(f"np.{name} of a size known only at run time computes an array of that "
+                                   "size while compiling")
+        try:
+            return fn(*args, **kwargs)    # Python's arithmetic and comparisons on sizes (ir/dims.py)
+        except (TypeError, ValueError) as e:
+            raise NeedsStaticShape(f"{name} of a size known only at run time: {e}") from None
     with np.errstate(all="ignore"):
         try:
             return fn(*args, **kwargs)

@@ -346,6 +346,7 @@ def broadcast_shapes(*shapes):
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(ndim):
+        s = shapes[-1]
         column = [s[axis - (ndim - len(s))] for s in shapes if axis - (ndim - len(s)) >= 0]
         distinct = []
         for d in column:
@@ -355,7 +356,10 @@ def broadcast_shapes(*shapes):
             out.append(distinct[0] if distinct else 1)
             continue
         size = 1
-        for d in column:
+        for s in shapes:
+            if axis - (ndim - len(s)) < 0:
+                continue
+            d = s[axis - (ndim - len(s))]
             if d == 1:
                 continue
             if size == 1:
