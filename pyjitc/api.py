@@ -366,7 +366,7 @@ class JitFunction:
                 compiled = lowered.compile()
                 compiled.executable
         except NeedsStaticShape as e:
-            span = getattr(e, "span", None)
+            span = getattr(e, "span", None) or self._src.span(self._src.node)
             if self._dynamic:
                 raise JitError(f"can't compile with run-time sizes (dynamic=True): {e.message}", span,
                                hint="use dynamic=None (the default) to compile per size where needed") from None

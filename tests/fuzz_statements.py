@@ -493,6 +493,11 @@ def _summed_magnitude_bound(tree) -> float:
     return max(1.0, float(finite.max(initial=0.0))) * LARGEST_ARRAY
 
 
+# --dynamic: every program compiled with run-time sizes (@jit(dynamic=True)) where it can be, and
+# checked at the sizes it was compiled for (a refusal is a located "can't compile with run-time sizes")
+DYNAMIC = False
+
+
 def run_program(prog: Program, directory: Path, name: str, jitted=None) -> Outcome:
     fn = load_source(prog.text, directory, name)
     np_owners, np_args = prog.args()
@@ -504,7 +509,7 @@ def run_program(prog: Program, directory: Path, name: str, jitted=None) -> Outco
         want, numpy_error = None, e
     jit_owners, jit_args = prog.args()
     try:
-        got = (jitted or pyjitc.jit(fn))(*jit_args)
+        got = (jitted or pyjitc.jit(fn, dynamic=True if DYNAMIC else None))(*jit_args)
     except pyjitc.RunError as e:
         if numpy_error is not None:
             return Outcome("raised", f"{type(numpy_error).__name__} / RunError")
@@ -607,7 +612,10 @@ def main():
     ap.add_argument("--minimize", action="store_true", help="shrink the first program of each failure pattern (with --show: that program)")
     ap.add_argument("--quiet-refusals", action="store_true")
     ap.add_argument("--show", type=int, default=0, help="print program SHOW of this seed (1-based) and run it")
+    ap.add_argument("--dynamic", action="store_true", help="compile with run-time sizes (@jit(dynamic=True))")
     a = ap.parse_args()
+    global DYNAMIC
+    DYNAMIC = a.dynamic
     pyjitc.set_cache_dir(None)      # every program is new: no point filling the disk cache
     gen = Gen(np.random.default_rng(a.seed))
     if a.show:

@@ -111,6 +111,10 @@ class FunctionCompiler(ast.NodeVisitor):
         except RecursionError:
             raise JitError("the program is too deeply nested to compile", span) from None
         except Exception as e:
+            if isinstance(e, TypeError) and "'Dim'" in str(e):   # arithmetic a symbolic size has not
+                ns = NeedsStaticShape(f"a size known only at run time, used as a number ({e})")
+                ns.span = span
+                raise ns from None
             if DEBUG:
                 raise
             raise JitError(f"internal compiler error ({type(e).__name__}: {e}); "
