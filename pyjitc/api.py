@@ -14,6 +14,7 @@ import sys
 import os
 import threading
 import time
+import warnings
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -373,8 +374,14 @@ class JitFunction:
             self.dynamic_refused = f"{span}: {e.message}" if span else e.message
             return None
         except Exception as e:   # dynamic=None: anything the symbolic compile can't do stays static
-            if self._dynamic:
+            if self._dynamic and not isinstance(e, CompileError):
                 raise
+            # (IREE failing on the dynamic module: static code, whatever dynamic= says; the
+            # statement fuzzer's --dynamic mode found such modules, e.g. seed 2 program 383:
+            # "stream.async.dispatch op: streamable op expected to be in an execution region")
+            if self._dynamic:
+                warnings.warn(f"{self.__qualname__}: IREE could not compile the version with run-time sizes; "
+                              "compiled per size instead", RuntimeWarning, stacklevel=5)
             self.dynamic_refused = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             log.debug("%s stays static: %s", self.__qualname__, self.dynamic_refused)
             return None

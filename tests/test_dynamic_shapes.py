@@ -221,3 +221,29 @@ def test_threads_calling_with_many_sizes_share_one_symbolic_executable():
     for t in threads:
         t.join()
     assert not errors and f.cache_info().misses == 2 and len(f.cache_info().dynamic) == 1
+
+
+def _fill(b, u):
+    b[1:-1] = u[2:] - u[:-2]
+
+
+def iree_refuses_symbolic(x, A, n):
+    w2 = (x * A[-3]) * 1.0
+    row3 = w2[:3]
+    w2[1] += 1.5
+    for i in range(n):
+        _fill(row3, w2[-3:])
+    row3[-3] += 0.25
+    w5 = np.minimum(w2, w2) * 1.0
+    return w5, w5, w2.sum()
+
+
+def test_a_module_iree_fails_with_run_time_sizes_is_compiled_per_size_with_a_warning():
+    # statement fuzzer --dynamic, seed 2 program 383: IREE 3.13 failed the dynamic module
+    # ("streamable op expected to be in an execution region"); the static one is right
+    f = pyjitc.jit(iree_refuses_symbolic, dynamic=True)
+    x, A = np.linspace(0, 1, 6), np.linspace(-1, 1, 30).reshape(5, 6)
+    with pytest.warns(RuntimeWarning, match="compiled per size instead"):
+        got = f(x, A, 2)
+    assert_same(got, iree_refuses_symbolic(x, A, 2))
+    assert got[0] is got[1] and f.dynamic_refused
