@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
+from ...ir import dims
 from ...ir.dims import Dim, NeedsStaticShape
 from ...ir.types import SUPPORTED_DTYPES
 from ..indexing import getitem
@@ -27,6 +28,8 @@ def _creation(np_fn):
             return _filled_symbolic(em, np_fn, *args, **kwargs)
         if np_fn in (np.eye, np.identity) and any(isinstance(a, Dim) for a in (*args, *kwargs.values())):
             return _eye_symbolic(em, *args, **kwargs)
+        if np_fn is np.arange and any(isinstance(a, Dim) for a in (*args, *kwargs.values())):
+            return _arange_symbolic(em, *args, **kwargs)
         out = fold(np_fn, *args, **kwargs)
         if out.dtype not in SUPPORTED_DTYPES:
             raise NotSupportedError(f"np.{np_fn.__name__} made dtype {out.dtype}, which pyjitc does not support")
@@ -49,6 +52,23 @@ def _filled_symbolic(em, np_fn, shape, dtype=float, order="C", *, like=None, dev
     if dt not in SUPPORTED_DTYPES:
         raise NotSupportedError(f"np.{np_fn.__name__} made dtype {dt}, which pyjitc does not support")
     out = em.full(_FILLS[np_fn], dt, _as_shape(shape))
+    em.held.append(out)
+    return out
+
+
+def _arange_symbolic(em, *args, dtype=None, device=None, like=None, **kwargs):
+    """np.arange with a run-time size among integer bounds, step 1 (np.arange(x.shape[0]))."""
+    bounds = list(args) + [kwargs[k] for k in ("start", "stop", "step") if k in kwargs]
+    if kwargs or not 1 <= len(bounds) <= 3 or (len(bounds) == 3 and not (isinstance(bounds[2], int) and bounds[2] == 1)) \
+            or not all(isinstance(b, (int, Dim)) and not isinstance(b, bool) for b in bounds):
+        raise NeedsStaticShape("np.arange of a run-time size with a step other than 1 or non-integer bounds")
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+    length = dims.nonnegative(stop - start)
+    dt = np.dtype(np.int64 if dtype is None else dtype)
+    out = em.emit("iota", shape=(length,), dim=0, dtype=np.dtype(np.int64))
+    if not (isinstance(start, int) and start == 0):
+        out = em.emit("add", out, em.full(start, np.int64, (length,)))
+    out = em.cast(out, dt)
     em.held.append(out)
     return out
 
