@@ -21,3 +21,19 @@ def test_random_statement_programs_agree_with_numpy_or_are_refused_with_a_locati
         if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree"):
             problems.append(f"{outcome.kind}:\n{prog.text}{prog.describe()}\n{outcome.detail}")
     assert not problems, f"{len(problems)} programs differ from NumPy; the first three:\n\n" + "\n\n".join(problems[:3])
+
+
+def test_random_statement_programs_with_run_time_sizes_agree_with_numpy(tmp_path, monkeypatch):
+    # the same programs under @jit(dynamic=True): compiled with symbolic sizes where they can
+    # be (else a located refusal), checked at the sizes they were compiled for
+    monkeypatch.setattr(fs, "DYNAMIC", True)
+    gen = fs.Gen(np.random.default_rng(20261125))
+    problems, kinds = [], {}
+    for i in range(int(os.environ.get("PYJITC_FUZZ_STATEMENTS_DYNAMIC", "25"))):
+        prog = gen.program()
+        outcome = fs.run_program(prog, tmp_path, f"fuzz_statements_dynamic_{i}")
+        kinds[outcome.kind] = kinds.get(outcome.kind, 0) + 1
+        if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree"):
+            problems.append(f"{outcome.kind}:\n{prog.text}{prog.describe()}\n{outcome.detail}")
+    assert not problems, f"{len(problems)} programs differ from NumPy; the first three:\n\n" + "\n\n".join(problems[:3])
+    assert kinds.get("agree", 0) >= 10, kinds   # most compile with run-time sizes and agree
