@@ -31,6 +31,7 @@ from ..ir.dims import NeedsStaticShape, is_symbolic
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
 from .ranges import Ranges
+from .scalar_arrays import Lazy, check_lazy, lower_vector, register_type, vector_ok
 
 F64 = np.dtype(np.float64)
 
@@ -50,6 +51,10 @@ def _op_ok(op: Op) -> bool:
     types = [v.type for v in (*op.operands, *op.results)]
     if any(t.dtype.kind == "c" for t in types):
         return False
+    if name not in ("if", "while") and any(t.size != 1 for t in types) and \
+            not (name == "pow" and op.results[0].type.dtype.kind in "iu") and \
+            vector_ok(op, ELEMENTWISE, SHAPE_ONLY):
+        return True     # array work, element by element (lowering/scalar_arrays.py)
     if name in ELEMENTWISE:
         if name == "pow" and op.results[0].type.dtype.kind in "iu":
             return False    # integer powers: left to the StableHLO loop (float pow is math.powf)
@@ -76,13 +81,22 @@ def eligible(op: Op) -> bool:
         return False
     try:
         _InPlace(op)
+        check_lazy(op, {v.id for v in _free_values(op) if not _size1(v)}, _refuse)
     except _Refuse:
         return False
     return True
 
 
+def _refuse():
+    raise _Refuse
+
+
 class _Refuse(Exception):
     pass
+
+
+# ops that only read an array operand (element by element, see scalar_arrays.py)
+_READS = {"slice", "dynamic_slice", "reduce", "dot_general", "iota", *ELEMENTWISE, *SHAPE_ONLY}
 
 
 class _InPlace:
@@ -131,7 +145,7 @@ class _InPlace:
                     continue
                 if consumed:
                     raise _Refuse
-                if op.name in ("slice", "dynamic_slice"):
+                if op.name in _READS or (op.name == "dynamic_update_slice" and k == 1):
                     continue
                 if (op.name == "dynamic_update_slice" and k == 0) or op.name in ("while", "barrier"):
                     consumed = True
@@ -211,16 +225,6 @@ def _free_values(loop: Op) -> list:
 
 
 # ---------------------------------------------------------------- types at the region's edge
-
-def register_type(dtype) -> ir.Type:
-    """The scalar type a value of `dtype` has inside the region (signless integers, bool as i1)."""
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return ir.IntegerType.get_signless(1)
-    if dt.kind in "iu":
-        return ir.IntegerType.get_signless(dt.itemsize * 8)
-    return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
-
 
 def storage_type(dtype) -> ir.Type:
     """The element type arrays of `dtype` have inside the region (bool stored as i8)."""
@@ -532,6 +536,16 @@ class _Lowering:
 
     def lower_op(self, S: Scalar, op: Op, args):
         name = op.name
+        if name == "dynamic_update_slice":
+            vector = not _size1(op.operands[1])
+        elif name == "barrier":
+            vector = isinstance(args[0], Lazy)
+        else:
+            vector = name not in ("if", "while") and (
+                any(isinstance(a, Lazy) for a in args) or any(not _size1(v) for v in op.results)
+                or name in ("reduce", "dot_general"))
+        if vector:   # array work, element by element (lowering/scalar_arrays.py)
+            return lower_vector(self, S, op, args, _elementwise_rule)
         if name == "compare" and op.results[0].id in self.ranges.decided:   # an index check that can't fire
             return S.const(int(self.ranges.decided[op.results[0].id]), ir.IntegerType.get_signless(1))
         if name in ELEMENTWISE:

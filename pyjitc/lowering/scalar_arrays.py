@@ -1,0 +1,345 @@
+"""scalar_arrays: array work inside a native loop (lowering/scalar_loop.py), element by element.
+
+A loop body that computes on small arrays (a row `A[i, :]`, the masked product of two rows in a
+Cholesky, `x[:i + 1].max()`) still runs as one native loop: a temporary array is never
+materialised. It is a `Lazy`, a rule that gives one element for given indices, composed through
+elementwise ops, broadcasts, reshapes, slices and transposes; the ops that consume arrays (a
+reduce, a dot_general, a dynamic_update_slice of an array) emit `scf.for` nests that ask for each
+element where they need it (so a masked dot product of two rows is one loop over the row).
+
+Which loops qualify (`vector_ok`, `check_lazy`): temporaries stay inside the block that makes
+them (never carried by a loop, yielded, or written in place), and no op between a temporary's
+definition and its last use consumes an array it reads (its elements are read where it is used,
+so that array's buffer must not have been updated in place by then). Sums are accumulated in
+order, element by element (IREE's reduce order differs: float results agree to rounding, the
+suite's accumulate tolerance)."""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..ir.graph import Block, Op
+
+REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or")
+
+
+class Lazy:
+    """An array inside the region that is not materialised: `elem(S, indices)` emits the register
+    value of the element at `indices` (index-typed MLIR values, one per axis)."""
+    __slots__ = ("type", "elem")
+
+    def __init__(self, type, elem):
+        self.type, self.elem = type, elem
+
+
+def index_const(S, i: int) -> ir.Value:
+    return S.op("arith.constant", [], [ir.IndexType.get()], {"value": ir.IntegerAttr.get(ir.IndexType.get(), int(i))}).result
+
+
+def as_lazy(S, value, t) -> Lazy:
+    """`value` (a Lazy, a register value of size 1, or a storage tensor) as a Lazy of type `t`."""
+    if isinstance(value, Lazy):
+        return value
+    if t.size == 1:
+        return Lazy(t, lambda S, idx: value)
+    return Lazy(t, lambda S, idx: S.to_register(S.extract(value, list(idx)), t.dtype))
+
+
+def loop_nest(S, extents, inits: list, body) -> list:
+    """scf.for loops over `extents` carrying `inits`; body(S, ivs, values) -> new values."""
+    def nest(dim, ivs, values):
+        if dim == len(extents):
+            return body(S, ivs, values)
+        loop = S.op("scf.for", [index_const(S, 0), index_const(S, extents[dim]), index_const(S, 1), *values],
+                    [v.type for v in values], regions=1)
+        block = loop.regions[0].blocks.append(ir.IndexType.get(), *[v.type for v in values])
+        with ir.InsertionPoint(block):
+            S.yield_("scf.yield", nest(dim + 1, ivs + [block.arguments[0]], list(block.arguments[1:])))
+        return list(loop.results)
+    return nest(0, [], list(inits))
+
+
+# ---------------------------------------------------------------- which loops
+
+def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
+    """Whether `op`, with an array (size > 1) among its operands or results, has an element form."""
+    name = op.name
+    if name in elementwise or name in shape_only or name in ("iota", "slice", "dynamic_slice", "barrier"):
+        return True
+    if name == "constant":
+        value = np.asarray(op.attrs["value"])
+        return value.size > 0 and bool(np.all(value == value.reshape(-1)[0]))
+    if name == "reduce":
+        return op.attrs["kind"] in REDUCE_KINDS and op.operands[0].type.size > 0
+    if name == "dot_general":
+        return op.results[0].type.dtype.kind in "iuf" and all(v.type.size > 0 for v in op.operands)
+    if name == "dynamic_update_slice":
+        return op.operands[1].type.size > 0
+    return False
+
+
+TENSOR_MAKERS = ("dynamic_update_slice", "while", "if")
+
+
+def check_lazy(loop: Op, free_ids: set, refuse) -> None:
+    """Calls `refuse()` unless every temporary array of `loop` (see the module docstring) stays
+    in its block, is not written in place, and is used before any array it reads is updated."""
+    tensors = set(free_ids)          # array values that are buffers: the rest are temporaries
+
+    def mark(block: Block):
+        tensors.update(p.id for p in block.params if p.type.size != 1)
+        for op in block.ops:
+            for r in op.regions:
+                mark(r)
+            if op.name in TENSOR_MAKERS or (op.name == "barrier" and op.operands[0].id in tensors):
+                tensors.update(v.id for v in op.results if v.type.size != 1)
+    for r in loop.regions:
+        mark(r)
+    is_lazy = lambda v: v.type.size != 1 and v.id not in tensors
+
+    def walk(block: Block):
+        reads: dict[int, set] = {}     # temporary id -> the buffers it reads
+        defined: dict[int, int] = {}   # temporary id -> position
+        last_use: dict[int, int] = {}
+        for k, op in enumerate(block.ops):
+            if op.name in ("while", "if") and any(is_lazy(v) for v in op.operands):
+                refuse()
+            if op.name == "dynamic_update_slice" and is_lazy(op.operands[0]):
+                refuse()
+            for r in op.regions:
+                if any(is_lazy(v) for v in r.results):
+                    refuse()
+                walk(r)
+            used = [v for v in op.operands] + [v for v in _captured_values(op)]
+            for v in used:
+                if v.id in defined:
+                    last_use[v.id] = k
+            for v in op.results:
+                if is_lazy(v):
+                    defined[v.id] = k
+                    reads[v.id] = set().union(*([reads.get(u.id, set()) for u in op.operands if u.id in reads]
+                                                + [{u.id for u in op.operands if u.id in tensors}]))
+        if any(is_lazy(v) for v in block.results):
+            refuse()
+        consumers = [(k, _consumed(op, tensors)) for k, op in enumerate(block.ops)]
+        for vid, start in defined.items():
+            end = last_use.get(vid, start)
+            for k, consumed in consumers:
+                if start < k <= end and consumed & reads[vid]:
+                    refuse()
+    for r in loop.regions:
+        walk(r)
+
+
+def _captured_values(op: Op) -> list:
+    out = []
+    for block in op.regions:
+        for inner in block.ops:
+            out.extend(inner.operands)
+            out.extend(_captured_values(inner))
+        out.extend(block.results)
+    return out
+
+
+def _consumed(op: Op, tensors: set) -> set:
+    """The buffers `op` updates in place (or hands to a loop or branch that may)."""
+    if op.name in ("dynamic_update_slice", "barrier"):
+        return {op.operands[0].id} & tensors
+    if op.name in ("while", "if"):
+        ids = {v.id for v in op.operands} | {v.id for v in _captured_values(op)}
+        return ids & tensors
+    return set()
+
+
+# ---------------------------------------------------------------- element rules
+
+def lower_vector(L, S, op: Op, args, elementwise_rule):
+    """The region value of `op` when an array (size > 1) is among its operands or results: a
+    Lazy for an array result, a register value for a single value (a loop emitted here)."""
+    name, out = op.name, op.results[0].type
+    lz = [as_lazy(S, a, v.type) for a, v in zip(args, op.operands)]
+    if name == "dynamic_update_slice":
+        return _update(L, S, op, args, lz)
+    if name == "barrier":
+        lazy = lz[0]
+    elif name == "constant":
+        v = np.asarray(op.attrs["value"]).reshape(-1)[0]
+        c = S.const(v.item() if v.dtype.kind != "u" else int(v), register_type(v.dtype))
+        lazy = Lazy(out, lambda S, idx: c)
+    elif name == "iota":
+        lazy = Lazy(out, _iota(op, register_type))
+    elif name == "broadcast_in_dim":
+        src, dims = op.operands[0].type, op.attrs["dims"]
+        x = lz[0]
+        lazy = Lazy(out, lambda S, idx: x.elem(S, [idx[d] if src.shape[i] != 1 else index_const(S, 0)
+                                                    for i, d in enumerate(dims)]))
+    elif name == "reshape":
+        lazy = Lazy(out, _reshaped(lz[0], op.operands[0].type.shape, out.shape))
+    elif name == "transpose":
+        perm, x = op.attrs["perm"], lz[0]
+
+        def elem(S, idx):
+            src = [None] * len(perm)
+            for k, p in enumerate(perm):
+                src[p] = idx[k]
+            return x.elem(S, src)
+        lazy = Lazy(out, elem)
+    elif name == "reverse":
+        x, shape, dims = lz[0], op.operands[0].type.shape, op.attrs["dims"]
+        lazy = Lazy(out, lambda S, idx: x.elem(S, [S.one("arith.subi", index_const(S, shape[d] - 1), i) if d in dims else i
+                                                   for d, i in enumerate(idx)]))
+    elif name == "slice":
+        x, start, strides = lz[0], op.attrs["start"], op.attrs["strides"]
+        lazy = Lazy(out, lambda S, idx: x.elem(S, [_affine(S, i, k, s) for i, k, s in zip(idx, strides, start)]))
+    elif name == "dynamic_slice":
+        x = lz[0]
+        starts = L.indices(S, op, args[1:], op.operands[0].type.shape, op.attrs["sizes"])
+        lazy = Lazy(out, lambda S, idx: x.elem(S, [S.one("arith.addi", s, i) for s, i in zip(starts, idx)]))
+    elif name == "reduce":
+        lazy = Lazy(out, _reduction(op, lz[0], op.attrs["kind"], op.attrs["axes"]))
+    elif name == "dot_general":
+        lazy = Lazy(out, _contraction(op, lz[0], lz[1]))
+    else:   # elementwise
+        rule = elementwise_rule(name)
+        lazy = Lazy(out, lambda S, idx: rule(S, op, [x.elem(S, idx) for x in lz], **op.attrs))
+    if out.size == 1:   # a single value: the element, emitted here
+        return lazy.elem(S, [index_const(S, 0)] * out.ndim)
+    return lazy
+
+
+def _affine(S, i, k: int, s: int):
+    v = i if k == 1 else S.one("arith.muli", i, index_const(S, k))
+    return v if s == 0 else S.one("arith.addi", v, index_const(S, s))
+
+
+def _iota(op: Op, register_type):
+    dim, dtype = op.attrs["dim"], np.dtype(op.attrs["dtype"])
+
+    def elem(S, idx):
+        i = S.one("arith.index_cast", idx[dim], type=ir.IntegerType.get_signless(64))
+        if dtype.kind == "f":
+            return S.one("arith.sitofp", i, type=register_type(dtype))
+        if dtype.itemsize != 8:
+            return S.one("arith.trunci", i, type=register_type(dtype))
+        return i
+    return elem
+
+
+def _reshaped(x: Lazy, src, out):
+    """Element rule of a C-order reshape: axes of length 1 dropped or added map directly; other
+    reshapes through the linear position."""
+    core = lambda shape: [i for i, d in enumerate(shape) if d != 1]
+    cs, co = core(src), core(out)
+    if [src[i] for i in cs] == [out[i] for i in co]:
+        def elem(S, idx):
+            full = [None] * len(src)
+            for i, j in zip(cs, co):
+                full[i] = idx[j]
+            return x.elem(S, [v if v is not None else index_const(S, 0) for v in full])
+        return elem
+
+    def elem(S, idx):
+        linear = None
+        for i, d in zip(idx, out):
+            linear = i if linear is None else S.one("arith.addi", S.one("arith.muli", linear, index_const(S, d)), i)
+        linear = linear if linear is not None else index_const(S, 0)
+        full = []
+        for d in reversed(src):
+            full.append(S.one("arith.remui", linear, index_const(S, d)))
+            linear = S.one("arith.divui", linear, index_const(S, d))
+        return x.elem(S, list(reversed(full)))
+    return elem
+
+
+def _combine(S, kind: str, dtype, acc, v):
+    k = np.dtype(dtype).kind
+    if kind == "add":
+        return S.fop("arith.addf", acc, v) if k == "f" else S.one("arith.addi", acc, v)
+    if kind == "mul":
+        return S.fop("arith.mulf", acc, v) if k == "f" else S.one("arith.muli", acc, v)
+    if kind in ("max", "min"):
+        if k == "f":
+            return S.fop("arith.maximumf" if kind == "max" else "arith.minimumf", acc, v)
+        return S.one(f"arith.{kind}{'si' if k == 'i' else 'ui'}", acc, v)
+    return S.one("arith.andi" if kind == "and" else "arith.ori", acc, v)
+
+
+def _identity(S, kind: str, dtype, type):
+    dt = np.dtype(dtype)
+    if kind == "add" or kind == "or":
+        return S.const(0, type)
+    if kind == "mul" or kind == "and":
+        return S.const(1, type)
+    if dt.kind == "f":
+        return S.const(-np.inf if kind == "max" else np.inf, type)
+    info = np.iinfo(dt)
+    return S.const(info.min if kind == "max" else info.max, type)
+
+
+def _reduction(op: Op, x: Lazy, kind: str, axes):
+    src = op.operands[0].type
+    dtype = src.dtype
+
+    reduced = sorted(axes)
+
+    def elem(S, idx):
+        def body(S, ivs, values):
+            full, a, b = [None] * src.ndim, iter(ivs), iter(idx)
+            for i in range(src.ndim):
+                full[i] = next(a) if i in reduced else next(b)
+            return [_combine(S, kind, dtype, values[0], x.elem(S, full))]
+        init = _identity(S, kind, dtype, register_type(dtype))
+        (acc,) = loop_nest(S, [src.shape[i] for i in reduced], [init], body)
+        return acc
+    return elem
+
+
+def register_type(dtype) -> ir.Type:
+    """The scalar type a value of `dtype` has inside the region (signless integers, bool as i1)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return ir.IntegerType.get_signless(1)
+    if dt.kind in "iu":
+        return ir.IntegerType.get_signless(dt.itemsize * 8)
+    return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
+
+
+def _contraction(op: Op, a: Lazy, b: Lazy):
+    at, bt = op.operands[0].type, op.operands[1].type
+    lc, rc, lb, rb = (op.attrs[k] for k in ("lhs_contract", "rhs_contract", "lhs_batch", "rhs_batch"))
+    lfree = [i for i in range(at.ndim) if i not in lc and i not in lb]
+    rfree = [i for i in range(bt.ndim) if i not in rc and i not in rb]
+    dtype = op.results[0].type.dtype
+
+    def elem(S, idx):
+        nb = len(lb)
+        batch, lout, rout = idx[:nb], idx[nb:nb + len(lfree)], idx[nb + len(lfree):]
+
+        def body(S, ivs, values):
+            ai, bi = [None] * at.ndim, [None] * bt.ndim
+            for k, (i, j) in enumerate(zip(lb, rb)):
+                ai[i] = bi[j] = batch[k]
+            for i, v in zip(lfree, lout):
+                ai[i] = v
+            for j, v in zip(rfree, rout):
+                bi[j] = v
+            for i, j, v in zip(lc, rc, ivs):
+                ai[i] = bi[j] = v
+            prod = _combine(S, "mul", dtype, a.elem(S, ai), b.elem(S, bi))
+            return [_combine(S, "add", dtype, values[0], prod)]
+        (acc,) = loop_nest(S, [at.shape[i] for i in lc], [S.const(0, register_type(dtype))], body)
+        return acc
+    return elem
+
+
+def _update(L, S, op: Op, args, lz):
+    """dynamic_update_slice of an array into a buffer: an element-by-element loop nest."""
+    x, update = args[0], lz[1]
+    ut, xt = op.operands[1].type, op.operands[0].type
+    starts = L.indices(S, op, args[2:], xt.shape, ut.shape)
+
+    def body(S, ivs, values):
+        at = [S.one("arith.addi", s, i) for s, i in zip(starts, ivs)]
+        return [S.insert(S.to_storage(update.elem(S, ivs), xt.dtype), values[0], at)]
+    (out,) = loop_nest(S, list(ut.shape), [x], body)
+    return out
