@@ -820,3 +820,24 @@ def test_a_strided_read_behind_unary_ops_written_through_a_strided_view_compiles
     assert_same(pyjitc.jit(doubly_negated_strided_read_written_through_a_reversed_view)(mine, mine),
                 doubly_negated_strided_read_written_through_a_reversed_view(theirs, theirs))
     assert_same(mine, theirs)
+
+
+def two_loops_copying_one_argument(x, y, n):
+    w1 = np.empty(6)
+    w1[...] = x[0:]
+    for i in range(n):
+        y[-1] = 0.25
+    p4 = (x, w1)
+    for i in range(n):
+        w1[4:] = w1[::3] * w1[-2:]
+    return p4
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_two_loops_copying_one_argument_get_buffers_of_their_own(n):
+    # statement fuzzer seed 7013 program 3243: at n = 0, "ref is null" at run time (the two
+    # loops' copies of x were merged into one buffer); y is a view of x
+    mine, theirs = np.arange(6.0), np.arange(6.0)
+    assert_same(pyjitc.jit(two_loops_copying_one_argument)(mine, mine[::2], n),
+                two_loops_copying_one_argument(theirs, theirs[::2], n))
+    assert_same(mine, theirs)

@@ -207,7 +207,10 @@ def _lower_while(ctx, operands, guard=(), **_):
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
     # wrote the loop's result, when it ran zero times, in place in that value's buffer (U came
     # back with w's later writes: a silent wrong answer, statement fuzzer seed 7003 program 500).
-    operands = [ctx.fresh_copy(v, t, i) if t.ndim and t.size and ctx.shared(i) else v
+    # Each copy has a number of its own in the module: two loops copying one input made equal
+    # copies, which CSE merged into one buffer for both; with neither loop running, IREE 3.13
+    # failed at run time ("ref is null", statement fuzzer seed 7013 program 3243).
+    operands = [ctx.fresh_copy(v, t, ctx.new_number()) if t.ndim and t.size and ctx.shared(i) else v
                 for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:

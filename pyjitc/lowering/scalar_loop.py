@@ -692,7 +692,10 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
                 zeros = [_index_const(S, 0)] * v.type.ndim
                 value = S.to_register(S.extract(value, zeros), v.type.dtype)
             inner[v.id] = value
-        inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, i)
+        # (each copy numbered apart from every other in the module: two loops copying one input
+        # got equal regions, which CSE merged into one buffer for both loops; with neither
+        # running, IREE failed at run time, "ref is null": statement fuzzer seed 7013 program 3243)
+        inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, ctx.new_number())
                  for i, v in enumerate(op.operands)]
         results = _Lowering(inner, location, Ranges(op, free, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
         out = []
