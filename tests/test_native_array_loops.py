@@ -1,0 +1,120 @@
+"""Native loops doing small array work (pyjitc/lowering/scalar_arrays.py): rows, slices and
+masked slices, elementwise ops on them, reductions of every kind, dot products and row writes
+inside a run-time loop run in one dispatch, element by element, with NumPy's answers (sums to
+the accumulate tolerance: the order differs). Loops whose temporaries would be read after the
+array they come from is updated stay stablehlo.while, and are right too."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pyjitc
+from tests.reference import assert_same
+from tests.test_scalar_loops import lowered_as
+
+
+def row_norms(A):
+    out = np.empty(A.shape[0])
+    for i in range(A.shape[0]):
+        out[i] = np.sqrt((A[i, :] * A[i, :]).sum())
+    return out
+
+
+def prefix_stats(x):
+    out = np.empty((3, x.shape[0]))
+    for i in range(x.shape[0]):
+        out[0, i] = x[:i + 1].max()
+        out[1, i] = x[:i + 1].min()
+        out[2, i] = np.prod(1.0 + 0.01 * x[:i + 1])
+    return out
+
+
+def gauss_seidel_sweep(A, b, x):
+    for i in range(x.shape[0]):
+        x[i] = (b[i] - A[i, :i] @ x[:i] - A[i, i + 1:] @ x[i + 1:]) / A[i, i]
+    return x
+
+
+def column_products(A):
+    out = np.empty(A.shape[1])
+    for j in range(A.shape[1]):
+        out[j] = np.prod(A[:, j])
+    return out
+
+
+def rows_with_positives(A):
+    flags = np.zeros(A.shape[0], dtype=bool)
+    for i in range(A.shape[0]):
+        flags[i] = np.any(A[i] > 0.5) and not np.all(A[i] > 0.9)
+    return flags
+
+
+def pair_sums(A):
+    out = np.zeros((A.shape[0] - 1, A.shape[1]))
+    for i in range(A.shape[0] - 1):
+        out[i, :] = A[i:i + 2, :].sum(axis=0) * 0.5
+    return out
+
+
+def int_spans(M):
+    s = np.zeros(M.shape[0], dtype=np.int64)
+    for i in range(M.shape[0]):
+        s[i] = M[i, :].max() - M[i, ::-1][:2].min() + (M[i, :] % 3).sum()
+    return s
+
+
+def matvec_in_loop(A, x, steps):
+    y = x.copy()
+    for _ in range(steps):
+        for i in range(A.shape[0]):
+            y[i] = 0.5 * y[i] + 0.1 * (A[i] @ x)
+    return y
+
+
+def rows_from_rows(A):
+    # each row written from the row before: the temporary reads the array being written, so
+    # the loop stays stablehlo.while
+    for i in range(1, A.shape[0]):
+        A[i, :] = A[i - 1, :] * 0.5 + 1.0
+    return A
+
+
+def spd(n, seed):
+    a = np.random.default_rng(seed).random((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+CASES = {
+    "row_norms": (row_norms, lambda n, r: (r.random((n, 4)),), "dispatch"),
+    "prefix_stats": (prefix_stats, lambda n, r: (r.standard_normal(n),), "dispatch"),
+    "gauss_seidel_sweep": (gauss_seidel_sweep, lambda n, r: (spd(n, n), r.random(n), np.zeros(n)), "dispatch"),
+    "column_products": (column_products, lambda n, r: (1.0 + 0.1 * r.random((3, n)),), "dispatch"),
+    "rows_with_positives": (rows_with_positives, lambda n, r: (r.random((n, 3)),), "dispatch"),
+    "pair_sums": (pair_sums, lambda n, r: (r.random((n + 1, 3)),), "dispatch"),
+    "int_spans": (int_spans, lambda n, r: (r.integers(-50, 50, (n, 5)),), "dispatch"),
+    "matvec_in_loop": (matvec_in_loop, lambda n, r: (r.random((n, n)), r.random(n), 3), "dispatch"),
+    "rows_from_rows": (rows_from_rows, lambda n, r: (r.random((n, 3)),), "host"),
+}
+JITTED = {name: pyjitc.jit(fn) for name, (fn, _, _) in CASES.items()}
+
+
+def copies(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_loops_doing_array_work_run_where_expected(name):
+    fn, make, where = CASES[name]
+    assert lowered_as(fn, *make(8, np.random.default_rng(0))) == where
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(2, 9), seed=st.integers(0, 2 ** 16))
+def test_loops_doing_array_work_match_numpy(name, n, seed):
+    fn, make, _ = CASES[name]
+    args = make(n, np.random.default_rng(seed))
+    mine, theirs = copies(args), copies(args)
+    with np.errstate(all="ignore"):
+        want = fn(*theirs)
+    assert_same(JITTED[name](*mine), want, accumulate=True)
+    assert_same(mine, theirs, accumulate=True)
