@@ -118,3 +118,28 @@ def test_loops_doing_array_work_match_numpy(name, n, seed):
         want = fn(*theirs)
     assert_same(JITTED[name](*mine), want, accumulate=True)
     assert_same(mine, theirs, accumulate=True)
+
+
+def scale_rows_in_place(C, beta):
+    for i in range(C.shape[0]):
+        C[i, :i + 1] *= beta           # a masked row written from itself, at the same positions
+        C[i, i:] += C[i, 0]
+    return C
+
+
+def shifted_row_write(x):
+    for i in range(1, x.shape[0]):
+        x[i, 1:] = x[i, :-1] + 1.0     # reads its own row at other positions: not in place
+    return x
+
+
+@pytest.mark.parametrize("fn, where", [(scale_rows_in_place, "dispatch"), (shifted_row_write, "host")])
+def test_a_row_written_from_itself_is_native_only_at_the_same_positions(fn, where):
+    for n in (2, 5, 9):
+        A = np.random.default_rng(n).random((n, n))
+        mine, theirs = A.copy(), A.copy()
+        assert_same(pyjitc.jit(fn)(mine, 0.5) if fn is scale_rows_in_place else pyjitc.jit(fn)(mine),
+                    fn(theirs, 0.5) if fn is scale_rows_in_place else fn(theirs), accumulate=True)
+        assert_same(mine, theirs, accumulate=True)
+    args = (np.ones((8, 8)), 0.5) if fn is scale_rows_in_place else (np.ones((8, 8)),)
+    assert lowered_as(fn, *args) == where

@@ -36,13 +36,19 @@ def index_const(S, i: int) -> ir.Value:
     return S.op("arith.constant", [], [ir.IndexType.get()], {"value": ir.IntegerAttr.get(ir.IndexType.get(), int(i))}).result
 
 
+# While an update loop writes a buffer whose old elements its new ones read at the very positions
+# written (`C[i, :] *= beta`, a masked write's `select(mask, new, old)`): that buffer -> the loop's
+# current version of it, so that each element is read just before it is written in place.
+_CURRENT: dict = {}
+
+
 def as_lazy(S, value, t) -> Lazy:
     """`value` (a Lazy, a register value of size 1, or a storage tensor) as a Lazy of type `t`."""
     if isinstance(value, Lazy):
         return value
     if t.size == 1:
         return Lazy(t, lambda S, idx: value)
-    return Lazy(t, lambda S, idx: S.to_register(S.extract(value, list(idx)), t.dtype))
+    return Lazy(t, lambda S, idx: S.to_register(S.extract(_CURRENT.get(value, value), list(idx)), t.dtype))
 
 
 def loop_nest(S, extents, inits: list, body) -> list:
@@ -122,13 +128,70 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         if any(is_lazy(v) for v in block.results):
             refuse()
         consumers = [(k, _consumed(op, tensors)) for k, op in enumerate(block.ops)]
+        producers = {v.id: op for op in block.ops for v in op.results}
         for vid, start in defined.items():
             end = last_use.get(vid, start)
             for k, consumed in consumers:
                 if start < k <= end and consumed & reads[vid]:
-                    refuse()
+                    op = block.ops[k]
+                    if not (k == end and op.name == "dynamic_update_slice" and op.operands[1].id == vid
+                            and _same_positions(op.operands[1], op, producers, tensors)):
+                        refuse()
     for r in loop.regions:
         walk(r)
+
+
+def _same_positions(v, update: Op, producers: dict, tensors: set, depth: int = 24) -> bool:
+    """Whether the update's new value `v` reads its target only at the positions it writes:
+    through elementwise ops, unit reshapes and barriers down to slices of the target with the
+    update's own starts and extents (or reads of other arrays, or single values taken before)."""
+    target, starts, shape = update.operands[0], update.operands[2:], update.operands[1].type.shape
+    if v.type.size == 1 or not depth:
+        return v.type.size == 1
+    if v.id == target.id:
+        return False
+    if v.id in tensors:
+        return True      # another buffer (the check above made sure it is not consumed meanwhile)
+    op = producers.get(v.id)
+    if op is None:
+        return True
+    if op.name == "dynamic_slice" and op.operands[0].id == target.id:
+        same = all(_same_value(a, b, producers) for a, b in zip(op.operands[1:], starts))
+        return same and tuple(op.attrs["sizes"]) == tuple(shape)
+    if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and op.operands[0].id != target.id:
+        return all(_same_positions(u, update, producers, tensors, depth - 1) for u in op.operands[:1])
+    if op.name in ("iota", "constant"):
+        return True
+    if op.name in ("barrier", "broadcast_in_dim", "reshape") or op.name in _ELEMENTWISE_NAMES:
+        if op.name == "broadcast_in_dim" and op.operands[0].type.size != 1:
+            return not _reads_target(op.operands[0], target.id, producers, depth)
+        if op.name == "reshape" and [d for d in op.operands[0].type.shape if d != 1] != [d for d in op.results[0].type.shape if d != 1]:
+            return not _reads_target(op.operands[0], target.id, producers, depth)
+        return all(_same_positions(u, update, producers, tensors, depth - 1) for u in op.operands)
+    return not _reads_target(v, target.id, producers, depth)
+
+
+def _reads_target(v, target: int, producers: dict, depth: int) -> bool:
+    """Whether the temporary `v` reads the array `target` (conservatively: True when unsure)."""
+    if v.id == target:
+        return True
+    op = producers.get(v.id)
+    if op is None or v.type.size == 1:
+        return False
+    if not depth:
+        return True
+    return any(_reads_target(u, target, producers, depth - 1) for u in op.operands)
+
+
+def _same_value(a, b, producers: dict) -> bool:
+    if a.id == b.id:
+        return True
+    pa, pb = producers.get(a.id), producers.get(b.id)
+    return (pa is not None and pb is not None and pa.name == pb.name == "constant"
+            and np.array_equal(np.asarray(pa.attrs["value"]), np.asarray(pb.attrs["value"])))
+
+
+_ELEMENTWISE_NAMES: set = set()   # filled by scalar_loop (its ELEMENTWISE set)
 
 
 def _captured_values(op: Op) -> list:
@@ -340,6 +403,11 @@ def _update(L, S, op: Op, args, lz):
 
     def body(S, ivs, values):
         at = [S.one("arith.addi", s, i) for s, i in zip(starts, ivs)]
-        return [S.insert(S.to_storage(update.elem(S, ivs), xt.dtype), values[0], at)]
+        _CURRENT[x] = values[0]     # (check_lazy proved any read of x here is at `at` itself)
+        try:
+            element = update.elem(S, ivs)
+        finally:
+            del _CURRENT[x]
+        return [S.insert(S.to_storage(element, xt.dtype), values[0], at)]
     (out,) = loop_nest(S, list(ut.shape), [x], body)
     return out

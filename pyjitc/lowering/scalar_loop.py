@@ -31,6 +31,7 @@ from ..ir.dims import NeedsStaticShape, is_symbolic
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
 from .ranges import Ranges
+from . import scalar_arrays
 from .scalar_arrays import Lazy, check_lazy, lower_vector, register_type, vector_ok
 
 F64 = np.dtype(np.float64)
@@ -40,6 +41,7 @@ F64 = np.dtype(np.float64)
 
 ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite"}
 SHAPE_ONLY = {"reshape", "broadcast_in_dim", "transpose", "reverse"}
+scalar_arrays._ELEMENTWISE_NAMES.update(ELEMENTWISE)
 
 
 def _size1(v) -> bool:
