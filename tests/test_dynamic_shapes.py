@@ -247,3 +247,35 @@ def test_a_module_iree_fails_with_run_time_sizes_is_compiled_per_size_with_a_war
         got = f(x, A, 2)
     assert_same(got, iree_refuses_symbolic(x, A, 2))
     assert got[0] is got[1] and f.dynamic_refused
+
+
+def _bump(b):
+    b += 1.0
+
+
+def masked_write_in_a_guarded_loop(x, y, A, n):
+    P1 = np.arange(8) * 0.5
+    for i in range(n):
+        A[:] = (P1[0] + A)
+        y[x > 1.0] = 0.0
+        _bump(P1)
+        _bump(P1)
+    row3 = P1[::-2]
+    row3[:] = row3[::-1]
+    return np.full((6, 5), -2.0), P1
+
+
+@pytest.mark.filterwarnings("ignore:.*compiled per size instead:RuntimeWarning")
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_masked_write_in_a_loop_with_run_time_sizes_verifies_and_matches_numpy(n):
+    # statement fuzzer --dynamic, seed 2 program 1687: a loop's guarded results were broadcast
+    # with a static broadcast_in_dim to a run-time shape (the module did not verify)
+    rng = np.random.default_rng(n)
+    args = (rng.random(6) * 2, rng.random(6), rng.random((5, 6)), n)
+    mine, theirs = copies(args), copies(args)
+    assert_same(pyjitc.jit(masked_write_in_a_guarded_loop, dynamic=True)(*mine), masked_write_in_a_guarded_loop(*theirs))
+    assert_same(mine, theirs)
+
+
+def copies(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)

@@ -231,9 +231,7 @@ def _lower_while(ctx, operands, guard=(), **_):
                             compare_type=ctx.attr("#stablehlo<comparison_type SIGNED>"))
             for i in guarded:
                 t = ctx.out[i]
-                pred = never if not t.shape else ctx.hlo(
-                    "stablehlo.broadcast_in_dim", never, type=ctx.mlir_type(t.with_dtype(np.bool_)),
-                    broadcast_dimensions=ctx.i64s(()))
+                pred = never if not t.shape else ctx.broadcast_to(never, t.with_dtype(np.bool_), ())
                 vals[i] = ctx.hlo("stablehlo.select", pred, raw[i], vals[i], type=ctx.mlir_type(t))
         vals = [to_u8(v, t) if b else v for v, t, b in zip(vals, carried, bools)]
         return vals + [trip] if guarded else vals
