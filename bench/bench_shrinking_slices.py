@@ -59,8 +59,11 @@ def main():
             t_nb = ""
             if numba is not None:
                 nb = numba.njit(fn)
-                nb(*make())
-                t_nb = f"{timed(nb, make, opts.repeat) * 1e3:8.2f}ms"
+                try:
+                    nb(*make())
+                    t_nb = f"{timed(nb, make, opts.repeat) * 1e3:8.2f}ms"
+                except Exception:   # numba.njit refuses the program (np.mean with axis=)
+                    t_nb = "refused"
             print(f"{name:14s} {n:4d} {first:7.2f}s {t_np * 1e3:8.2f}ms {t_pj * 1e3:8.2f}ms "
                   f"{t_pj / t_np:6.2f}x {t_nb:>10s}", flush=True)
 

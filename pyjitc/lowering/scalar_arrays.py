@@ -26,10 +26,10 @@ REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or")
 class Lazy:
     """An array inside the region that is not materialised: `elem(S, indices)` emits the register
     value of the element at `indices` (index-typed MLIR values, one per axis)."""
-    __slots__ = ("type", "elem")
+    __slots__ = ("type", "elem", "heavy")
 
-    def __init__(self, type, elem):
-        self.type, self.elem = type, elem
+    def __init__(self, type, elem, heavy=False):
+        self.type, self.elem, self.heavy = type, elem, heavy   # heavy: an element is a loop
 
 
 def index_const(S, i: int) -> ir.Value:
@@ -259,15 +259,33 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         starts = L.indices(S, op, args[1:], op.operands[0].type.shape, op.attrs["sizes"])
         lazy = Lazy(out, lambda S, idx: x.elem(S, [S.one("arith.addi", s, i) for s, i in zip(starts, idx)]))
     elif name == "reduce":
-        lazy = Lazy(out, _reduction(op, lz[0], op.attrs["kind"], op.attrs["axes"]))
+        lazy = Lazy(out, _reduction(op, lz[0], op.attrs["kind"], op.attrs["axes"]), heavy=True)
     elif name == "dot_general":
-        lazy = Lazy(out, _contraction(op, lz[0], lz[1]))
+        lazy = Lazy(out, _contraction(op, lz[0], lz[1]), heavy=True)
+    elif name == "select" and any(x.heavy for x in lz[1:]):
+        lazy = Lazy(out, _branching_select(*lz), heavy=True)
     else:   # elementwise
         rule = elementwise_rule(name)
         lazy = Lazy(out, lambda S, idx: rule(S, op, [x.elem(S, idx) for x in lz], **op.attrs))
+    if name not in ("reduce", "dot_general", "constant", "iota"):
+        lazy.heavy = lazy.heavy or any(x.heavy for x in lz)
     if out.size == 1:   # a single value: the element, emitted here
         return lazy.elem(S, [index_const(S, 0)] * out.ndim)
     return lazy
+
+
+def _branching_select(c: Lazy, a: Lazy, b: Lazy):
+    """select(c, a, b) computing only the chosen element, where one is a loop (a masked dot
+    product: the positions outside the mask never run it)."""
+    def elem(S, idx):
+        cond = c.elem(S, idx)
+        t = register_type(a.type.dtype)
+        branch = S.op("scf.if", [cond], [t], regions=2)
+        for region, x in zip(branch.regions, (a, b)):
+            with ir.InsertionPoint(region.blocks.append()):
+                S.yield_("scf.yield", [x.elem(S, idx)])
+        return branch.result
+    return elem
 
 
 def _affine(S, i, k: int, s: int):
