@@ -354,6 +354,10 @@ class JitFunction:
         for old in reversed(self._cache):   # the latest compiled key that differs only in sizes
             axes = dynamic.symbolic_axes(order, key, old)
             if axes is not None:
+                if self._cache[old][0].signature.has_loops:
+                    # run-time loops: static, their native form (one dispatch) needs static sizes;
+                    # symbolic, Cholesky at n = 60 ran 0.08 -> 58 ms (bench/bench_dynamic.py)
+                    return None
                 return axes
         return None
 

@@ -279,3 +279,14 @@ def test_a_masked_write_in_a_loop_with_run_time_sizes_verifies_and_matches_numpy
 
 def copies(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def test_the_default_keeps_functions_with_run_time_loops_static():
+    # their native loops need static sizes (symbolic, Cholesky at n = 60 ran ~700x slower)
+    fn, make = KERNELS["cholesky"]
+    f = pyjitc.jit(fn)
+    for n in (4, 6, 9):
+        args = make(n)
+        mine, theirs = _copies(args), _copies(args)
+        assert_same_accumulated(f(*mine), fn(*theirs), accumulate=True)
+    assert f.cache_info().misses == 3 and f.cache_info().dynamic == ()
