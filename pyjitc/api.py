@@ -368,6 +368,9 @@ class JitFunction:
         try:
             with progress.compiling(self.__qualname__):
                 lowered = self._lower_values(values, fast_trig, axes)
+                if self._dynamic is None and lowered.signature.has_loops:
+                    self.dynamic_refused = "run-time loops: their native form needs static sizes"
+                    return None
                 compiled = lowered.compile()
                 compiled.executable
         except NeedsStaticShape as e:
