@@ -25,11 +25,22 @@ REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or")
 
 class Lazy:
     """An array inside the region that is not materialised: `elem(S, indices)` emits the register
-    value of the element at `indices` (index-typed MLIR values, one per axis)."""
-    __slots__ = ("type", "elem", "heavy")
+    value of the element at `indices` (index-typed MLIR values, one per axis). An element asked
+    again at the same indices in the same block is the value emitted the first time: a temporary
+    used by several others is emitted once per element, not once per path to it (the code would
+    grow exponentially with the depth of such sharing: Durbin's loop took 4.5 s to compile)."""
+    __slots__ = ("type", "_rule", "heavy", "_memo")
 
     def __init__(self, type, elem, heavy=False):
-        self.type, self.elem, self.heavy = type, elem, heavy   # heavy: an element is a loop
+        self.type, self._rule, self.heavy = type, elem, heavy   # heavy: an element is a loop
+        self._memo = {}
+
+    def elem(self, S, idx):
+        key = (ir.InsertionPoint.current.block, tuple(idx), tuple(_CURRENT.items()))
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = self._rule(S, idx)
+        return value
 
 
 def index_const(S, i: int) -> ir.Value:
