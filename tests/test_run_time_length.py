@@ -74,6 +74,18 @@ def running_stats(x):
     return out
 
 
+def durbin(r):
+    y = np.empty_like(r)
+    alpha, beta = -r[0], 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        beta *= 1.0 - alpha * alpha
+        alpha = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / beta     # a reversed run-time slice
+        y[:k] += alpha * np.flip(y[:k])
+        y[k] = alpha
+    return y
+
+
 def spd(n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -87,6 +99,7 @@ KERNELS = {
     "syrk": (syrk, lambda n: (1.5, 1.2, rng.random((n, n)), rng.random((n, 3)))),
     "trmm": (trmm, lambda n: (1.5, rng.random((n, n)), rng.random((n, n)))),
     "running_stats": (running_stats, lambda n: (rng.standard_normal(n),)),
+    "durbin": (durbin, lambda n: (rng.random(n) * 0.1,)),
 }
 
 
@@ -296,3 +309,18 @@ def test_reductions_and_writes_of_a_run_time_selection_match_numpy(seed, shape):
             continue
         assert_same(jitted(*mine), want, accumulate=True)
         assert_same(mine, theirs)
+
+
+def flipped_window(r, y, lo, hi):
+    a = np.flip(r[lo:hi])
+    return np.dot(a, y[lo:hi]), a.sum(), np.flip(r[:hi]) @ y[:hi]
+
+
+@settings(max_examples=25, deadline=None)
+@given(lo=st.integers(-12, 12), hi=st.integers(-12, 12))
+def test_a_reversed_run_time_slice_is_numpys(lo, hi):
+    r, y = np.arange(10.0), np.arange(10.0) ** 2
+    assert_same(FLIPPED(r, y, lo, hi), flipped_window(r, y, lo, hi))
+
+
+FLIPPED = pyjitc.jit(flipped_window)

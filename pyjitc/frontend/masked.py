@@ -197,6 +197,10 @@ def call(em, impl, shown: str, args, kwargs):
         return _elementwise(em, impl, shown, args)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
+    if impl is FUNCTIONS["numpy.flip"] and isinstance(args[0], Masked) and args[0].where[0] == "bounds" \
+            and len(args) <= 2 and set(kwargs) <= {"axis"}:
+        axis = args[1] if len(args) == 2 else kwargs.get("axis")
+        return _flip(em, impl, args[0], axis)
     from .registry import METHODS
     names = ("sum", "prod", "max", "min", "mean")
     reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
@@ -284,6 +288,27 @@ def _contraction(em, impl, shown, a, b):
     if ma is not None:            # a 2-D, rows masked
         return Masked(out, 0, a.where, a.key, _join(a, b))
     return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked
+
+
+def _flip(em, impl, m: Masked, axis):
+    """np.flip of a run-time slice (`np.flip(r[:k])`): the positions lo..hi-1 keep their bounds and
+    take the elements hi-1..lo. The whole axis reversed puts element hi-1-t at n-hi+t, so the
+    result is that, moved by n - lo - hi: a dynamic slice of it padded with n on each side."""
+    data = m.data
+    axes = tuple(range(data.ndim)) if axis is None else \
+        tuple(a % data.ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    rev = impl(em, data, axes)
+    if m.axis not in axes:
+        return Masked(rev, m.axis, m.where, m.key, m.params)
+    n = data.shape[m.axis]
+    low = tuple(n if i == m.axis else 0 for i in range(data.ndim))
+    padded = em.emit("pad", rev, em.constant(np.zeros((), data.dtype)), low=low, high=low,
+                     interior=(0,) * data.ndim)
+    _, lo, hi = m.where
+    shift = em.emit("sub", em.constant(np.int64(2 * n)), em.emit("add", lo, hi))
+    starts = [shift if i == m.axis else em.constant(np.int64(0)) for i in range(data.ndim)]
+    moved = em.emit("dynamic_slice", padded, *starts, sizes=data.shape)
+    return Masked(moved, m.axis, m.where, m.key, m.params)
 
 
 def gather(em, x: Traced, m: Masked):
