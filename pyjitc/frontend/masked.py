@@ -113,13 +113,35 @@ def bounds(em, start, stop, n: int):
             parts.append(_int64(em, c))
             key.append(("c", c))
             continue
-        key.append(("t",) + em.offset_of(v))
+        base, offset = em.offset_of(v)
+        key.append(("t", _structure(em, base), offset))
         t = em.cast(em.asarray(v), np.int64)
         zero, size = em.constant(np.int64(0)), _int64(em, n)
         t = em.emit("select", em.emit("compare", t, zero, direction="LT"), em.emit("add", t, size), t)
         t = em.emit("max", em.emit("min", t, size), zero)
         parts.append(t)
     return parts[0], parts[1], tuple(key), join_params([v for v in (start, stop) if isinstance(v, Traced)])
+
+
+def _structure(em, value_id: int, depth: int = 8):
+    """A key for the IR value `value_id` equal for equal computations: the op, its attributes and
+    its operands' keys (leaves: block parameters, and values beyond `depth`). IR ops are pure and
+    an update makes a new value, so `indices[indptr[i]:indptr[i + 1]]` and `data[indptr[i]:indptr[i
+    + 1]]`, each reading indptr again, have one key: the same bounds."""
+    producers = {}
+    for block in em.b.blocks:
+        for op in block.ops[-400:]:
+            for r in op.results:
+                producers[r.id] = op
+
+    def key(vid, d):
+        op = producers.get(vid)
+        if op is None or not d or op.regions or len(op.results) != 1:
+            return ("v", vid)
+        attrs = tuple(sorted((k, np.asarray(v).tobytes() + str(np.asarray(v).dtype).encode() if isinstance(v, np.ndarray)
+                              else repr(v)) for k, v in op.attrs.items()))
+        return (op.name, attrs, tuple(key(o.id, d - 1) for o in op.operands))
+    return key(value_id, depth)
 
 
 def mask(em, where, shape, axis) -> Traced:

@@ -83,6 +83,8 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
     name = op.name
     if name in elementwise or name in shape_only or name in ("iota", "slice", "dynamic_slice", "barrier"):
         return True
+    if name == "take":
+        return op.operands[0].type.shape[0] > 0
     if name == "constant":
         value = np.asarray(op.attrs["value"])
         return value.size > 0 and bool(np.all(value == value.reshape(-1)[0]))
@@ -269,6 +271,8 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         x = lz[0]
         starts = L.indices(S, op, args[1:], op.operands[0].type.shape, op.attrs["sizes"])
         lazy = Lazy(out, lambda S, idx: x.elem(S, [S.one("arith.addi", s, i) for s, i in zip(starts, idx)]))
+    elif name == "take":
+        lazy = Lazy(out, _gathered(op, lz[0], lz[1]))
     elif name == "reduce":
         lazy = Lazy(out, _reduction(op, lz[0], op.attrs["kind"], op.attrs["axes"]), heavy=True)
     elif name == "dot_general":
@@ -296,6 +300,19 @@ def _branching_select(c: Lazy, a: Lazy, b: Lazy):
             with ir.InsertionPoint(region.blocks.append()):
                 S.yield_("scf.yield", [x.elem(S, idx)])
         return branch.result
+    return elem
+
+
+def _gathered(op: Op, x: Lazy, idx: Lazy):
+    """take: out[i..., rest...] = x[idx[i...], rest...], the index clamped into the array as
+    StableHLO's gather clamps it (the frontend checks bounds where NumPy would raise)."""
+    k, n = op.operands[1].type.ndim, op.operands[0].type.shape[0]
+
+    def elem(S, out_idx):
+        i = idx.elem(S, out_idx[:k])
+        i = S.one("arith.maxsi", i, S.const(0, i.type))
+        i = S.one("arith.minsi", i, S.const(n - 1, i.type))
+        return x.elem(S, [S.index(i)] + list(out_idx[k:]))
     return elem
 
 
