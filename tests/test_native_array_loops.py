@@ -143,3 +143,48 @@ def test_a_row_written_from_itself_is_native_only_at_the_same_positions(fn, wher
         assert_same(mine, theirs, accumulate=True)
     args = (np.ones((8, 8)), 0.5) if fn is scale_rows_in_place else (np.ones((8, 8)),)
     assert lowered_as(fn, *args) == where
+
+
+def spmv(indptr, indices, data, x):
+    y = np.empty(indptr.shape[0] - 1, dtype=data.dtype)
+    for i in range(indptr.shape[0] - 1):
+        cols = indices[indptr[i]:indptr[i + 1]]           # each bound read twice, as people write it
+        y[i] = data[indptr[i]:indptr[i + 1]] @ x[cols]
+    return y
+
+
+def csr(dense):
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(1))]).astype(np.int64)
+    return indptr, np.nonzero(dense)[1].astype(np.int64), dense[dense != 0]
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 12), density=st.floats(0.0, 1.0), seed=st.integers(0, 2 ** 16))
+def test_a_csr_matrix_vector_product_runs_natively_and_matches_numpy(n, density, seed):
+    rng = np.random.default_rng(seed)
+    dense = (rng.random((n, n + 2)) < density) * rng.standard_normal((n, n + 2))
+    if not dense.any():
+        dense[0, 0] = 1.0
+    args = csr(dense) + (rng.standard_normal(n + 2),)
+    assert_same(SPMV(*args), spmv(*args), accumulate=True)
+
+
+SPMV = pyjitc.jit(spmv)
+
+
+def windowed_dots(a, b, lo, hi):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = a[lo:hi] @ b[lo:hi] + np.where(np.arange(a.shape[0]) < hi, a, 0.0) @ b
+    return out
+
+
+def test_masked_reductions_skip_only_what_numpy_excludes():
+    # inf outside the window: a run-time slice excludes it (the loop runs over lo..hi only); an
+    # explicit np.where(..., 0.0) keeps it, and 0 * inf is nan in NumPy and here alike
+    a, b = np.arange(8.0), np.ones(8)
+    b[7] = np.inf
+    f = pyjitc.jit(windowed_dots)
+    for lo, hi in [(1, 5), (0, 8), (3, 3)]:
+        assert_same(f(a, b, lo, hi), windowed_dots(a, b, lo, hi))
+    assert lowered_as(spmv, *csr(np.eye(6))) + "" == "dispatch"

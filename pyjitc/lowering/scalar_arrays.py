@@ -29,11 +29,16 @@ class Lazy:
     again at the same indices in the same block is the value emitted the first time: a temporary
     used by several others is emitted once per element, not once per path to it (the code would
     grow exponentially with the depth of such sharing: Durbin's loop took 4.5 s to compile)."""
-    __slots__ = ("type", "_rule", "heavy", "_memo")
+    __slots__ = ("type", "_rule", "heavy", "_memo", "info")
 
     def __init__(self, type, elem, heavy=False):
         self.type, self._rule, self.heavy = type, elem, heavy   # heavy: an element is a loop
         self._memo = {}
+        # what is known of the elements (see _facts): "iota": the axis it counts along; "scalar":
+        # the one register it broadcasts; "splat": its constant; "cmp": (direction, axis, scalar)
+        # of iota against a scalar; "range": (axis, lo, hi) of a mask lo <= i < hi; "support":
+        # (axis, lo, hi, fill): the elements outside lo <= i < hi along axis are `fill`
+        self.info = {}
 
     def elem(self, S, idx):
         key = (ir.InsertionPoint.current.block, tuple(idx), tuple(_CURRENT.items()))
@@ -62,12 +67,15 @@ def as_lazy(S, value, t) -> Lazy:
     return Lazy(t, lambda S, idx: S.to_register(S.extract(_CURRENT.get(value, value), list(idx)), t.dtype))
 
 
-def loop_nest(S, extents, inits: list, body) -> list:
-    """scf.for loops over `extents` carrying `inits`; body(S, ivs, values) -> new values."""
+def loop_nest(S, extents, inits: list, body, ranges=None) -> list:
+    """scf.for loops over `extents` carrying `inits`; body(S, ivs, values) -> new values.
+    `ranges`: per axis, None or (lo, hi) index values to loop over instead of 0..extent."""
     def nest(dim, ivs, values):
         if dim == len(extents):
             return body(S, ivs, values)
-        loop = S.op("scf.for", [index_const(S, 0), index_const(S, extents[dim]), index_const(S, 1), *values],
+        lo, hi = (ranges[dim] if ranges and ranges[dim] is not None
+                  else (index_const(S, 0), index_const(S, extents[dim])))
+        loop = S.op("scf.for", [lo, hi, index_const(S, 1), *values],
                     [v.type for v in values], regions=1)
         block = loop.regions[0].blocks.append(ir.IndexType.get(), *[v.type for v in values])
         with ir.InsertionPoint(block):
@@ -286,7 +294,99 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         lazy.heavy = lazy.heavy or any(x.heavy for x in lz)
     if out.size == 1:   # a single value: the element, emitted here
         return lazy.elem(S, [index_const(S, 0)] * out.ndim)
+    _facts(op, args, lz, lazy)
     return lazy
+
+
+def _facts(op: Op, args, lz, lazy: Lazy) -> None:
+    """What a masked run-time slice's temporaries say of their elements: a reduction or dot
+    product over such a slice then loops over lo..hi only, not the whole axis (the masked
+    positions hold the reduction's identity, so the result is the same)."""
+    name, info = op.name, lazy.info
+    if name == "iota":
+        info["iota"] = op.attrs["dim"]
+    elif name == "broadcast_in_dim" and op.operands[0].type.size == 1 and not isinstance(args[0], Lazy):
+        info["scalar"] = args[0]
+        constant = _constant_of(args[0])
+        if constant is not None:
+            info["splat"] = constant
+    elif name == "constant":
+        info["splat"] = np.asarray(op.attrs["value"]).reshape(-1)[0].item()
+    elif name == "compare" and op.attrs.get("direction") in ("GE", "LT") and "iota" in lz[0].info \
+            and "scalar" in lz[1].info and op.operands[0].type.dtype.kind == "i":
+        info["cmp"] = (op.attrs["direction"], lz[0].info["iota"], lz[1].info["scalar"])
+    elif name == "and" and all("cmp" in x.info for x in lz):
+        (d1, a1, s1), (d2, a2, s2) = lz[0].info["cmp"], lz[1].info["cmp"]
+        if a1 == a2 and {d1, d2} == {"GE", "LT"}:
+            info["range"] = (a1, s1 if d1 == "GE" else s2, s2 if d1 == "GE" else s1)
+    elif name == "select" and "range" in lz[0].info and "splat" in lz[2].info:
+        info["support"] = lz[0].info["range"] + (lz[2].info["splat"],)
+    elif name == "barrier":
+        info.update(lz[0].info)
+    elif name in _FILL_RULES and any("support" in x.info for x in lz):
+        _elementwise_support(op, lz, info)
+    elif name == "reshape" and "support" in lz[0].info:
+        src, out = op.operands[0].type.shape, op.results[0].type.shape
+        cs, co = [i for i, d in enumerate(src) if d != 1], [i for i, d in enumerate(out) if d != 1]
+        axis, lo, hi, fill = lz[0].info["support"]
+        if [src[i] for i in cs] == [out[i] for i in co] and axis in cs:
+            info["support"] = (co[cs.index(axis)], lo, hi, fill)
+
+
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater,
+            "GE": np.greater_equal}
+_FILL_RULES = {
+    "add": lambda a, b, **_: a + b, "sub": lambda a, b, **_: a - b, "mul": lambda a, b, **_: a * b,
+    "neg": lambda a, **_: -a, "max": lambda a, b, **_: np.maximum(a, b), "min": lambda a, b, **_: np.minimum(a, b),
+    "and": lambda a, b, **_: a & b, "or": lambda a, b, **_: a | b, "not": lambda a, **_: ~a,
+    "select": lambda c, a, b, **_: a if c else b, "abs": lambda a, **_: np.abs(a),
+    "compare": lambda a, b, direction, **_: _COMPARE[direction](a, b),
+    "convert": lambda a, dtype, **_: np.asarray(a).astype(dtype),
+}
+
+
+def _elementwise_support(op: Op, lz, info) -> None:
+    """An elementwise op of arrays that are constant outside one lo..hi (and of constants) is
+    constant there too: f of those constants, computed in the operands' dtypes by NumPy."""
+    supports = {(x.info["support"][0], x.info["support"][1], x.info["support"][2]) for x in lz if "support" in x.info}
+    if len(supports) != 1:
+        return
+    (axis, lo, hi), = supports
+    fills = []
+    for x, v in zip(lz, op.operands):
+        if "support" in x.info:
+            fill = x.info["support"][3]
+        elif "splat" in x.info:
+            fill = x.info["splat"]
+        else:
+            return
+        fills.append(np.asarray(fill).astype(v.type.dtype))
+    with np.errstate(all="ignore"):
+        out = np.asarray(_FILL_RULES[op.name](*fills, **op.attrs)).astype(op.results[0].type.dtype)
+    info["support"] = (axis, lo, hi, out.item())
+
+
+def _constant_of(value):
+    """The number an arith.constant register holds, else None."""
+    owner = getattr(value, "owner", None)
+    if getattr(owner, "name", None) != "arith.constant":
+        return None
+    attr = owner.attributes["value"]
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value
+    if isinstance(attr, ir.IntegerAttr):
+        width = ir.IntegerType(attr.type).width if isinstance(attr.type, ir.IntegerType) else 64
+        v = ir.IntegerAttr(attr).value
+        return bool(v) if width == 1 else v
+    return None
+
+
+def _support_range(S, x: Lazy, axis: int, fill):
+    """(lo, hi) as index values when x is `fill` outside lo <= i < hi along `axis`, else None."""
+    support = x.info.get("support")
+    if support is None or support[0] != axis or support[3] != fill:
+        return None
+    return S.index(support[1]), S.index(support[2])
 
 
 def _branching_select(c: Lazy, a: Lazy, b: Lazy):
@@ -373,6 +473,18 @@ def _combine(S, kind: str, dtype, acc, v):
     return S.one("arith.andi" if kind == "and" else "arith.ori", acc, v)
 
 
+def _identity_value(kind: str, dtype):
+    dt = np.dtype(dtype)
+    if kind in ("add", "or"):
+        return False if dt.kind == "b" else 0
+    if kind in ("mul", "and"):
+        return True if dt.kind == "b" else 1
+    if dt.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(dt)
+    return int(info.min if kind == "max" else info.max)
+
+
 def _identity(S, kind: str, dtype, type):
     dt = np.dtype(dtype)
     if kind == "add" or kind == "or":
@@ -398,7 +510,8 @@ def _reduction(op: Op, x: Lazy, kind: str, axes):
                 full[i] = next(a) if i in reduced else next(b)
             return [_combine(S, kind, dtype, values[0], x.elem(S, full))]
         init = _identity(S, kind, dtype, register_type(dtype))
-        (acc,) = loop_nest(S, [src.shape[i] for i in reduced], [init], body)
+        ranges = [_support_range(S, x, i, _identity_value(kind, dtype)) for i in reduced]
+        (acc,) = loop_nest(S, [src.shape[i] for i in reduced], [init], body, ranges)
         return acc
     return elem
 
@@ -436,7 +549,13 @@ def _contraction(op: Op, a: Lazy, b: Lazy):
                 ai[i] = bi[j] = v
             prod = _combine(S, "mul", dtype, a.elem(S, ai), b.elem(S, bi))
             return [_combine(S, "add", dtype, values[0], prod)]
-        (acc,) = loop_nest(S, [at.shape[i] for i in lc], [S.const(0, register_type(dtype))], body)
+        ranges = None
+        if len(lc) == 1:   # masked on both sides: over the union of the two lo..hi only (outside
+            # it both factors are 0, so each product is exactly 0)
+            range_a, range_b = _support_range(S, a, lc[0], 0), _support_range(S, b, rc[0], 0)
+            if range_a is not None and range_b is not None:
+                ranges = [(S.one("arith.minsi", range_a[0], range_b[0]), S.one("arith.maxsi", range_a[1], range_b[1]))]
+        (acc,) = loop_nest(S, [at.shape[i] for i in lc], [S.const(0, register_type(dtype))], body, ranges)
         return acc
     return elem
 
