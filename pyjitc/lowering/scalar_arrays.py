@@ -177,7 +177,10 @@ def _same_positions(v, update: Op, producers: dict, tensors: set, depth: int = 2
     if op is None:
         return True
     if op.name == "dynamic_slice" and op.operands[0].id == target.id:
-        same = all(_same_value(a, b, producers) for a, b in zip(op.operands[1:], starts))
+        # the same region, or (where both are one element thick along an axis: a row or a
+        # column) the same region or one disjoint from it: `p[:, j] = f(p[:, j - 1])`. Either way
+        # no element is read after this update wrote it
+        same = all(_same_value(a, b, producers) or d == 1 for a, b, d in zip(op.operands[1:], starts, shape))
         return same and tuple(op.attrs["sizes"]) == tuple(shape)
     if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and op.operands[0].id != target.id:
         return all(_same_positions(u, update, producers, tensors, depth - 1) for u in op.operands[:1])
