@@ -637,7 +637,10 @@ def main():
         i = 0
         while time.time() < deadline and (not a.count or i < a.count):
             prog = gen.program()
-            outcome = run_program(prog, Path(d), f"prog_{i}")
+            try:
+                outcome = run_program(prog, Path(d), f"prog_{i}")
+            except KeyboardInterrupt:   # Ctrl-C (or SIGINT): the summary of what ran
+                break
             i += 1
             counts[outcome.kind] += 1
             if outcome.kind == "refused":
