@@ -290,3 +290,21 @@ def test_the_default_keeps_functions_with_run_time_loops_static():
         mine, theirs = _copies(args), _copies(args)
         assert_same_accumulated(f(*mine), fn(*theirs), accumulate=True)
     assert f.cache_info().misses == 3 and f.cache_info().dynamic == ()
+
+
+def two_equal_zero_arrays_one_written(x):
+    w1 = np.zeros(x.shape[0] + 2)
+    P2 = np.zeros(x.shape[0] + 2)
+    P2[1] = -2.0
+    return P2, P2, w1
+
+
+def test_two_equal_run_time_sized_splats_are_two_arrays():
+    # statement fuzzer --dynamic, seed 3 program 343: IREE merged the two zero arrays and wrote
+    # P2[1] into the buffer w1 came back in (a silent wrong answer)
+    f = pyjitc.jit(two_equal_zero_arrays_one_written, dynamic=True)
+    for n in (3, 6):
+        got, want = f(np.ones(n)), two_equal_zero_arrays_one_written(np.ones(n))
+        assert_same(got, want)
+        assert got[0] is got[1] and got[2] is not got[0]
+    assert f.cache_info().misses == 1

@@ -389,9 +389,15 @@ class LowerCtx:
             return self.hlo("stablehlo.broadcast_in_dim", value, type=mlir_type(t), broadcast_dimensions=self.i64s(dims))
         expanding = [i for i, d in enumerate(dims) if src[i] == 1 and t.shape[d] != 1]
         keeping = [i for i in range(len(src)) if i not in expanding]
+        if self.is_constant_expression(value):
+            # each splat of its own: IREE 3.13 merged two equal ones (`w1 = np.zeros(n + 2)`, `P2 =
+            # np.zeros(n + 2)`) and then wrote `P2[1] = -2.0` into the buffer w1 was returned in
+            # (a silent wrong answer, statement fuzzer --dynamic seed 3 program 343); the value
+            # broadcast goes through a barrier numbered apart, so no two splats are equal
+            value = self.distinct_barrier(value)
         return self.hlo("stablehlo.dynamic_broadcast_in_dim", value, self.shape_tensor(t.shape), type=mlir_type(t),
                         broadcast_dimensions=self.i64s(dims), known_expanding_dimensions=self.i64s(expanding),
-                        known_nonexpanding_dimensions=self.i64s(keeping))
+                       known_nonexpanding_dimensions=self.i64s(keeping))
 
     def constant(self, value: np.ndarray) -> ir.Value:
         value = np.asarray(value)
