@@ -841,3 +841,27 @@ def test_two_loops_copying_one_argument_get_buffers_of_their_own(n):
     assert_same(pyjitc.jit(two_loops_copying_one_argument)(mine, mine[::2], n),
                 two_loops_copying_one_argument(theirs, theirs[::2], n))
     assert_same(mine, theirs)
+
+
+def one_array_carried_twice_through_reshapes(x, y, A, n):
+    t3 = np.ones(A.shape)
+    p4 = (t3, A)
+    t3 *= 0.5
+    for i in range(n):
+        x[5] += 0.5
+        p4[1].T[...] += t3.T
+        p4[0].ravel()[...] = A.ravel()
+    return p4
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_loop_yielding_one_array_twice_through_reshapes_compiles(n):
+    # statement fuzzer seed 7016 program 23: IREE folded reshape(reshape(A)) and failed the loop
+    # ("region branch point has 10 operands, but region successor needs 12 inputs"); y is A[1]
+    rng = np.random.default_rng(n)
+    X, A = rng.random(6), rng.random((5, 6))
+    Xb, Ab = X.copy(), A.copy()
+    assert_same(pyjitc.jit(one_array_carried_twice_through_reshapes)(X, A[1], A, n),
+                one_array_carried_twice_through_reshapes(Xb, Ab[1], Ab, n))
+    assert_same(A, Ab)
+    assert_same(X, Xb)

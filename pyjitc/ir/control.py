@@ -146,14 +146,27 @@ def _loop_invariant_results(block) -> list[int]:
 def _duplicate_results(block) -> list[int]:
     """Positions of the block results that another position also yields (`u[:, :] = tmp` with both
     carried), the first one (or the one yielded unchanged) left out."""
-    first = {v.id for v, p in zip(block.results, block.params) if v is p}
+    producer = {r.id: op for op in block.ops for r in op.results}
+
+    def root(v):
+        """v, or what a chain of reshapes back to v's own shape starts from: IREE folds
+        reshape(reshape(x)) to x, so `t3.ravel()[...] = A.ravel()` yields A twice (statement
+        fuzzer seed 7016 program 23)."""
+        u = v
+        while u.id in producer and producer[u.id].name == "reshape":
+            u = producer[u.id].operands[0]
+            if u.type == v.type:
+                v = u
+        return v
+    first = {root(v).id for v, p in zip(block.results, block.params) if v is p}
     dups = []
     for i, (v, p) in enumerate(zip(block.results, block.params)):
         if v is p:
             continue
-        if v.id in first:
+        key = root(v).id
+        if key in first:
             dups.append(i)
-        first.add(v.id)
+        first.add(key)
     return dups
 
 
