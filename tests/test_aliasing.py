@@ -865,3 +865,28 @@ def test_a_loop_yielding_one_array_twice_through_reshapes_compiles(n):
                 one_array_carried_twice_through_reshapes(Xb, Ab[1], Ab, n))
     assert_same(A, Ab)
     assert_same(X, Xb)
+
+
+def _clip_negative(b):
+    b[b < 0.0] = 0.0
+
+
+def copy_of_a_view_carried_then_view_written_in_a_branch(x, y, A, n):
+    w2 = np.array(y[0:])
+    for i in range(n):
+        _clip_negative(w2)
+    if np.max(A) < 3.0:
+        y[1:-1] = 0.0
+    return w2
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_a_loop_over_a_copy_of_a_view_keeps_its_values_when_the_view_is_written_later(n):
+    # statement fuzzer seed 7016 program 2722 (a silent wrong answer): y = x[::2]; IREE merged
+    # the slice the loop started from with the one the branch wrote, and w2 came back written
+    X = np.array([3.1, -1.0, 0.83, 2.0, -0.01, 5.0])
+    mine, theirs = X.copy(), X.copy()
+    A = np.zeros((5, 6))
+    assert_same(pyjitc.jit(copy_of_a_view_carried_then_view_written_in_a_branch)(mine, mine[::2], A, n),
+                copy_of_a_view_carried_then_view_written_in_a_branch(theirs, theirs[::2], A, n))
+    assert_same(mine, theirs)

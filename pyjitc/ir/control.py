@@ -223,7 +223,12 @@ def _lower_while(ctx, operands, guard=(), **_):
     # Each copy has a number of its own in the module: two loops copying one input made equal
     # copies, which CSE merged into one buffer for both; with neither loop running, IREE 3.13
     # failed at run time ("ref is null", statement fuzzer seed 7013 program 3243).
-    operands = [ctx.fresh_copy(v, t, ctx.new_number()) if t.ndim and t.size and ctx.shared(i) else v
+    # A view of an argument the function writes elsewhere (`w2 = np.array(y)` of y = x[::2], then
+    # `y[1:-1] = ...` in a branch) is copied too: IREE merges the equal slices the loop and the
+    # write start from, and the loop's result (when it ran zero times) came back with the write
+    # (a silent wrong answer, statement fuzzer seed 7016 program 2722).
+    operands = [ctx.fresh_copy(v, t, ctx.new_number())
+                if t.ndim and t.size and (ctx.shared(i) or ctx.view_of_written_argument(v)) else v
                 for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:

@@ -87,6 +87,13 @@ class LowerCtx:
         return value
 
     @classmethod
+    def view_of_written_argument(cls, value: ir.Value) -> bool:
+        """Whether `value` is a slice, reshape or transpose of a function argument that the
+        function writes somewhere (through a view of it, maybe in a branch)."""
+        root = cls.view_root(value)
+        return root != value and root in getattr(_options, "written_arguments", ())
+
+    @classmethod
     def view_of_argument(cls, value: ir.Value) -> bool:
         """Whether `value` is an argument (of the function or a region) seen through slices,
         reshapes and transposes, or the argument itself."""
@@ -585,6 +592,32 @@ def _updates_of_passed_arguments(fn) -> set[int]:
     return out
 
 
+def _written_parameters(fn) -> set[int]:
+    """Ids of the parameters some dynamic_update_slice (anywhere, branches and loops included)
+    writes, directly or through slices, reshapes and transposes of them."""
+    producer = {}
+
+    def index(block):
+        for op in block.ops:
+            producer.update((r.id, op) for r in op.results)
+            for region in op.regions:
+                index(region)
+    index(fn.body)
+    params = {v.id for v in fn.params}
+    out = set()
+
+    def walk(block):
+        for op in block.ops:
+            if op.name == "dynamic_update_slice":
+                root = _through_views(op.operands[0], producer)
+                if root.id in params:
+                    out.add(root.id)
+            for region in op.regions:
+                walk(region)
+    walk(fn.body)
+    return out
+
+
 def _captured(op) -> list[int]:
     """Ids of the values an op's regions read (nested blocks included)."""
     ids = []
@@ -650,6 +683,8 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
                 func = ir.Operation.create("func.func", regions=1, attributes=attrs)
             entry = func.regions[0].blocks.append(*[mlir_type(v.type) for v in fn.params])
             env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
+            written = _written_parameters(fn)
+            _options.written_arguments = {a for v, a in zip(fn.params, entry.arguments) if v.id in written}
             with ir.InsertionPoint(entry):
                 _options.dims = _dimension_sizes(fn, entry.arguments)
                 lower_block(fn.body, env)
