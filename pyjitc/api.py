@@ -395,7 +395,11 @@ class JitFunction:
         compiled.compile_seconds = getattr(compiled, "compile_seconds", 0.0) or time.perf_counter() - start
         self.compile_seconds += compiled.compile_seconds
         self._misses += 1
-        entry = SymbolicEntry(compiled, lowered.symbolic_pattern, lowered.shape_guards,
+        # per parameter: the symbolic Template of an array argument, else its cache-key part (the
+        # key taken now: tracing may have made a scalar static)
+        pattern = tuple(s if isinstance(s, Template) and type(values[n]) is np.ndarray else k
+                        for (n, s), k in zip(lowered.signature.params, self._key(values)))
+        entry = SymbolicEntry(compiled, pattern, lowered.shape_guards,
                               [Guard(*g) for g in lowered.program.guards])
         self._symbolic.append(entry)
         self._fast = {}
@@ -451,9 +455,6 @@ class JitFunction:
                 lowered = Lowered(program, specs, self._target, self._driver)
             lowered.phases = {"trace": traced - start, "stablehlo": time.perf_counter() - traced}
             lowered.shape_guards = shape_questions.guards + lowering_questions.guards
-            key = self._key(values)
-            lowered.symbolic_pattern = tuple(s if isinstance(s, Template) and type(values[n]) is np.ndarray else k
-                                             for (n, s), k in zip(specs, key))
             return lowered
 
     def _transform(self, program, specs):

@@ -429,7 +429,3 @@ def product(sizes):
 
 def is_symbolic(shape) -> bool:
     return any(isinstance(d, Dim) for d in shape)
-
-
-def shape_str(shape) -> str:
-    return ",".join(map(str, shape))
