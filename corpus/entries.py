@@ -155,7 +155,7 @@ ENTRIES: list[Entry] = [
     _("scipy.linalg:solve_circulant", lambda r: ((r.standard_normal(100) + np.eye(100)[0] * 30, r.standard_normal(100)),
                                                  {}), "scipy"),
     # ---------------------------------------------------------------- SciPy: windows (static length)
-    *[_(f"scipy.signal.windows:{name}", args(*a), "scipy")
+    *[_(f"scipy.signal.windows:{name}", args(*a), "scipy", ("fast",) if name == "hann" else ())
       for name, a in [("hann", (64,)), ("hamming", (64,)), ("blackman", (64,)), ("bartlett", (64,)),
                       ("cosine", (64,)), ("triang", (64,)), ("gaussian", (64, 7.0)), ("tukey", (64, 0.5)),
                       ("exponential", (64,)), ("general_hamming", (64, 0.7)), ("parzen", (64,)), ("bohman", (64,))]],

@@ -2,6 +2,9 @@
 NumPy: try/except decided at compile time, methods of strings, lists and dicts, imports inside
 the function, `with np.errstate`, np.r_/np.c_, np.nonzero(mask) as an index, np.ndindex loops,
 generator expressions, and the shape/dtype questions (np.shape, np.result_type, ...)."""
+import functools
+import sys
+
 import numpy as np
 import pytest
 
@@ -425,3 +428,42 @@ def test_methods_of_numpy_scalars_known_at_compile_time_run_as_numpy_runs_them()
     for g, w in zip(got, want):
         assert_same(g, w)
     assert_same(mine, theirs)
+
+
+# ---------------------------------------------------------------- array-API style dispatch, decided at compile time
+
+@functools.lru_cache(16)
+def _is_subclass_named(cls, modname, clsname):
+    try:
+        mod = sys.modules[modname]
+    except KeyError:
+        return False
+    return issubclass(cls, getattr(mod, clsname))
+
+
+def _device(x):
+    if _is_subclass_named(type(x), "numpy", "ndarray"):
+        return "cpu"
+    elif _is_subclass_named(type(x), "a_gpu_library_never_imported", "Array"):
+        import inspect   # a module compiled code may not use, on a path decided away at compile time
+        return inspect.ismethod(getattr(x, "device"))
+    return getattr(x, "device", None)
+
+
+def namespace_dispatch(x):
+    scale = getattr(x, "no_such_attribute", 2.0)
+    if sys.modules.get("numpy") is np and _device(x) == "cpu":
+        return x * scale + getattr(np, "pi"), getattr(x, "T")
+    return x, x
+
+
+def test_sys_modules_getattr_and_lru_cache_helpers_decide_the_namespace_at_compile_time():
+    x = np.arange(6.0).reshape(2, 3)
+    for g, w in zip(pyjitc.jit(namespace_dispatch)(x), namespace_dispatch(x)):
+        assert_same(g, w)
+
+
+def test_an_lru_cache_helper_given_an_array_is_refused_as_python_refuses_it():
+    with pytest.raises(pyjitc.NotSupportedError, match="lru_cache") as info:
+        pyjitc.jit(lambda x: _is_subclass_named(x, "numpy", "ndarray"))(np.ones(2))
+    assert "test_library_idioms.py:" in str(info.value).splitlines()[0]

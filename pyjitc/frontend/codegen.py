@@ -40,14 +40,20 @@ class BoundMethod:
 
 
 _SOURCE_CACHE: dict[Any, SourceFunction] = {}
+_CHECKED: set = set()
 
 
-def source_of(fn) -> SourceFunction:
+def source_of(fn, check: bool = True) -> SourceFunction:
+    """The function's parsed source; `check`: and the policy's pass over all of it (the @jit
+    function, at decoration). A helper it calls is checked by the compiler as it is compiled
+    instead: library code tests for other array libraries (`if is_jax_array(x): ...`) on paths
+    decided at compile time, and a path never compiled is never looked at."""
     src = _SOURCE_CACHE.get(fn)
     if src is None:
-        src = parse_function(fn)
+        src = _SOURCE_CACHE[fn] = parse_function(fn)
+    if check and fn not in _CHECKED:
         policy.check_function(src, ALLOWED_SYNTAX)
-        _SOURCE_CACHE[fn] = src
+        _CHECKED.add(fn)
     return src
 
 
@@ -308,8 +314,15 @@ class FunctionCompiler(ast.NodeVisitor):
         return held[1]
 
     def visit_Attribute(self, node):
-        base = self.visit(node.value)
-        attr = node.attr
+        if isinstance(node.value, ast.Name) and self.lookup(node.value.id) is MISSING:   # sys.modules
+            readable = policy.readable_attribute(policy.lookup_global(self.src.fn, node.value.id), node.attr)
+            if readable is not policy.UNRESOLVED:
+                return readable
+        return self.attribute(self.visit(node.value), node.attr, ast.unparse(node.value), ast.unparse(node))
+
+    def attribute(self, base, attr: str, shown_base: str, shown: str):
+        """`base.attr` (also `getattr(base, "attr")`): array properties and methods, module members
+        (checked by the policy), attributes of compile-time Python objects."""
         if isinstance(base, masked.Masked):
             if attr in ("dtype", "ndim"):
                 return call_known(self.em, registry.PROPERTIES[attr], (base.data,))
@@ -329,17 +342,17 @@ class FunctionCompiler(ast.NodeVisitor):
         if attr.startswith("__"):
             raise NotSupportedError(f"the attribute {attr} is not available inside @jit")
         if isinstance(base, types.ModuleType):
-            policy.check_module(base, ast.unparse(node.value))
+            policy.check_module(base, shown_base)
         try:
             value = getattr(base, attr)
         except AttributeError:
-            raise JitError(f"{ast.unparse(node.value)} has no attribute {attr!r}") from None
+            raise JitError(f"{shown_base} has no attribute {attr!r}") from None
         if isinstance(base, types.ModuleType) and base.__name__.split(".")[0] not in policy.ALLOWED_MODULES:
             self.em.guards.add(("attr", base, attr, value))
         reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
         if reason:
-            raise policy.not_allowed(ast.unparse(node), reason)
-        return self.global_value(value, f"the array {ast.unparse(node)}")
+            raise policy.not_allowed(shown, reason)
+        return self.global_value(value, f"the array {shown}")
 
     def visit_Call(self, node):
         func = self.visit(node.func)
@@ -367,6 +380,17 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(func, BoundMethod):
             return self.call_impl(func.impl, shown, (func.target, *args), kwargs)
         kind, target = policy.classify_call(func, shown)
+        if kind == "getattr":
+            return self.getattr_(shown, args, kwargs)
+        if kind == "cached":   # its cache changes nothing but time; its arguments must be hashable, as Python's
+            if not is_static(*args, *kwargs.values()):
+                raise NotSupportedError(f"{shown}() caches its results (functools.lru_cache), so Python would "
+                                        f"raise TypeError for an array argument (unhashable)")
+            try:
+                hash((tuple(args), tuple(kwargs.items())))
+            except TypeError as e:
+                raise JitError(f"{shown}(): TypeError: {e}") from None
+            return self.inline(target, shown, args, kwargs)
         if kind in ("numpy", "builtin"):
             return self.call_impl(target, shown, args, kwargs)
         if kind == "method":   # a method of a str, list, dict, ... held while the program is built
@@ -395,6 +419,19 @@ class FunctionCompiler(ast.NodeVisitor):
             raise NotSupportedError(f"{shown} is not supported on run-time values",
                                     hint=f"use np.{target.__name__} on arrays")
         return self.inline(target, shown, args, kwargs)
+
+    def getattr_(self, shown, args, kwargs):
+        """getattr(obj, name[, default]) with a compile-time name: `obj.name`, or the default where
+        Python raises AttributeError."""
+        if kwargs or not 2 <= len(args) <= 3 or not isinstance(args[1], str):
+            raise NotSupportedError(f"{shown}() needs an object and an attribute name known at compile time")
+        base, name = args[0], args[1]
+        if len(args) == 3:
+            probe = base.data if isinstance(base, masked.Masked) else base
+            probe = np.empty(0, probe.dtype) if isinstance(probe, Traced) else probe
+            if not hasattr(probe, name):
+                return args[2]
+        return self.attribute(base, name, f"{shown}()'s object", f"{shown}(..., {name!r})")
 
     def call_impl(self, impl, shown, args, kwargs):
         try:
@@ -427,7 +464,7 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def inline(self, fn, shown, args, kwargs):
         self._check_recursion(fn, shown, (args, kwargs))
-        src = source_of(fn)
+        src = source_of(fn, check=False)
         try:
             bound = real_signature(fn).bind(*args, **kwargs)
         except TypeError as e:

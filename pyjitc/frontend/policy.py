@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
 import math
 import sys
@@ -180,11 +181,25 @@ def forbidden_reason(path: str | None) -> str | None:
 
 # NumPy under the array API's name (libraries get it from array_namespace(x) for NumPy inputs):
 # NumPy's own functions, and Python wrappers over them that are compiled like any helper.
-NUMPY_NAMESPACES = ("array_api_compat.numpy", "scipy._lib.array_api_compat.numpy",
-                    "sklearn.externals.array_api_compat.numpy")
+# The compat layer's `common` modules are the helpers those wrappers call.
+NUMPY_NAMESPACES = tuple(f"{prefix}array_api_compat.{part}" for prefix in ("", "scipy._lib.", "sklearn.externals.")
+                         for part in ("numpy", "common"))
 # Modules whose classes compiled code may name, for isinstance(f, collections.abc.Callable);
 # a call into them is refused as any other call is.
 TYPE_MODULES = ("collections", "collections.abc", "numbers")
+
+
+# Attributes of otherwise forbidden modules that compiled code may read, as compile-time values:
+# Python's module table, read-only (array-API layers ask `sys.modules.get("numpy")` to recognise
+# NumPy; what they get is the module, itself checked where it is used).
+READABLE_ATTRIBUTES = {("sys", "modules"): lambda: types.MappingProxyType(sys.modules)}
+
+
+def readable_attribute(base, attr: str):
+    """The value of `module.attr` for the entries of READABLE_ATTRIBUTES, else UNRESOLVED."""
+    if isinstance(base, types.ModuleType) and (base.__name__, attr) in READABLE_ATTRIBUTES:
+        return READABLE_ATTRIBUTES[base.__name__, attr]()
+    return UNRESOLVED
 
 
 def check_module(mod: types.ModuleType, shown: str) -> None:
@@ -220,6 +235,7 @@ PURE_METHODS = {
           "capitalize", "partition", "rpartition", "splitlines", "zfill", "center", "ljust", "rjust"},
     tuple: {"index", "count"}, list: {"index", "count", "copy"}, dict: {"get", "keys", "values", "items", "copy"},
     int: {"bit_length", "to_bytes"}, float: {"is_integer", "hex"}, range: {"index", "count"},
+    types.MappingProxyType: {"get", "keys", "values", "items"},
 }
 MUTATING_METHODS = {list: {"append", "extend", "insert", "pop", "remove", "reverse", "clear", "sort"},
                     dict: {"update", "pop", "setdefault", "clear", "popitem"}}
@@ -262,6 +278,10 @@ def classify_call(obj, shown: str):
         raise not_allowed(shown, reason)
     if path in registry.FUNCTIONS:
         return "numpy", registry.FUNCTIONS[path]
+    if obj is builtins.getattr:   # the compiler's own attribute rules, with a compile-time name
+        return "getattr", obj
+    if isinstance(obj, functools._lru_cache_wrapper) and isinstance(obj.__wrapped__, types.FunctionType):
+        return "cached", obj.__wrapped__   # functools.lru_cache/cache: the function itself, compiled
     if path and path.startswith("builtins."):
         impl = registry.BUILTINS.get(path.split(".", 1)[1])
         if impl is None:
@@ -337,12 +357,21 @@ class PolicyChecker(ast.NodeVisitor):
                 return UNRESOLVED
             return lookup_global(self.fn, node.id)
         if isinstance(node, ast.Attribute):
+            readable = self.readable(node)
+            if readable is not UNRESOLVED:
+                return readable
             base = self.resolve(node.value)
             if base is UNRESOLVED or isinstance(base, np.ndarray):   # array methods: checked when traced
                 return UNRESOLVED
             if isinstance(base, types.ModuleType):
                 check_module(base, ast.unparse(node.value))
             return getattr(base, node.attr, UNRESOLVED)
+        return UNRESOLVED
+
+    def readable(self, node):
+        """`sys.modules` and the other READABLE_ATTRIBUTES, read through a module-level name."""
+        if isinstance(node.value, ast.Name) and node.value.id not in self.locals:
+            return readable_attribute(lookup_global(self.fn, node.value.id), node.attr)
         return UNRESOLVED
 
     def visit_Import(self, node):
@@ -361,6 +390,8 @@ class PolicyChecker(ast.NodeVisitor):
     def visit_Attribute(self, node):
         obj = self.resolve(node)
         shown = ast.unparse(node)
+        if self.readable(node) is not UNRESOLVED:   # its module is not otherwise allowed
+            return
         if isinstance(obj, types.ModuleType):
             check_module(obj, shown)
         elif obj is not UNRESOLVED:
