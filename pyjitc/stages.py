@@ -112,7 +112,9 @@ class Lowered:
             return backend.compile_stablehlo(module.text(), self.target, extra)
 
 
-NATIVE_LOOP_MARK = "flow.dispatch.region"
+# what every native loop holds (lowering/scalar_loop.py: an scf.while in a flow.dispatch.region)
+# and nothing else in a module does (the copies a module makes are dispatch regions too)
+NATIVE_LOOP_MARK = "scf.while"
 
 
 class NativeLoopWarning(RuntimeWarning):

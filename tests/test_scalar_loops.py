@@ -17,7 +17,8 @@ def lowered_as(fn, *args) -> str:
     """'dispatch' when the function's loops became native loops, 'host' when some stayed
     stablehlo.while, 'both' for a mix."""
     text = pyjitc.jit(fn).lower(*args).as_text()
-    native, host = "flow.dispatch.region" in text, "stablehlo.while" in text
+    # a native loop is an scf.while in a dispatch region (a region without one copies an array)
+    native, host = "scf.while" in text, "stablehlo.while" in text
     return {(True, False): "dispatch", (False, True): "host", (True, True): "both"}.get((native, host), "none")
 
 

@@ -149,14 +149,13 @@ def _duplicate_results(block) -> list[int]:
     producer = {r.id: op for op in block.ops for r in op.results}
 
     def root(v):
-        """v, or what a chain of reshapes back to v's own shape starts from: IREE folds
-        reshape(reshape(x)) to x, so `t3.ravel()[...] = A.ravel()` yields A twice (statement
-        fuzzer seed 7016 program 23)."""
-        u = v
-        while u.id in producer and producer[u.id].name == "reshape":
-            u = producer[u.id].operands[0]
-            if u.type == v.type:
-                v = u
+        """What a chain of reshapes ending in v starts from (v itself if none): a reshape is the
+        same buffer to IREE, so `t3.ravel()[...] = A.ravel()` yields A twice (IREE folds
+        reshape(reshape(x)) to x; statement fuzzer seed 7016 program 23), and yielding `U1` and
+        `U1.reshape(5, 6)` (`A[:] = U1.reshape(5, 6)`, both carried) crashed iree-compile's
+        resource analysis (code -11, seed 7016 program 2752)."""
+        while v.id in producer and producer[v.id].name == "reshape":
+            v = producer[v.id].operands[0]
         return v
     first = {root(v).id for v, p in zip(block.results, block.params) if v is p}
     dups = []
@@ -213,9 +212,10 @@ def _lower_while(ctx, operands, guard=(), **_):
     # `k = 0` and the trip counter made IREE 3.13 fail the loop at run time: "indirect buffer
     # reference slot 0 is out range", expression fuzzer seed 77 program 69).
     loop_number = ctx.new_number()
-    operands = [ctx.distinct_barrier(v, loop_number) if ctx.is_constant_expression(v)
+    constant = [ctx.is_constant_expression(v) for v in operands]
+    operands = [ctx.distinct_barrier(v, loop_number) if c
                 else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
-                for v, t in zip(operands, ctx.in_types)]
+                for v, t, c in zip(operands, ctx.in_types, constant)]
     # An array the loop carries that is also read elsewhere (`U = w.copy()` before the loop, w
     # carried: one value) enters as a copy made in a dispatch of its own: IREE 3.13 otherwise
     # wrote the loop's result, when it ran zero times, in place in that value's buffer (U came
@@ -227,9 +227,13 @@ def _lower_while(ctx, operands, guard=(), **_):
     # `y[1:-1] = ...` in a branch) is copied too: IREE merges the equal slices the loop and the
     # write start from, and the loop's result (when it ran zero times) came back with the write
     # (a silent wrong answer, statement fuzzer seed 7016 program 2722).
+    # A constant array enters as such a copy too: two loops starting from equal constants
+    # (`b1 = np.zeros(6)`, `w2 = np.zeros_like(x)`) got barriers over one constant buffer, and
+    # IREE 3.13 wrote the first loop's result into it, where the second loop then started (a
+    # silent wrong answer, statement fuzzer seed 7016 program 5104).
     operands = [ctx.fresh_copy(v, t, ctx.new_number())
-                if t.ndim and t.size and (ctx.shared(i) or ctx.view_of_written_argument(v)) else v
-                for i, (v, t) in enumerate(zip(operands, ctx.in_types))]
+                if t.ndim and t.size and (c or ctx.shared(i) or ctx.view_of_written_argument(v)) else v
+                for i, (v, t, c) in enumerate(zip(operands, ctx.in_types, constant))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.distinct_barrier(ctx.splat(0, trip_t), loop_number))   # a constant scalar, as the others

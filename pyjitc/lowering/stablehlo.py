@@ -182,6 +182,19 @@ class LowerCtx:
         owner = getattr(owner, "operation", owner)  # an OpView for a generic op
         return owner if isinstance(owner, ir.Operation) else None   # None: a block argument
 
+    def producer_named(self, value: ir.Value, name: str):
+        """The op that made `value` if it is a `name` op (e.g. "stablehlo.slice"), else None."""
+        op = self._producer(value)
+        return op if op is not None and op.name == name else None
+
+    def static_slice(self, value: ir.Value):
+        """(operand, start, strides) if `value` is a static stablehlo.slice, else None."""
+        op = self.producer_named(value, "stablehlo.slice")
+        if op is None:
+            return None
+        attr = lambda name: list(ir.DenseI64ArrayAttr(op.attributes[name]))
+        return op.operands[0], attr("start_indices"), attr("strides")
+
     _MOVES = ("stablehlo.slice", "stablehlo.reshape", "stablehlo.reverse", "stablehlo.transpose")
     _ELEMENTWISE = ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
                     "stablehlo.maximum", "stablehlo.minimum", "stablehlo.select", "stablehlo.negate",
@@ -192,14 +205,15 @@ class LowerCtx:
         transposes through one (IREE composes them into one strided read), or an elementwise op
         of such reads (`np.maximum(v, x[::3])` with v = P[::3] failed the same way: statement
         fuzzer seed 7002 program 41; so did `(x[::2] * 1.0)` gathered in an if branch, seed 7006
-        program 1236)."""
+        program 1236), or an array updated with such a read (`x[:-2] = t1[::-2]` then
+        `x[:-2]` gathered: --dynamic seed 4 program 740)."""
         op = self._producer(value)
         while op is not None and op.name in self._MOVES:
             if op.name == "stablehlo.slice" and (any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"]))
                                                  or not self._contiguous(op)):
                 return True
             op = self._producer(op.operands[0])
-        if op is not None and depth and op.name in self._ELEMENTWISE:
+        if op is not None and depth and (op.name in self._ELEMENTWISE or op.name == "stablehlo.dynamic_update_slice"):
             return any(self._strided_slice(v, depth - 1) for v in op.operands)
         return False
 
