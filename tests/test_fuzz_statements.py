@@ -17,8 +17,9 @@ def test_random_statement_programs_agree_with_numpy_or_are_refused_with_a_locati
         outcome = fs.run_program(prog, tmp_path, f"fuzz_statements_suite_{i}")
         # agree, a located refusal, or NumPy and pyjitc both raising. A wrong value, an argument
         # left different from NumPy's, results sharing memory differently, an internal error, or an
-        # IREE failure (CompileError, or IREE's runtime refusing the program) is a failure.
-        if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree"):
+        # IREE failure (CompileError, or IREE's runtime refusing the program, or failing a native
+        # loop before the host-loop fallback) is a failure.
+        if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree", "native"):
             problems.append(f"{outcome.kind}:\n{prog.text}{prog.describe()}\n{outcome.detail}")
     assert not problems, f"{len(problems)} programs differ from NumPy; the first three:\n\n" + "\n\n".join(problems[:3])
 
@@ -33,7 +34,7 @@ def test_random_statement_programs_with_run_time_sizes_agree_with_numpy(tmp_path
         prog = gen.program()
         outcome = fs.run_program(prog, tmp_path, f"fuzz_statements_dynamic_{i}")
         kinds[outcome.kind] = kinds.get(outcome.kind, 0) + 1
-        if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree"):
+        if outcome.kind in ("MISMATCH", "ALIAS", "internal", "iree", "native"):
             problems.append(f"{outcome.kind}:\n{prog.text}{prog.describe()}\n{outcome.detail}")
     assert not problems, f"{len(problems)} programs differ from NumPy; the first three:\n\n" + "\n\n".join(problems[:3])
     assert kinds.get("agree", 0) >= 10, kinds   # most compile with run-time sizes and agree
