@@ -29,7 +29,8 @@ def table() -> str:
     for name in sorted(registry.FUNCTIONS, key=lambda n: n.replace("numpy.", "")):
         entry = registry.ENTRIES["function", name]
         cx = "yes" if entry.complex_ok else ""
-        rows.append(f"| `np.{name[len('numpy.'):]}` | {', '.join(sorted(methods.get(entry.impl, [])))} | {cx} | {entry.note} |")
+        shown = f"np.{name[len('numpy.'):]}" if name.startswith("numpy.") else name
+        rows.append(f"| `{shown}` | {', '.join(sorted(methods.get(entry.impl, [])))} | {cx} | {entry.note} |")
     builtins = ", ".join(f"`{b}`" for b in sorted(registry.BUILTINS))
     return HEADER + "\n".join(rows) + f"\n\nPython builtins: {builtins}.\n"
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pyjitc
-from tests.reference import assert_same, numpy_result
+from tests.reference import assert_same, assert_same_call, numpy_result
 
 
 def two_arrays(x, y, s):
@@ -208,3 +208,39 @@ def test_long_axes_sort_by_a_bitonic_network_in_numpys_order(monkeypatch):
     x = np.concatenate([x, x[:, ::-1]])   # 6 rows: axis 0 stays short (IREE's sort)
     b = rng.normal(size=(2, 301)) > 0
     assert_same(pyjitc.jit(sorts)(x, b), numpy_result(sorts, x, b))
+
+
+# ---------------------------------------------------------------- SciPy routines NumPy-level library code calls
+try:
+    from scipy import special as scipy_special
+    from scipy.linalg import get_blas_funcs, norm as scipy_norm
+except ImportError:   # the `corpus` extra installs SciPy
+    scipy_special = None
+
+
+def scipy_routines(x, y, s, big):
+    nrm2 = get_blas_funcs("nrm2", dtype=x.dtype, ilp64="preferred")
+    return (scipy_special.rel_entr(x, y), scipy_special.rel_entr(x, s), scipy_special.rel_entr(s, 2.0),
+            scipy_special.rel_entr(np.arange(4), 2), nrm2(y), nrm2(big), nrm2(x * 0), nrm2(np.abs(x)),
+            scipy_norm(x, check_finite=False))
+
+
+# the registered names these calls reach (get_blas_funcs returns the f2py routine of the dtype)
+SCIPY_NAMES = ("scipy.special.rel_entr", "scipy.linalg.blas.get_blas_funcs", "scipy.linalg._fblas.snrm2",
+               "scipy.linalg._fblas.dnrm2")
+
+
+@pytest.mark.skipif(scipy_special is None, reason="SciPy is not installed")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scipy_rel_entr_and_blas_nrm2_match_scipy(dtype):
+    f = pyjitc.jit(scipy_routines)
+    x = np.array([0.5, -1.25, 0.0, 3.0, -0.0, 2.0, np.inf, 1.0], dtype)
+    y = np.array([1.5, 0.0, np.nan, 2.0, 0.25, 7.0, 1.0, np.inf], dtype)
+    big = np.array([1e30, -3e30, 2e30] if dtype == np.float32 else [1e200, -3e200, 2e200], dtype)
+    for s in (0.5, 0.0):
+        assert_same_call(f, scipy_routines, x, y, s, big)
+        assert_same_call(f, scipy_routines, x, np.nan_to_num(y), s, big)   # nrm2: inf, not NaN
+    assert f.cache_info().misses == 1
+    from pyjitc.frontend import registry
+    assert set(SCIPY_NAMES) == {n for n in registry.FUNCTIONS if n.startswith("scipy.")}
+    assert_same_call(f, scipy_routines, x, np.nan_to_num(y), 0.5, big / 1e300 if dtype == np.float64 else big / 1e60)

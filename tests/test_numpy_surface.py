@@ -324,8 +324,12 @@ def test_every_registered_function_is_exercised_by_a_test():
     import pathlib
     import re
     text = "\n".join(p.read_text() for p in pathlib.Path(__file__).parent.glob("*.py"))
-    untested = [n for n in registry.FUNCTIONS if not re.search(r"np\." + re.escape(n[len("numpy."):]) + r"\b", text)
+    untested = [n for n in registry.FUNCTIONS if n.startswith("numpy.")
+                and not re.search(r"np\." + re.escape(n[len("numpy."):]) + r"\b", text)
                 and not re.search("[\"']" + re.escape(n[len("numpy."):]) + "[\"']", text)]
+    # names outside NumPy (scipy.special.rel_entr): a test names the routine by its full path
+    untested += [n for n in registry.FUNCTIONS if not n.startswith("numpy.") and not re.search(
+        "[\"']" + re.escape(n) + "[\"']", text)]
     assert not untested, f"no test calls: {untested}"
 
 

@@ -291,6 +291,14 @@ class FunctionCompiler(ast.NodeVisitor):
             c = c.parent
         return MISSING
 
+    def lookup_module(self, name):
+        """What `name` is (a local, else a global), for policy.module_named."""
+        try:
+            value = self.lookup(name)
+        except JitError:
+            return policy.UNRESOLVED
+        return policy.lookup_global(self.src.fn, name) if value is MISSING else value
+
     def visit_Name(self, node):
         value = self.lookup(node.id)
         if value is not MISSING:
@@ -314,10 +322,9 @@ class FunctionCompiler(ast.NodeVisitor):
         return held[1]
 
     def visit_Attribute(self, node):
-        if isinstance(node.value, ast.Name) and self.lookup(node.value.id) is MISSING:   # sys.modules
-            readable = policy.readable_attribute(policy.lookup_global(self.src.fn, node.value.id), node.attr)
-            if readable is not policy.UNRESOLVED:
-                return readable
+        readable = policy.readable_attribute(policy.module_named(node.value, self.lookup_module), node.attr)
+        if readable is not policy.UNRESOLVED:   # sys.modules, scipy.special.rel_entr
+            return readable
         return self.attribute(self.visit(node.value), node.attr, ast.unparse(node.value), ast.unparse(node))
 
     def attribute(self, base, attr: str, shown_base: str, shown: str):

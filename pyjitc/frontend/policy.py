@@ -143,8 +143,14 @@ def _resolve_path(path: str):
 
 
 _NAMES: dict[int, str] = {}
+# Registered names outside NumPy (scipy.special.rel_entr, BLAS routines): resolved once their module
+# is imported, never imported by pyjitc itself (an optional dependency, slow to import).
+_LATER: dict[str, list[str]] = {}
 for _registry in (registry.FUNCTIONS, FORBIDDEN):
     for _path in _registry:
+        if _path.split(".")[0] not in ("numpy", "builtins"):
+            _LATER.setdefault(_path.rsplit(".", 1)[0], []).append(_path)
+            continue
         _obj = _resolve_path(_path)
         # only objects that stay alive (a ufunc's method is a new object on every access: its id
         # would be reused by unrelated objects); qualified_name names those by what they are
@@ -154,10 +160,23 @@ for _b in registry.BUILTINS:
     _NAMES[id(getattr(builtins, _b))] = f"builtins.{_b}"
 
 
+def _name_imported_modules() -> None:
+    for module in [m for m in _LATER if m in sys.modules]:
+        for path in _LATER.pop(module):
+            obj = getattr(sys.modules[module], path.rsplit(".", 1)[1], None)
+            if obj is not None:
+                _NAMES.setdefault(id(obj), path)
+
+
 def qualified_name(obj) -> str | None:
     name = _NAMES.get(id(obj))
     if name is not None:
         return name
+    if _LATER and getattr(obj, "__module__", None) is None:   # ufuncs, f2py routines: named by identity
+        _name_imported_modules()
+        name = _NAMES.get(id(obj))
+        if name is not None:
+            return name
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:   # np.add.outer: "numpy.add.outer"
         return f"numpy.{owner.__name__}.{obj.__name__}"
@@ -196,10 +215,29 @@ READABLE_ATTRIBUTES = {("sys", "modules"): lambda: types.MappingProxyType(sys.mo
 
 
 def readable_attribute(base, attr: str):
-    """The value of `module.attr` for the entries of READABLE_ATTRIBUTES, else UNRESOLVED."""
-    if isinstance(base, types.ModuleType) and (base.__name__, attr) in READABLE_ATTRIBUTES:
+    """The value of `module.attr` for the entries of READABLE_ATTRIBUTES and for the functions the
+    registry names in any module (scipy.special.rel_entr), else UNRESOLVED."""
+    if not isinstance(base, types.ModuleType):
+        return UNRESOLVED
+    if (base.__name__, attr) in READABLE_ATTRIBUTES:
         return READABLE_ATTRIBUTES[base.__name__, attr]()
+    value = getattr(base, attr, None)
+    if value is not None and not isinstance(value, types.ModuleType) and qualified_name(value) in registry.FUNCTIONS:
+        return value
     return UNRESOLVED
+
+
+def module_named(node, lookup):
+    """The module a chain of names (`scipy.special`) names, looked up by `lookup(name)`, without
+    the policy's checks (readable_attribute decides what may be read from it); else UNRESOLVED."""
+    if isinstance(node, ast.Name):
+        value = lookup(node.id)
+    elif isinstance(node, ast.Attribute):
+        base = module_named(node.value, lookup)
+        value = getattr(base, node.attr, UNRESOLVED) if base is not UNRESOLVED else UNRESOLVED
+    else:
+        return UNRESOLVED
+    return value if isinstance(value, types.ModuleType) else UNRESOLVED
 
 
 def check_module(mod: types.ModuleType, shown: str) -> None:
@@ -369,10 +407,9 @@ class PolicyChecker(ast.NodeVisitor):
         return UNRESOLVED
 
     def readable(self, node):
-        """`sys.modules` and the other READABLE_ATTRIBUTES, read through a module-level name."""
-        if isinstance(node.value, ast.Name) and node.value.id not in self.locals:
-            return readable_attribute(lookup_global(self.fn, node.value.id), node.attr)
-        return UNRESOLVED
+        """`sys.modules`, `scipy.special.rel_entr`: see readable_attribute."""
+        lookup = lambda name: UNRESOLVED if name in self.locals else lookup_global(self.fn, name)
+        return readable_attribute(module_named(node.value, lookup), node.attr)
 
     def visit_Import(self, node):
         for alias in node.names:

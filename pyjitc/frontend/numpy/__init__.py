@@ -22,6 +22,7 @@ this package registers them all.
     calculus.py      diff, ediff1d, gradient, trapezoid, interp, polyval, vander, convolve, correlate
     statistics.py    ptp, average, median, percentile, quantile, cov, corrcoef, bincount, histogram
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
+    scipy_calls.py   SciPy routines NumPy-level library code calls: scipy.special.rel_entr, BLAS nrm2
 """
 from . import (accurate, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               elementwise, fft, introspection, linalg, reductions, shapes, sorting, statistics, ufunc_methods, ufuncs)
+               elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, statistics, ufunc_methods, ufuncs)
