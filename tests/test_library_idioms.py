@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import pyjitc
+from tests.fixtures import library_module
 from tests.reference import assert_same
 
 _WHEN = {"end": 0, "begin": 1, 0: 0, 1: 1}
@@ -467,3 +468,29 @@ def test_an_lru_cache_helper_given_an_array_is_refused_as_python_refuses_it():
     with pytest.raises(pyjitc.NotSupportedError, match="lru_cache") as info:
         pyjitc.jit(lambda x: _is_subclass_named(x, "numpy", "ndarray"))(np.ones(2))
     assert "test_library_idioms.py:" in str(info.value).splitlines()[0]
+
+
+def library_module_helpers(x):
+    name = np.__name__ if library_module.scaled.__name__ == "scaled" else "other"
+    y = np.array(x, copy=np._CopyMode.IF_NEEDED)   # the enum array-API layers pass
+    z = np.array(x, copy=np._CopyMode.ALWAYS)
+    z[0] = -1.0
+    return library_module.scaled(y) * library_module.WEIGHTS + library_module.doubled(x), name, z, x
+
+
+def test_a_library_modules_helpers_constants_partials_its_name_and_copy_modes_compile():
+    x = np.arange(4.0)
+    got, want = pyjitc.jit(library_module_helpers)(x.copy()), library_module_helpers(x.copy())
+    assert_same(got[0], want[0])
+    assert got[1] == want[1] == "numpy"
+    assert_same(got[2], want[2])
+    assert_same(got[3], want[3])
+
+
+def test_pythons_own_modules_stay_refused_when_a_function_is_read_from_them():
+    import os
+
+    def joins(x):
+        return os.path.join("a", "b")
+    with pytest.raises(pyjitc.ForbiddenError, match="module 'os"):
+        pyjitc.jit(joins)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import os
 import types
@@ -322,9 +323,12 @@ class FunctionCompiler(ast.NodeVisitor):
         return held[1]
 
     def visit_Attribute(self, node):
-        readable = policy.readable_attribute(policy.module_named(node.value, self.lookup_module), node.attr)
-        if readable is not policy.UNRESOLVED:   # sys.modules, scipy.special.rel_entr
-            return readable
+        module = policy.module_named(node.value, self.lookup_module)
+        readable = policy.readable_attribute(module, node.attr)
+        if readable is not policy.UNRESOLVED:   # sys.modules, scipy.special.rel_entr, a library's helpers
+            if not isinstance(readable, types.MappingProxyType):
+                self.em.guards.add(("attr", module, node.attr, readable))
+            return self.global_value(readable, f"the array {ast.unparse(node)}")
         return self.attribute(self.visit(node.value), node.attr, ast.unparse(node.value), ast.unparse(node))
 
     def attribute(self, base, attr: str, shown_base: str, shown: str):
@@ -346,7 +350,8 @@ class FunctionCompiler(ast.NodeVisitor):
             if attr in policy.FORBIDDEN_METHODS:
                 raise policy.not_allowed(f".{attr}()", policy.FORBIDDEN_METHODS[attr])
             raise NotSupportedError(f"the array attribute .{attr} is not supported by pyjitc yet")
-        if attr.startswith("__"):
+        if attr.startswith("__") and not (attr in ("__name__", "__qualname__") and
+                                          isinstance(base, (types.ModuleType, types.FunctionType, type))):
             raise NotSupportedError(f"the attribute {attr} is not available inside @jit")
         if isinstance(base, types.ModuleType):
             policy.check_module(base, shown_base)
@@ -386,6 +391,8 @@ class FunctionCompiler(ast.NodeVisitor):
             return self.call_local(func, shown, args, kwargs)
         if isinstance(func, BoundMethod):
             return self.call_impl(func.impl, shown, (func.target, *args), kwargs)
+        if isinstance(func, functools.partial):   # its function, with the arguments it holds first
+            return self.call_value(func.func, shown, [*func.args, *args], {**func.keywords, **kwargs})
         kind, target = policy.classify_call(func, shown)
         if kind == "getattr":
             return self.getattr_(shown, args, kwargs)

@@ -215,16 +215,23 @@ READABLE_ATTRIBUTES = {("sys", "modules"): lambda: types.MappingProxyType(sys.mo
 
 
 def readable_attribute(base, attr: str):
-    """The value of `module.attr` for the entries of READABLE_ATTRIBUTES and for the functions the
-    registry names in any module (scipy.special.rel_entr), else UNRESOLVED."""
+    """`module.attr` where compiled code may read it although the module is not one of
+    ALLOWED_MODULES (else UNRESOLVED): READABLE_ATTRIBUTES (sys.modules), the functions the registry
+    names (scipy.special.rel_entr), and what a library (not Python's own modules) defines, as if
+    imported by name: its plain Python functions compile as helpers, its constants are read as
+    globals are, anything else is refused where it is used. Never a submodule (itself checked
+    where it is used) or a FORBIDDEN function."""
     if not isinstance(base, types.ModuleType):
         return UNRESOLVED
     if (base.__name__, attr) in READABLE_ATTRIBUTES:
         return READABLE_ATTRIBUTES[base.__name__, attr]()
-    value = getattr(base, attr, None)
-    if value is not None and not isinstance(value, types.ModuleType) and qualified_name(value) in registry.FUNCTIONS:
-        return value
-    return UNRESOLVED
+    value = getattr(base, attr, UNRESOLVED)
+    if value is UNRESOLVED or isinstance(value, types.ModuleType) or \
+            not isinstance(value, (int, float, str)) and forbidden_reason(qualified_name(value)):
+        return UNRESOLVED
+    if base.__name__.split(".")[0] in sys.stdlib_module_names and qualified_name(value) not in registry.FUNCTIONS:
+        return UNRESOLVED
+    return value
 
 
 def module_named(node, lookup):
@@ -306,6 +313,8 @@ def classify_call(obj, shown: str):
     'method', target). Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
     if python_method(obj) is not None:
         return "method", obj
+    if isinstance(obj, functools.partial):   # the compiler calls its function (codegen.call_value)
+        return classify_call(obj.func, shown)
     if getattr(type(obj), "__pyjitc_jit__", False):   # a @jit function: inlined, like any Python function
         return "user", obj.__wrapped__
     if isinstance(obj, type) and issubclass(obj, BaseException):   # made to be raised (frontend/raising.py)

@@ -192,6 +192,8 @@ def numpy_copy(em, a, order="C"):
 
 @register("numpy.asarray", complex_ok=True)
 def asarray(em, a, dtype=None, copy=None, order=None):
+    if isinstance(copy, np._CopyMode):   # the enum array-API layers pass: IF_NEEDED is copy=None
+        copy = {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None, np._CopyMode.NEVER: False}[copy]
     if isinstance(a, (list, tuple)) and _holds_run_time_values(a):   # nested lists: rows stacked
         rows = [asarray(em, r) if isinstance(r, (list, tuple)) else r for r in a]
         return stack(em, rows) if dtype is None else cast_impl(em, stack(em, rows), dtype)
