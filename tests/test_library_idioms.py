@@ -494,3 +494,19 @@ def test_pythons_own_modules_stay_refused_when_a_function_is_read_from_them():
         return os.path.join("a", "b")
     with pytest.raises(pyjitc.ForbiddenError, match="module 'os"):
         pyjitc.jit(joins)
+
+
+def lists_repeated_and_sets(s, k=2):
+    Q = [[s, 1.0], [2.0, s]]
+    blocks = [Q] * k + [[[s, s], [s, s]]]
+    kind = "numpy.linalg".removesuffix(".linalg") in {"numpy", "cupy"}
+    return np.array(blocks), np.array((s, 2.0) * k), kind
+
+
+def test_lists_of_run_time_numbers_repeat_and_concatenate_as_python_lists_and_sets_of_names_compile():
+    f = pyjitc.jit(lists_repeated_and_sets)
+    for k in (1, 3):   # the count made static: one compile per count
+        got, want = f(0.5, k), lists_repeated_and_sets(0.5, k)
+        assert_same(got[0], want[0])
+        assert_same(got[1], want[1])
+        assert got[2] is want[2] is True

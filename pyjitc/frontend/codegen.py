@@ -564,6 +564,17 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_List(self, node):
         return list(self.elements(node.elts))
 
+    def visit_Set(self, node):
+        """A set of compile-time values (`name in {"numpy", "cupy"}`); of run-time values, an error
+        (a set's size depends on which are equal)."""
+        items = self.elements(node.elts)
+        if not is_static(*items):
+            raise NotSupportedError("a set of values known only at run time", hint="use a tuple or a list")
+        try:
+            return set(known(items))
+        except TypeError as e:
+            raise JitError(f"TypeError: {e}") from None
+
     def elements(self, elts):
         out = []
         for e in elts:

@@ -11,7 +11,7 @@ from ..errors import NotSupportedError
 from . import masked
 from .regions import MergeError, unify
 from .registry import FUNCTIONS, refuse_complex
-from .values import Emitter, Traced, call_known, fold, is_static, join_params
+from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, join_params
 
 _UNARY_OPS = {"USub": "numpy.negative", "UAdd": "numpy.positive", "Invert": "numpy.invert"}
 _BINARY_OPS = {"Add": "numpy.add", "Sub": "numpy.subtract", "Mult": "numpy.multiply",
@@ -48,6 +48,18 @@ def apply_operator(em: Emitter, op_name: str, *args):
 def _apply_operator(em: Emitter, op_name: str, *args):
     if is_static(*args):
         return fold(_PY_OPERATORS[op_name], *args)
+    sequences = [a for a in args if isinstance(a, (list, tuple))]
+    if op_name == "Add" and len(sequences) == 2 and type(args[0]) is type(args[1]):
+        return args[0] + args[1]   # concatenation, whatever the items hold (run-time numbers, arrays)
+    if op_name == "Mult" and len(sequences) == 1 and len(args) == 2:
+        count = args[1] if sequences[0] is args[0] else args[0]
+        if isinstance(count, (int, np.integer)):
+            return args[0] * args[1]   # repetition
+        if isinstance(count, Traced) and count.weak is int:
+            if count.params:   # a Python int argument: made static
+                raise NeedStatic(count.params)
+            raise NotSupportedError("repeating a list or tuple a number of times known only at run time",
+                                    hint="the count must be known at compile time")
     if op_name not in OPERATORS:
         raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
     refuse_complex(FUNCTIONS[OPERATORS[op_name]], f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}",

@@ -277,7 +277,8 @@ def import_module(name: str, level: int = 0) -> types.ModuleType:
 PURE_METHODS = {
     str: {"lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "replace",
           "join", "format", "find", "rfind", "index", "count", "isdigit", "isalpha", "isspace", "casefold", "title",
-          "capitalize", "partition", "rpartition", "splitlines", "zfill", "center", "ljust", "rjust"},
+          "capitalize", "partition", "rpartition", "splitlines", "zfill", "center", "ljust", "rjust", "removeprefix",
+          "removesuffix"},
     tuple: {"index", "count"}, list: {"index", "count", "copy"}, dict: {"get", "keys", "values", "items", "copy"},
     int: {"bit_length", "to_bytes"}, float: {"is_integer", "hex"}, range: {"index", "count"},
     types.MappingProxyType: {"get", "keys", "values", "items"},
