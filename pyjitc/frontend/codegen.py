@@ -22,22 +22,16 @@ from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..program import Argument, Known, OutputTree, Program, Result, Trimmed, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
-from . import assignment, branches, indexing, loops, masked, policy, raising, registry
+from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry
 from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
 from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
+from .attributes import BoundMethod
 from .source import SourceFunction, parse_function, real_signature
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
-
-
-@dataclass
-class BoundMethod:
-    impl: Any
-    target: Traced
-    name: str
 
 
 _SOURCE_CACHE: dict[Any, SourceFunction] = {}
@@ -329,42 +323,7 @@ class FunctionCompiler(ast.NodeVisitor):
             if not isinstance(readable, types.MappingProxyType):
                 self.em.guards.add(("attr", module, node.attr, readable))
             return self.global_value(readable, f"the array {ast.unparse(node)}")
-        return self.attribute(self.visit(node.value), node.attr, ast.unparse(node.value), ast.unparse(node))
-
-    def attribute(self, base, attr: str, shown_base: str, shown: str):
-        """`base.attr` (also `getattr(base, "attr")`): array properties and methods, module members
-        (checked by the policy), attributes of compile-time Python objects."""
-        if isinstance(base, masked.Masked):
-            if attr in ("dtype", "ndim"):
-                return call_known(self.em, registry.PROPERTIES[attr], (base.data,))
-            if attr in ("shape", "size"):
-                return masked.shape(self.em, base) if attr == "shape" else masked.size(self.em, base)
-            if attr in registry.METHODS:
-                return BoundMethod(registry.METHODS[attr], base, attr)
-            masked.need(base, f".{attr}")
-        if isinstance(base, Traced):
-            if attr in registry.PROPERTIES:
-                return call_known(self.em, registry.PROPERTIES[attr], (base,))
-            if attr in registry.METHODS:
-                return BoundMethod(registry.METHODS[attr], base, attr)
-            if attr in policy.FORBIDDEN_METHODS:
-                raise policy.not_allowed(f".{attr}()", policy.FORBIDDEN_METHODS[attr])
-            raise NotSupportedError(f"the array attribute .{attr} is not supported by pyjitc yet")
-        if attr.startswith("__") and not (attr in ("__name__", "__qualname__") and
-                                          isinstance(base, (types.ModuleType, types.FunctionType, type))):
-            raise NotSupportedError(f"the attribute {attr} is not available inside @jit")
-        if isinstance(base, types.ModuleType):
-            policy.check_module(base, shown_base)
-        try:
-            value = getattr(base, attr)
-        except AttributeError:
-            raise JitError(f"{shown_base} has no attribute {attr!r}") from None
-        if isinstance(base, types.ModuleType) and base.__name__.split(".")[0] not in policy.ALLOWED_MODULES:
-            self.em.guards.add(("attr", base, attr, value))
-        reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
-        if reason:
-            raise policy.not_allowed(shown, reason)
-        return self.global_value(value, f"the array {shown}")
+        return attributes.attribute(self, self.visit(node.value), node.attr, ast.unparse(node.value), ast.unparse(node))
 
     def visit_Call(self, node):
         func = self.visit(node.func)
@@ -395,7 +354,7 @@ class FunctionCompiler(ast.NodeVisitor):
             return self.call_value(func.func, shown, [*func.args, *args], {**func.keywords, **kwargs})
         kind, target = policy.classify_call(func, shown)
         if kind == "getattr":
-            return self.getattr_(shown, args, kwargs)
+            return attributes.getattr_(self, shown, args, kwargs)
         if kind == "cached":   # its cache changes nothing but time; its arguments must be hashable, as Python's
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}() caches its results (functools.lru_cache), so Python would "
@@ -433,19 +392,6 @@ class FunctionCompiler(ast.NodeVisitor):
             raise NotSupportedError(f"{shown} is not supported on run-time values",
                                     hint=f"use np.{target.__name__} on arrays")
         return self.inline(target, shown, args, kwargs)
-
-    def getattr_(self, shown, args, kwargs):
-        """getattr(obj, name[, default]) with a compile-time name: `obj.name`, or the default where
-        Python raises AttributeError."""
-        if kwargs or not 2 <= len(args) <= 3 or not isinstance(args[1], str):
-            raise NotSupportedError(f"{shown}() needs an object and an attribute name known at compile time")
-        base, name = args[0], args[1]
-        if len(args) == 3:
-            probe = base.data if isinstance(base, masked.Masked) else base
-            probe = np.empty(0, probe.dtype) if isinstance(probe, Traced) else probe
-            if not hasattr(probe, name):
-                return args[2]
-        return self.attribute(base, name, f"{shown}()'s object", f"{shown}(..., {name!r})")
 
     def call_impl(self, impl, shown, args, kwargs):
         try:
