@@ -15,6 +15,8 @@ order, element by element (IREE's reduce order differs: float results agree to r
 suite's accumulate tolerance)."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from iree.compiler import ir
 
@@ -56,6 +58,48 @@ def index_const(S, i: int) -> ir.Value:
 # written (`C[i, :] *= beta`, a masked write's `select(mask, new, old)`): that buffer -> the loop's
 # current version of it, so that each element is read just before it is written in place.
 _CURRENT: dict = {}
+# A buffer updated in place -> (the block of the update, its new version): a temporary still read
+# after the update reads only elements the update did not write (check_lazy, _misses_reads), and
+# reads them from the new version, so the buffer stays one (a read of the old version after the
+# write would make IREE's bufferization copy it, and fail the loop: "Yield operand #0 is not
+# equivalent to the corresponding iter bbArg").
+_SUPERSEDED: dict = {}
+
+
+@contextlib.contextmanager
+def superseding():
+    """The span of one native loop's lowering: its versions are forgotten after it (the MLIR
+    values die with the module, and a later module may reuse their addresses)."""
+    _SUPERSEDED.clear()
+    try:
+        yield
+    finally:
+        _SUPERSEDED.clear()
+
+
+def supersede(old: ir.Value, new: ir.Value) -> None:
+    _SUPERSEDED[old] = (ir.InsertionPoint.current.block, new)
+
+
+def _latest(value: ir.Value) -> ir.Value:
+    value = _CURRENT.get(value, value)
+    here = ir.InsertionPoint.current.block
+    while value in _SUPERSEDED and _inside(here, _SUPERSEDED[value][0]):
+        value = _SUPERSEDED[value][1]
+    return value
+
+
+def _inside(block, ancestor) -> bool:
+    """Whether `block` is `ancestor` or nested in an op of it."""
+    while block != ancestor:
+        owner = block.owner
+        if owner is None:
+            return False
+        try:
+            block = owner.operation.block
+        except Exception:   # a top-level op
+            return False
+    return True
 
 
 def as_lazy(S, value, t) -> Lazy:
@@ -64,7 +108,7 @@ def as_lazy(S, value, t) -> Lazy:
         return value
     if t.size == 1:
         return Lazy(t, lambda S, idx: value)
-    return Lazy(t, lambda S, idx: S.to_register(S.extract(_CURRENT.get(value, value), list(idx)), t.dtype))
+    return Lazy(t, lambda S, idx: S.to_register(S.extract(_latest(value), list(idx)), t.dtype))
 
 
 def loop_nest(S, extents, inits: list, body, ranges=None) -> list:
@@ -156,7 +200,8 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                 if start < k <= end and consumed & reads[vid]:
                     op = block.ops[k]
                     if not (k == end and op.name == "dynamic_update_slice" and op.operands[1].id == vid
-                            and _same_positions(op.operands[1], op, producers, tensors)):
+                            and _same_positions(op.operands[1], op, producers, tensors)) \
+                            and not _misses_reads(op, vid, producers, tensors):
                         refuse()
     for r in loop.regions:
         walk(r)
@@ -193,6 +238,54 @@ def _same_positions(v, update: Op, producers: dict, tensors: set, depth: int = 2
             return not _reads_target(op.operands[0], target.id, producers, depth)
         return all(_same_positions(u, update, producers, tensors, depth - 1) for u in op.operands)
     return not _reads_target(v, target.id, producers, depth)
+
+
+def _misses_reads(update: Op, vid: int, producers: dict, tensors: set) -> bool:
+    """Whether the in-place `update` (a dynamic_update_slice) writes none of the elements the
+    temporary `vid` reads of its target: each read is a dynamic_slice of the target that, along
+    an axis where both are one element thick, starts a nonzero constant away from the write
+    (`ccol[:, :, k - 1]` read by a temporary still used after `ccol[:, :, k] = ...`). Starts
+    proven in range only (a clamped start could meet the other)."""
+    if update.name != "dynamic_update_slice" or not update.attrs.get("in_bounds"):
+        return False
+    target, starts, shape = update.operands[0], update.operands[2:], update.operands[1].type.shape
+    reads = _slices_of(producers.get(vid), target.id, producers, tensors, 24)
+    if reads is None:
+        return False
+
+    def apart(a, b) -> bool:   # b is a plus or minus a nonzero constant
+        op = producers.get(b.id)
+        if op is None or op.name not in ("add", "sub"):
+            return False
+        x, y = op.operands
+        const = lambda v: (producers.get(v.id) is not None and producers[v.id].name == "constant"
+                           and np.asarray(producers[v.id].attrs["value"]).reshape(-1)[0] != 0)
+        return (x.id == a.id and const(y)) or (op.name == "add" and y.id == a.id and const(x))
+    return all(r.attrs.get("in_bounds") and any(
+        d == 1 and size == 1 and (apart(w, s) or apart(s, w))
+        for w, s, d, size in zip(starts, r.operands[1:], shape, r.attrs["sizes"])) for r in reads)
+
+
+def _slices_of(op, target: int, producers: dict, tensors: set, depth: int):
+    """The dynamic_slice ops through which the temporary made by `op` reads the array
+    `target`, or None if it may read it another way (or the walk goes too deep)."""
+    if op is None:
+        return []
+    if not depth:
+        return None
+    if op.name == "dynamic_slice" and op.operands[0].id == target:
+        return [op]
+    out = []
+    for u in op.operands:
+        if u.id == target:
+            return None
+        if u.type.size == 1 or u.id in tensors:
+            continue
+        inner = _slices_of(producers.get(u.id), target, producers, tensors, depth - 1)
+        if inner is None:
+            return None
+        out += inner
+    return out
 
 
 def _reads_target(v, target: int, producers: dict, depth: int) -> bool:
@@ -578,4 +671,5 @@ def _update(L, S, op: Op, args, lz):
             del _CURRENT[x]
         return [S.insert(S.to_storage(element, xt.dtype), values[0], at)]
     (out,) = loop_nest(S, list(ut.shape), [x], body)
+    supersede(x, out)
     return out

@@ -573,7 +573,9 @@ class _Lowering:
             if _size1(op.operands[0]):
                 return args[1]
             idx = self.indices(S, op, args[2:], x.shape, op.operands[1].type.shape)
-            return S.insert(S.to_storage(args[1], x.dtype), args[0], idx)
+            out = S.insert(S.to_storage(args[1], x.dtype), args[0], idx)
+            scalar_arrays.supersede(args[0], out)
+            return out
         if name == "if":
             return self.if_(S, op, args)
         if name == "while":
@@ -699,7 +701,8 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
         # running, IREE failed at run time, "ref is null": statement fuzzer seed 7013 program 3243)
         inits = [inner[v.id] if _size1(v) or i not in moved else _copy(S, inner[v.id], v.type, ctx.new_number())
                  for i, v in enumerate(op.operands)]
-        results = _Lowering(inner, location, Ranges(op, free, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
+        with scalar_arrays.superseding():
+            results = _Lowering(inner, location, Ranges(op, free, lambda v: _constant_value(env[v.id]))).while_(S, op, inits)
         out = []
         for i in moved:
             r, v = results[i], op.results[i]
