@@ -255,7 +255,45 @@ def _reduce(e, op, ins, outs, g):
         ones = e("select", hit, e.full(1, x), e.zeros(x))
         count = e("reduce", ones, kind="add", axes=axes)
         return [e.mul(ones, spread(e("div", g, count)))]
+    if kind == "mul":
+        return [_prod_vjp(e, ins[0], axes, g, kept)]
     return NotImplemented
+
+
+def _prod_vjp(e, x: Value, axes, g: Value, kept) -> Value | None:
+    """d prod / d x_i = the product of the other elements, as exclusive prefix and suffix products
+    (Hillis-Steele scans, log2(n) steps): exact where x has zeros (one zero: only its own
+    element's derivative is nonzero; two: all zero), as JAX, and no division."""
+    t = x.type
+    if t.size == 0:
+        return None
+    perm = tuple(kept) + tuple(axes)
+    moved_shape = tuple(t.shape[d] for d in perm)
+    n = int(np.prod([t.shape[d] for d in axes], dtype=np.int64))
+    rows = t.size // n
+    flat = t.with_shape((rows, n))
+    xt = x if perm == tuple(range(t.ndim)) else e("transpose", x, perm=perm)
+    xf = e("reshape", xt, shape=(rows, n))
+    one = e("constant", value=np.ones((), t.dtype))
+
+    def shift(v, k, reverse=False):   # v moved k columns to the right (left), ones coming in
+        if reverse:
+            part = e("slice", v, start=(0, k), limit=(rows, n), strides=(1, 1))
+            return e("pad", part, one, low=(0, 0), high=(0, k), interior=(0, 0))
+        part = e("slice", v, start=(0, 0), limit=(rows, n - k), strides=(1, 1))
+        return e("pad", part, one, low=(0, k), high=(0, 0), interior=(0, 0))
+
+    def exclusive(reverse):
+        y, k = shift(xf, 1, reverse) if n > 1 else e.full(1, flat), 1
+        while k < n - 1:
+            y = e.mul(y, shift(y, k, reverse))
+            k *= 2
+        return y
+    others = e.mul(exclusive(False), exclusive(True))
+    gk = e("reshape", g, shape=(rows,))
+    gx = e.mul(others, e("broadcast_in_dim", gk, shape=(rows, n), dims=(0,)))
+    gx = e("reshape", gx, shape=moved_shape)
+    return gx if perm == tuple(range(t.ndim)) else e("transpose", gx, perm=tuple(int(i) for i in np.argsort(perm)))
 
 
 def _ranges_like(*xs):
