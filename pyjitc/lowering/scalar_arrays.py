@@ -556,9 +556,11 @@ def _reshaped(x: Lazy, src, out):
     return elem
 
 
-def _combine(S, kind: str, dtype, acc, v):
+def _combine(S, kind: str, dtype, acc, v, reassoc=False):
     k = np.dtype(dtype).kind
     if kind == "add":
+        if k == "f" and reassoc:
+            return S.one("arith.addf", acc, v, fastmath=ir.Attribute.parse("#arith.fastmath<reassoc>"))
         return S.fop("arith.addf", acc, v) if k == "f" else S.one("arith.addi", acc, v)
     if kind == "mul":
         return S.fop("arith.mulf", acc, v) if k == "f" else S.one("arith.muli", acc, v)
@@ -604,7 +606,7 @@ def _reduction(op: Op, x: Lazy, kind: str, axes):
             full, a, b = [None] * src.ndim, iter(ivs), iter(idx)
             for i in range(src.ndim):
                 full[i] = next(a) if i in reduced else next(b)
-            return [_combine(S, kind, dtype, values[0], x.elem(S, full))]
+            return [_combine(S, kind, dtype, values[0], x.elem(S, full), reassoc=True)]
         init = _identity(S, kind, dtype, register_type(dtype))
         ranges = [_support_range(S, x, i, _identity_value(kind, dtype)) for i in reduced]
         (acc,) = loop_nest(S, [src.shape[i] for i in reduced], [init], body, ranges)
@@ -644,7 +646,7 @@ def _contraction(op: Op, a: Lazy, b: Lazy):
             for i, j, v in zip(lc, rc, ivs):
                 ai[i] = bi[j] = v
             prod = _combine(S, "mul", dtype, a.elem(S, ai), b.elem(S, bi))
-            return [_combine(S, "add", dtype, values[0], prod)]
+            return [_combine(S, "add", dtype, values[0], prod, reassoc=True)]
         ranges = None
         if len(lc) == 1:   # masked on both sides: over the union of the two lo..hi only (outside
             # it both factors are 0, so each product is exactly 0)
