@@ -16,6 +16,7 @@ from ..ir.types import is_float
 from ..program import Argument, Known, OutputTree, Program, Result
 from ..template import PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, leaves
 from .. import tree
+from .linalg import CUSTOM
 from .reverse import gradients
 from .rules import Emit
 
@@ -58,10 +59,11 @@ class GradFunction(JitFunction):
                 self._guard_loops = False
 
     def _lower_values(self, values, fast_trig=False):
-        token = DIFFERENTIATING.set(True)
+        token, table = DIFFERENTIATING.set(True), CUSTOM.set({})
         try:
             return super()._lower_values(values, fast_trig)
         finally:
+            CUSTOM.reset(table)
             DIFFERENTIATING.reset(token)
 
     def _param_span(self, index: int):
@@ -126,7 +128,8 @@ class GradFunction(JitFunction):
                            f"{leaf.value!r}", where)
 
         old_err = fn.results[program.error_index] if program.error_index is not None else None
-        grads, overflows = gradients(fn, [(out, None)] if out is not None else [], wrt, self._guard_loops)
+        grads, overflows = gradients(fn, [(out, None)] if out is not None else [], wrt, self._guard_loops,
+                                     CUSTOM.get())
         outputs, value_node = [], None
         if self._with_value:
             if isinstance(leaf, Result) or isinstance(leaf, Argument) and out in fn.results:
@@ -211,7 +214,8 @@ class VJPFunction(GradFunction):
             if is_float(out.type.dtype):
                 seeds.append((out, ct))
         old_err = fn.results[program.error_index] if program.error_index is not None else None
-        grads, overflows = gradients(fn, seeds, [w for w in wrt if w is not None], self._guard_loops)
+        grads, overflows = gradients(fn, seeds, [w for w in wrt if w is not None], self._guard_loops,
+                                     CUSTOM.get())
         grads = iter(grads)
         outputs, nodes = [], []
         for w, t in zip(wrt, weak):

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import JitError
 from ..ir.graph import Block, Builder, Function, Op, Value
 from ..ir.types import TensorType, is_complex, is_float
+from .linalg import custom_vjp
 from .rules import ZERO, Emit, vjp
 
 # K, the checkpoint slots per level: N <= K * K trips. IREE 3.13 copies a loop-carried buffer on
@@ -87,7 +88,7 @@ def activity(block: Block, active: set[int]) -> None:
 
 
 class Reverse:
-    def __init__(self, builder: Builder, active: set[int], guard_loops: bool = False):
+    def __init__(self, builder: Builder, active: set[int], guard_loops: bool = False, custom=None):
         # guard_loops: the recomputation loops yield their counter and state (not the checkpoint
         # buffers) through the while lowering's select guard (ir/ops.py). IREE 3.13 crashed
         # compiling some gradients without it (iree-stream's resource usage analysis of a
@@ -98,6 +99,7 @@ class Reverse:
         self.b = builder
         self.e = Emit(builder)
         self.active = active
+        self.custom = custom or {}        # result id -> a closed-form VJP (linalg.py's CUSTOM)
         self.counted: set[int] = set()    # while ops given a trip counter (its last carried value)
         self.overflows: list = []         # (bool[] "more trips than K * K", message) of top-level loops
         self._pending: list = []          # (while op, the constant op to insert before it)
@@ -140,6 +142,10 @@ class Reverse:
             if all(g is None for g in gs) or op.name in ZERO:
                 continue
             self.b.span = op.span
+            if any(r.id in self.custom for r in op.results):
+                gs = self.custom_vjps(op, gs, env, cts)
+                if all(g is None for g in gs):
+                    continue
             ins = [env.get(v.id, v) for v in op.operands]
             outs = [env.get(v.id, v) for v in op.results]
             if op.name == "if":
@@ -162,6 +168,21 @@ class Reverse:
                                "so this function can't be differentiated", op.span)
             for v, g in zip(op.operands, in_cts):
                 self.accumulate(cts, v, g)
+
+    def custom_vjps(self, op: Op, gs, env: dict, cts: dict) -> list:
+        """Send the cotangents of `op`'s results recorded in `custom` straight to the input they
+        were computed from (linalg.py), past the ops in between; returns the others."""
+        rest = []
+        for r, g in zip(op.results, gs):
+            entry = self.custom.get(r.id)
+            if entry is None or g is None:
+                rest.append(g)
+                continue
+            a = entry[1]
+            if self.differentiable(a):
+                self.accumulate(cts, a, custom_vjp(self.b, entry, env.get(a.id, a), env.get(r.id, r), g))
+            rest.append(None)
+        return rest
 
     def check_active_bitcasts(self, block: Block) -> None:
         """A float's bits read as an integer (fdlibm-style code) would lose its derivative silently."""
@@ -365,16 +386,20 @@ def _insert_before(block: Block, anchor: Op, new: Op) -> bool:
     return False
 
 
-def gradients(fn: Function, seeds, wrt: list[Value], guard_loops: bool = False) -> tuple[list[Value], list[Value]]:
+def gradients(fn: Function, seeds, wrt: list[Value], guard_loops: bool = False,
+              custom: dict | None = None) -> tuple[list[Value], list[Value]]:
     """Append to `fn`'s body the reverse pass of `seeds`, (result, its cotangent) pairs (the
     cotangent a value of the body, or None for 1: the gradient of a real float scalar), with
     respect to the parameters `wrt`; returns their gradients and the run-time "too many loop
     trips" flags of the function's top-level loops (bool[] values). The body's results are left
-    to the caller."""
+    to the caller. `custom`: closed-form VJPs recorded while tracing (linalg.CUSTOM), used where
+    both the result and the input they name are still in `fn`."""
     builder = Builder()
     active = {p.id for p in wrt}
     activity(fn.body, active)
-    rev = Reverse(builder, active, guard_loops)
+    defined = _defined(fn.body)
+    custom = {k: v for k, v in (custom or {}).items() if k in defined and v[1].id in defined}
+    rev = Reverse(builder, active, guard_loops, custom)
     rev.check_active_bitcasts(fn.body)
     builder.reopen(fn.body)
     rev.count_trips(fn.body)
