@@ -239,3 +239,33 @@ def test_a_temporary_read_after_its_column_may_be_written_stays_a_host_loop_and_
         assert_same(pyjitc.jit(fn)(*mine), fn(*theirs))
         assert_same(mine, theirs)
     assert lowered_as(fn, *make(np.ones((3, 8)))) == "host"
+
+
+def adi_sweeps(u, steps):
+    # scratch arrays the function makes and never returns (only u is): each a 60x60 or larger
+    # array that IREE, once nothing read it after the loop, put on the dispatch's stack
+    N = u.shape[0]
+    v, p, q = np.empty_like(u), np.empty_like(u), np.empty_like(u)
+    for t in range(steps):
+        v[0, 1:N - 1] = 1.0
+        p[1:N - 1, 0] = 0.0
+        q[1:N - 1, 0] = v[0, 1:N - 1]
+        for j in range(1, N - 1):
+            p[1:N - 1, j] = 0.5 / (-0.5 * p[1:N - 1, j - 1] + 2.0)
+            q[1:N - 1, j] = (u[j, 0:N - 2] + 2.0 * u[j, 1:N - 1] - u[j, 2:N] + 0.5 * q[1:N - 1, j - 1]) / (
+                -0.5 * p[1:N - 1, j - 1] + 2.0)
+        v[N - 1, 1:N - 1] = 1.0
+        for j in range(N - 2, 0, -1):
+            v[j, 1:N - 1] = p[1:N - 1, j] * v[j + 1, 1:N - 1] + q[1:N - 1, j]
+        u[1:-1, 1:-1] = v[1:-1, 1:-1]
+    return u
+
+
+@pytest.mark.parametrize("n", [8, 64])
+def test_a_loop_over_large_scratch_arrays_it_does_not_return_runs_natively(n):
+    # (the suite turns IREE's failure on the native loop, NativeLoopWarning, into an error)
+    u = np.random.default_rng(n).random((n, n))
+    mine, theirs = u.copy(), u.copy()
+    assert_same(pyjitc.jit(adi_sweeps)(mine, 2), adi_sweeps(theirs, 2), accumulate=True)
+    assert_same(mine, theirs, accumulate=True)
+    assert lowered_as(adi_sweeps, u, 2) == "dispatch"

@@ -711,8 +711,14 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
             out.append(r)
         S.op("flow.return", out, [])
     # the second region (the workload count) stays empty: IREE computes it
+    results = list(region_op.results)
+    if len(results) > 1 and any(not _size1(op.results[i]) for i in moved):
+        # the results held together: IREE drops a result nothing reads, and the array behind it
+        # then lives on the dispatch's stack, which overflowed IREE's 32 KiB limit for a loop
+        # working on three 60x60 scratch arrays (np.empty_like, only u returned: an ADI sweep)
+        results = list(S.op("stablehlo.optimization_barrier", results, [r.type for r in results]).results)
     values = list(operands)
-    for i, r in zip(moved, region_op.results):
+    for i, r in zip(moved, results):
         values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
     return values
 
