@@ -3,7 +3,8 @@
 steps and negative indices, 2-D interior slices, .T, rows, reshape/ravel of contiguous arrays),
 write through those views (v[:] = e, v += e, v[i] = c, v[mask] = c, A[1:-1] = B[2:] - B[:-2]),
 call helpers (module level and nested, closures) that write into their parameters, inside
-run-time `for` loops and `if` branches, through tuples and lists, and return the base, the view
+run-time `for` loops and `if` branches, sweep along an axis (each row or column from the one
+before it, through a temporary read again after the write), through tuples and lists, and return the base, the view
 or both. Calls may pass the same array, or overlapping views of one array, as several arguments.
 
 Each program runs through NumPy (the plain function) and pyjitc.jit on identically built
@@ -380,6 +381,33 @@ class Gen:
             out += self.simple(ind, in_loop)
         return out or [f"{ind}pass"]
 
+    def sweep(self, ind):
+        """A loop along an axis of an array, each step computing a row (or column) from the one
+        before (or after) it, through a temporary that may be read again after the write:
+        `for i in range(1, t.shape[0]): tmp = f(t[i - 1]) + o[i]; t[i] = tmp * 0.5; o[i] -= tmp`."""
+        cands = [r for r in self.locals + self.views + ["x", "A"]
+                 if isinstance(self.shadow(r), np.ndarray) and self.shadow(r).ndim >= 1 and self.shadow(r).shape[0] >= 3]
+        if not cands:
+            return []
+        t = self.pick(cands)
+        a = self.shadow(t)
+        axis = 1 if a.ndim == 2 and a.shape[1] >= 3 and self.chance(0.5) else 0
+        at = (lambda ref, k: f"{ref}[{k}]") if axis == 0 else (lambda ref, k: f"{ref}[:, {k}]")
+        row = self.shadow(at(t, 0))
+        others = [r for r in self.arrays() if self.shadow(r).ndim == a.ndim
+                  and self.shadow(r).shape[axis] == a.shape[axis] and np.shape(self.shadow(at(r, 0))) == np.shape(row)]
+        forward = self.chance(0.6)
+        head = (f"{ind}for i in range(1, {t}.shape[{axis}]):" if forward
+                else f"{ind}for i in range({t}.shape[{axis}] - 2, -1, -1):")
+        prev = "i - 1" if forward else "i + 1"
+        tmp = self.fresh("tmp")
+        body = [f"{ind}    {tmp} = {self.pick(UNARY).format(at(t, prev))} + {at(self.pick(others), 'i')}"]
+        body.append(f"{ind}    {at(t, 'i')} {self.pick(['=', '+=', '-='])} {tmp} * 0.5")
+        if self.chance(0.6):
+            o = self.pick(others)
+            body.append(f"{ind}    {at(o, 'i')} {self.pick(['=', '-='])} {tmp} - {at(t, self.pick([prev, 'i']))}")
+        return [head] + body
+
     def statement(self, ind):
         r = self.rng.random()
         if r < 0.18:
@@ -390,10 +418,12 @@ class Gen:
             return self.write(ind)
         if r < 0.6:
             return self.helper_call(ind)
-        if r < 0.75:
+        if r < 0.72:
             head = self.pick([f"{ind}for i in range(n):", f"{ind}for i in range(n):", f"{ind}for i in range(3):"])
             return [head] + self.block(ind + "    ", True, int(self.rng.integers(1, 4)))
-        if r < 0.85:
+        if r < 0.78:
+            return self.sweep(ind)
+        if r < 0.86:
             out = [f"{ind}if {self.cond()}:"] + self.block(ind + "    ", False, int(self.rng.integers(1, 3)))
             if self.chance(0.5):
                 out += [f"{ind}else:"] + self.block(ind + "    ", False, 1)
