@@ -269,3 +269,42 @@ def test_a_loop_over_large_scratch_arrays_it_does_not_return_runs_natively(n):
     assert_same(pyjitc.jit(adi_sweeps)(mine, 2), adi_sweeps(theirs, 2), accumulate=True)
     assert_same(mine, theirs, accumulate=True)
     assert lowered_as(adi_sweeps, u, 2) == "dispatch"
+
+
+def column_kept_then_overwritten(A, B):
+    for i in range(1, A.shape[1]):
+        tmp = A[:, i - 1] * 2.0
+        A[:, i] = 1.0                   # misses what tmp reads
+        A[:, i - 1] = 5.0               # a later version of A: hits it, tmp keeps the old column
+        B[:, i] = tmp
+    return A, B
+
+
+def column_kept_then_updated_twice(A, B):
+    for i in range(1, A.shape[1]):
+        tmp = (A[:, i - 1] * 0.5) + B[:, i]
+        A[:, i] += tmp * 0.5
+        A[:, i] -= tmp - A[:, i]        # (statement fuzzer, the suite's seed: IREE failed the loop)
+    return A, B
+
+
+def reversed_column_of_an_older_version(A, B):
+    for i in range(1, A.shape[1]):
+        tmp = A[::-1, i] * 2.0
+        A[:, i - 1] = 3.0
+        A[:, i] = tmp + 1.0             # reads other rows of the column it writes
+    return A, B
+
+
+@pytest.mark.parametrize("fn, where", [(column_kept_then_overwritten, "host"), (column_kept_then_updated_twice, "dispatch"),
+                                       (reversed_column_of_an_older_version, "host")])
+def test_later_versions_of_an_array_count_as_the_array_for_the_temporaries_that_read_it(fn, where):
+    # a silent wrong answer before: only the first write after a temporary was checked against
+    # what it reads, so B[:, i] = tmp saw the 5.0 written into the column tmp had read
+    for n in (2, 3, 7):
+        rng = np.random.default_rng(n)
+        args = (rng.random((4, n)), rng.random((4, n)))
+        mine, theirs = copies(args), copies(args)
+        assert_same(pyjitc.jit(fn)(*mine), fn(*theirs))
+        assert_same(mine, theirs)
+    assert lowered_as(fn, np.ones((4, 8)), np.ones((4, 8))) == where

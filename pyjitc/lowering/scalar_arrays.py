@@ -82,11 +82,12 @@ def supersede(old: ir.Value, new: ir.Value) -> None:
 
 
 def _latest(value: ir.Value) -> ir.Value:
-    value = _CURRENT.get(value, value)
+    """The version of a buffer to read here: its newest, and inside an update loop of that one,
+    the loop's."""
     here = ir.InsertionPoint.current.block
     while value in _SUPERSEDED and _inside(here, _SUPERSEDED[value][0]):
         value = _SUPERSEDED[value][1]
-    return value
+    return _CURRENT.get(value, value)
 
 
 def _inside(block, ancestor) -> bool:
@@ -172,6 +173,11 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         reads: dict[int, set] = {}     # temporary id -> the buffers it reads
         defined: dict[int, int] = {}   # temporary id -> position
         last_use: dict[int, int] = {}
+        root: dict[int, int] = {}      # a buffer's later versions (updates in place) -> its first
+        for op in block.ops:
+            if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in tensors:
+                root[op.results[0].id] = root.get(op.operands[0].id, op.operands[0].id)
+        R = lambda i: root.get(i, i)
         for k, op in enumerate(block.ops):
             if op.name in ("while", "if") and any(is_lazy(v) for v in op.operands):
                 refuse()
@@ -189,10 +195,10 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                 if is_lazy(v):
                     defined[v.id] = k
                     reads[v.id] = set().union(*([reads.get(u.id, set()) for u in op.operands if u.id in reads]
-                                                + [{u.id for u in op.operands if u.id in tensors}]))
+                                                + [{R(u.id) for u in op.operands if u.id in tensors}]))
         if any(is_lazy(v) for v in block.results):
             refuse()
-        consumers = [(k, _consumed(op, tensors)) for k, op in enumerate(block.ops)]
+        consumers = [(k, {R(i) for i in _consumed(op, tensors)}) for k, op in enumerate(block.ops)]
         producers = {v.id: op for op in block.ops for v in op.results}
         for vid, start in defined.items():
             end = last_use.get(vid, start)
@@ -200,47 +206,49 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                 if start < k <= end and consumed & reads[vid]:
                     op = block.ops[k]
                     if not (k == end and op.name == "dynamic_update_slice" and op.operands[1].id == vid
-                            and _same_positions(op.operands[1], op, producers, tensors)) \
-                            and not _misses_reads(op, vid, producers, tensors):
+                            and _same_positions(op.operands[1], op, producers, tensors, R)) \
+                            and not _misses_reads(op, vid, producers, tensors, R):
                         refuse()
     for r in loop.regions:
         walk(r)
 
 
-def _same_positions(v, update: Op, producers: dict, tensors: set, depth: int = 24) -> bool:
+def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int = 24) -> bool:
     """Whether the update's new value `v` reads its target only at the positions it writes:
     through elementwise ops, unit reshapes and barriers down to slices of the target with the
-    update's own starts and extents (or reads of other arrays, or single values taken before)."""
+    update's own starts and extents (or reads of other arrays, or single values taken before).
+    `R`: a buffer version's id -> its buffer's (earlier versions of the target are the target)."""
     target, starts, shape = update.operands[0], update.operands[2:], update.operands[1].type.shape
+    t = R(target.id)
     if v.type.size == 1 or not depth:
         return v.type.size == 1
-    if v.id == target.id:
+    if R(v.id) == t:
         return False
     if v.id in tensors:
         return True      # another buffer (the check above made sure it is not consumed meanwhile)
     op = producers.get(v.id)
     if op is None:
         return True
-    if op.name == "dynamic_slice" and op.operands[0].id == target.id:
+    if op.name == "dynamic_slice" and R(op.operands[0].id) == t:
         # the same region, or (where both are one element thick along an axis: a row or a
         # column) the same region or one disjoint from it: `p[:, j] = f(p[:, j - 1])`. Either way
         # no element is read after this update wrote it
         same = all(_same_value(a, b, producers) or d == 1 for a, b, d in zip(op.operands[1:], starts, shape))
         return same and tuple(op.attrs["sizes"]) == tuple(shape)
-    if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and op.operands[0].id != target.id:
-        return all(_same_positions(u, update, producers, tensors, depth - 1) for u in op.operands[:1])
+    if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and R(op.operands[0].id) != t:
+        return all(_same_positions(u, update, producers, tensors, R, depth - 1) for u in op.operands[:1])
     if op.name in ("iota", "constant"):
         return True
     if op.name in ("barrier", "broadcast_in_dim", "reshape") or op.name in _ELEMENTWISE_NAMES:
         if op.name == "broadcast_in_dim" and op.operands[0].type.size != 1:
-            return not _reads_target(op.operands[0], target.id, producers, depth)
+            return not _reads_target(op.operands[0], t, producers, R, depth)
         if op.name == "reshape" and [d for d in op.operands[0].type.shape if d != 1] != [d for d in op.results[0].type.shape if d != 1]:
-            return not _reads_target(op.operands[0], target.id, producers, depth)
-        return all(_same_positions(u, update, producers, tensors, depth - 1) for u in op.operands)
-    return not _reads_target(v, target.id, producers, depth)
+            return not _reads_target(op.operands[0], t, producers, R, depth)
+        return all(_same_positions(u, update, producers, tensors, R, depth - 1) for u in op.operands)
+    return not _reads_target(v, t, producers, R, depth)
 
 
-def _misses_reads(update: Op, vid: int, producers: dict, tensors: set) -> bool:
+def _misses_reads(update: Op, vid: int, producers: dict, tensors: set, R) -> bool:
     """Whether the in-place `update` (a dynamic_update_slice) writes none of the elements the
     temporary `vid` reads of its target: each read is a dynamic_slice of the target that, along
     an axis where both are one element thick, starts a nonzero constant away from the write
@@ -249,7 +257,7 @@ def _misses_reads(update: Op, vid: int, producers: dict, tensors: set) -> bool:
     if update.name != "dynamic_update_slice" or not update.attrs.get("in_bounds"):
         return False
     target, starts, shape = update.operands[0], update.operands[2:], update.operands[1].type.shape
-    reads = _slices_of(producers.get(vid), target.id, producers, tensors, 24)
+    reads = _slices_of(producers.get(vid), R(target.id), producers, tensors, R, 24)
     if reads is None:
         return False
 
@@ -266,38 +274,40 @@ def _misses_reads(update: Op, vid: int, producers: dict, tensors: set) -> bool:
         for w, s, d, size in zip(starts, r.operands[1:], shape, r.attrs["sizes"])) for r in reads)
 
 
-def _slices_of(op, target: int, producers: dict, tensors: set, depth: int):
-    """The dynamic_slice ops through which the temporary made by `op` reads the array
-    `target`, or None if it may read it another way (or the walk goes too deep)."""
+def _slices_of(op, target: int, producers: dict, tensors: set, R, depth: int):
+    """The dynamic_slice ops through which the temporary made by `op` reads the buffer
+    `target` (any version of it), or None if it may read it another way (or the walk goes too
+    deep)."""
     if op is None:
         return []
     if not depth:
         return None
-    if op.name == "dynamic_slice" and op.operands[0].id == target:
+    if op.name == "dynamic_slice" and R(op.operands[0].id) == target:
         return [op]
     out = []
     for u in op.operands:
-        if u.id == target:
+        if R(u.id) == target:
             return None
         if u.type.size == 1 or u.id in tensors:
             continue
-        inner = _slices_of(producers.get(u.id), target, producers, tensors, depth - 1)
+        inner = _slices_of(producers.get(u.id), target, producers, tensors, R, depth - 1)
         if inner is None:
             return None
         out += inner
     return out
 
 
-def _reads_target(v, target: int, producers: dict, depth: int) -> bool:
-    """Whether the temporary `v` reads the array `target` (conservatively: True when unsure)."""
-    if v.id == target:
+def _reads_target(v, target: int, producers: dict, R, depth: int) -> bool:
+    """Whether the temporary `v` reads the buffer `target` (any version of it; conservatively:
+    True when unsure)."""
+    if R(v.id) == target:
         return True
     op = producers.get(v.id)
     if op is None or v.type.size == 1:
         return False
     if not depth:
         return True
-    return any(_reads_target(u, target, producers, depth - 1) for u in op.operands)
+    return any(_reads_target(u, target, producers, R, depth - 1) for u in op.operands)
 
 
 def _same_value(a, b, producers: dict) -> bool:
