@@ -403,9 +403,10 @@ class Gen:
         tmp = self.fresh("tmp")
         body = [f"{ind}    {tmp} = {self.pick(UNARY).format(at(t, prev))} + {at(self.pick(others), 'i')}"]
         body.append(f"{ind}    {at(t, 'i')} {self.pick(['=', '+=', '-='])} {tmp} * 0.5")
-        if self.chance(0.6):
+        for _ in range(int(self.rng.integers(0, 3))):   # more writes, some where tmp read
             o = self.pick(others)
-            body.append(f"{ind}    {at(o, 'i')} {self.pick(['=', '-='])} {tmp} - {at(t, self.pick([prev, 'i']))}")
+            body.append(f"{ind}    {at(o, self.pick(['i', 'i', prev]))} {self.pick(['=', '-='])} "
+                        f"{tmp} - {at(t, self.pick([prev, 'i']))}")
         return [head] + body
 
     def statement(self, ind):
