@@ -78,6 +78,8 @@ def _block(out):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--case", action="append", choices=("mlp", "stencil", "softmax"),
+                        help="run only these cases (repeatable)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     labels = np.eye(10)[rng.integers(0, 10, 512)]
@@ -93,6 +95,8 @@ def main():
     jax_fns = jax_versions()
     print(f"{'case':<62} {'forward':>9} {'grad':>9} {'ratio':>6} {'jax fwd':>9} {'jax grad':>9}")
     for name, (what, fn, argnums, call) in cases.items():
+        if args.case and name not in args.case:
+            continue
         fwd = best(pyjitc.jit(fn), call, args.repeat)
         grd = best(pyjitc.grad(fn, argnums=argnums), call, args.repeat)
         jf = jg = float("nan")

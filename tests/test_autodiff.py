@@ -378,13 +378,15 @@ def test_compile_time_loop(a):
 
 
 def test_checkpointed_loop_matches_and_a_loop_past_its_capacity_raises(monkeypatch):
-    monkeypatch.setattr(reverse, "LOOP_MEMORY_BYTES", 1)   # K = MIN_SLOTS = 8: segments of several trips
+    monkeypatch.setattr(reverse, "LOOP_MEMORY_BYTES", 1)   # K = MIN_SLOTS = 8, 3 levels: 512 trips
     g = pyjitc.grad(stencil, argnums=(0, 1))
     u = np.linspace(0.0, 1.0, 8)
-    for n in (9, 40, 64):
+    for n in (9, 40, 64, 65, 300, 512):   # one, two and three levels used
         check_grad(stencil, g, (u, 0.1, n), argnums=(0, 1))
-    with pytest.raises(pyjitc.RunError, match=rf"{HERE}:\d+:5: autodiff: this loop ran more than 64 trips"):
-        g(u.copy(), 0.1, 65)
+    with pytest.raises(pyjitc.RunError, match=rf"{HERE}:\d+:5: autodiff: this loop ran more than 512 trips"):
+        g(u.copy(), 0.1, 513)
+    gn = pyjitc.grad(nested)   # an inner loop past K * K trips (a NaN gradient with two levels)
+    check_grad(nested, gn, (np.array([0.3, -0.2, 0.1]), 70))
 
 
 # ---------------------------------------------------------------- API, conventions, errors

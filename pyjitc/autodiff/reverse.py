@@ -9,13 +9,14 @@ compiled and cached by the usual machinery.
 - `if`: the backward pass is an `if` on the same predicate; each branch recomputes its forward
   ops (cloned) and runs their reverse pass, yielding the cotangents of what the branch read from
   outside.
-- `while`: the loop counts its trips. The backward pass re-runs the loop from its first state,
-  saving a checkpoint every S = ceil(N / K) trips in a buffer of K slots; then, for each segment
-  from the last, it recomputes the segment's states from its checkpoint into a second buffer of
-  K slots and steps back through them, each step recomputing one body and running its reverse
-  pass. Memory: 2K + 1 copies of the loop state (K: LOOP_SLOTS, LOOP_MEMORY_BYTES), enough for
-  N <= K * K trips; time: about four forward passes plus one backward pass. Beyond K * K trips
-  the gradient is NaN (and a top-level loop raises RunError)."""
+- `while`: the loop counts its trips N, and is reversed by nested checkpointing on L levels
+  (LOOP_LEVELS) of K slots (LOOP_SLOTS, LOOP_MEMORY_BYTES): level l cuts its trips into parts
+  of K ** (l - 1), re-runs the loop storing each part's first state, then reverses the parts
+  from the last one level down; level 1 recomputes a part's (<= K) states into K slots and
+  steps back through them, each step recomputing one body and running its reverse pass.
+  Memory: about L * K copies of the loop state whatever N, for N <= K ** L trips; time: one
+  forward pass per level a loop needs (a level with a single part costs nothing), plus the
+  backward pass. Beyond K ** L trips the gradient is NaN (and a top-level loop raises RunError)."""
 from __future__ import annotations
 
 import os
@@ -33,14 +34,17 @@ from .rules import ZERO, Emit, vjp
 # faster (1-D stencil, 10,000 float64 x 500 steps: K = 32: 77 ms, K = 100: 201 ms; forward 5.5 ms).
 LOOP_SLOTS = int(os.environ.get("PYJITC_GRAD_LOOP_SLOTS", 32))
 LOOP_MEMORY_BYTES = int(os.environ.get("PYJITC_GRAD_LOOP_MEMORY", 256 << 20))   # K shrinks to fit 2K states
+# L, the checkpoint levels: N <= K ** L trips, with L * K + 1 copies of the loop state. A level
+# costs one forward pass more, only for loops that need it (more than K ** (L - 1) trips).
+LOOP_LEVELS = int(os.environ.get("PYJITC_GRAD_LOOP_LEVELS", 3))
 MIN_SLOTS = 8
 I64 = TensorType((), np.dtype(np.int64))
 
 
 def loop_slots(types) -> int:
-    """K for a loop carrying values of `types` (2K + 1 copies of them kept)."""
+    """K for a loop carrying values of `types` (about L * K copies of them kept)."""
     state = sum(t.size * t.dtype.itemsize for t in types) or 1
-    return int(max(MIN_SLOTS, min(LOOP_SLOTS, LOOP_MEMORY_BYTES // (2 * state))))
+    return int(max(MIN_SLOTS, min(LOOP_SLOTS, LOOP_MEMORY_BYTES // (max(2, LOOP_LEVELS) * state))))
 
 
 def _defined(block: Block) -> set[int]:
@@ -255,10 +259,8 @@ class Reverse:
         caps = [c for c in captures(op) if self.differentiable(c)]
         n = outs[-1]
         k = loop_slots(types)
-        one, kk = e.i64(1), e.i64(k)
-        s = e("max", e("div", e.add(n, e.i64(k - 1)), kk), one)          # trips per checkpoint
-        nseg = e("div", e.add(n, e("sub", s, one)), s)
-        overflow = e("compare", s, kk, direction="GT")
+        levels = max(2, LOOP_LEVELS)
+        limit = min(k ** levels, 1 << 62)
         init = [env.get(v.id, v) for v in op.operands]
         init[-1] = e.i64(0)
         # the loop's first state enters the recomputation behind a barrier: a constant array carried
@@ -266,43 +268,59 @@ class Reverse:
         # IREE 3.13 ("indirect buffer reference slot 0 is out range ... copy_buffer"; found by
         # tests/fuzz_gradients.py)
         init = [e("barrier", v) if v.type.ndim else v for v in init]
+        one, zero = e.i64(1), e.i64(0)
 
-        # 1. the forward loop again, a checkpoint every s trips (slot k: a scratch slot)
-        bufs = [e.zeros(t.with_shape((k + 1,) + t.shape)) for t in types]
-
-        def checkpoint_step(j, state, bufs):
-            at = e("select", e("compare", e("rem", j, s), e.i64(0), direction="EQ"), e("div", j, s), kk)
-            bufs = [_store(e, b, x, at) for b, x in zip(bufs, state)]
-            return self.step(body, state, env), bufs
-        _, _, bufs = self.counted_loop(e.i64(0), n, init, bufs, checkpoint_step, op.span)
-
-        # 2. segments from the last: recompute its states, then step back through them
-        ct_state = [self.ct_or_zero({r.id: g for r, g in zip(outs, gs) if g is not None}, outs[i]) for i in flt]
-        ct_caps = [e.zeros(c.type) for c in caps]
-        seg_types = [t.with_shape((k,) + t.shape) for t in types]
-
-        def segment(seg, carried):
-            ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
-            start = [_load(e, b, seg, t) for b, t in zip(bufs, types)]
-            length = e("min", s, e("sub", n, e.mul(seg, s)))
+        def record_and_step_back(start, length, carried):
+            """The innermost level: a part of at most k trips, its states recomputed into k slots,
+            then stepped back through (each step one body recomputed and its reverse pass)."""
+            seg_types = [t.with_shape((k,) + t.shape) for t in types]
 
             def record(t, state, segbufs):
                 return self.step(body, state, env), [_store(e, b, x, t) for b, x in zip(segbufs, state)]
-            _, _, segbufs = self.counted_loop(e.i64(0), length, start, [e.zeros(t) for t in seg_types],
-                                              record, op.span)
+            _, _, segbufs = self.counted_loop(zero, length, start, [e.zeros(t) for t in seg_types], record, op.span)
 
             def back(t, carried):
                 state = [_load(e, b, t, ty) for b, ty in zip(segbufs, types)]
                 ct_state, ct_caps = carried[:len(flt)], carried[len(flt):]
                 new_state, new_caps = self.body_vjp(body, state, ct_state, flt, caps, env)
                 return list(new_state) + [e.add(a, b) for a, b in zip(ct_caps, new_caps)]
-            return self.down_loop(e("sub", length, one), list(ct_state) + list(ct_caps), back, op.span)
+            return self.down_loop(e("sub", length, one), carried, back, op.span)
 
-        carried = self.down_loop(e("sub", nseg, one), list(ct_state) + list(ct_caps), segment, op.span)
-        # more trips than K * K: NaN rather than a wrong gradient (a top-level loop also raises)
+        def reverse_part(level, start, length, carried):
+            """The reverse pass of `length` trips (<= k ** level) from the state `start`: cut into
+            parts of k ** (level - 1) trips, a checkpoint of each part's first state in k slots
+            (the pass that stores them runs up to the last part only: nothing when there is one
+            part), then each part from the last reversed one level down."""
+            if level == 1:
+                return record_and_step_back(start, length, carried)
+            cap = e.i64(k ** (level - 1))
+            nparts = e("div", e.add(length, e.i64(k ** (level - 1) - 1)), cap)
+            bufs = [e.zeros(t.with_shape((k + 1,) + t.shape)) for t in types]
+
+            def checkpoint_step(j, state, bufs):   # slot k: a scratch slot for the other trips
+                at = e("select", e("compare", e("rem", j, cap), zero, direction="EQ"), e("div", j, cap), e.i64(k))
+                bufs = [_store(e, b, x, at) for b, x in zip(bufs, state)]
+                return self.step(body, state, env), bufs
+            several = e("compare", nparts, one, direction="GT")   # one part: its start is `start`
+            _, _, bufs = self.counted_loop(e("select", several, zero, length), length, start, bufs, checkpoint_step,
+                                           op.span)
+
+            def part(p, carried):
+                first = [_load(e, b, p, t) for b, t in zip(bufs, types)]
+                at_start = e("compare", p, zero, direction="EQ")   # part 0 starts from `start`
+                first = [e("select", _spread(e, at_start, x.type), s, x) for s, x in zip(start, first)]
+                return reverse_part(level - 1, first, e("min", cap, e("sub", length, e.mul(p, cap))), carried)
+            return self.down_loop(e("sub", nparts, one), carried, part, op.span)
+
+        ct_state = [self.ct_or_zero({r.id: g for r, g in zip(outs, gs) if g is not None}, outs[i]) for i in flt]
+        ct_caps = [e.zeros(c.type) for c in caps]
+        carried = reverse_part(levels, init, n, list(ct_state) + list(ct_caps))
+        # more trips than the levels cover: NaN rather than a wrong gradient (a top-level loop also raises)
+        overflow = e("compare", n, e.i64(limit), direction="GT")
         if len(self.b.blocks) == 1:
-            self.overflows.append((overflow, f"{op.span}: autodiff: this loop ran more than {k * k} trips, "
-                                   f"more than its {k} + {k} checkpoint slots cover; raise PYJITC_GRAD_LOOP_SLOTS "
+            self.overflows.append((overflow, f"{op.span}: autodiff: this loop ran more than {limit} trips, "
+                                   f"more than its {levels} levels of {k} checkpoint slots cover; raise "
+                                   f"PYJITC_GRAD_LOOP_LEVELS ({LOOP_LEVELS}), PYJITC_GRAD_LOOP_SLOTS "
                                    f"({LOOP_SLOTS}) or PYJITC_GRAD_LOOP_MEMORY ({LOOP_MEMORY_BYTES} bytes)"))
         nan = lambda g: e("select", _spread(e, overflow, g.type), e.like(g, np.nan), g)
         carried = [nan(g) for g in carried]
