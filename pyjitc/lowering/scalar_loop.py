@@ -712,11 +712,16 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
         S.op("flow.return", out, [])
     # the second region (the workload count) stays empty: IREE computes it
     results = list(region_op.results)
-    if len(results) > 1 and any(not _size1(op.results[i]) for i in moved):
-        # the results held together: IREE drops a result nothing reads, and the array behind it
+    arrays = [k for k, i in enumerate(moved) if not _size1(op.results[i])]
+    if len(arrays) > 1:
+        # the arrays held together: IREE drops a result nothing reads, and the array behind it
         # then lives on the dispatch's stack, which overflowed IREE's 32 KiB limit for a loop
-        # working on three 60x60 scratch arrays (np.empty_like, only u returned: an ADI sweep)
-        results = list(S.op("stablehlo.optimization_barrier", results, [r.type for r in results]).results)
+        # working on three 60x60 scratch arrays (np.empty_like, only u returned: an ADI sweep).
+        # Arrays only: with the loop's single values in it too, IREE 3.13 failed the gradient of
+        # np.linalg.solve at run time ("indirect buffer reference slot 0 is out range")
+        held = S.op("stablehlo.optimization_barrier", [results[k] for k in arrays], [results[k].type for k in arrays])
+        for k, r in zip(arrays, held.results):
+            results[k] = r
     values = list(operands)
     for i, r in zip(moved, results):
         values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
