@@ -379,6 +379,7 @@ def test_compile_time_loop(a):
 
 def test_checkpointed_loop_matches_and_a_loop_past_its_capacity_raises(monkeypatch):
     monkeypatch.setattr(reverse, "LOOP_MEMORY_BYTES", 1)   # K = MIN_SLOTS = 8, 3 levels: 512 trips
+    monkeypatch.setattr(reverse, "LOOP_LEVELS", 3)
     g = pyjitc.grad(stencil, argnums=(0, 1))
     u = np.linspace(0.0, 1.0, 8)
     for n in (9, 40, 64, 65, 300, 512):   # one, two and three levels used

@@ -29,14 +29,17 @@ from ..ir.types import TensorType, is_complex, is_float
 from .linalg import custom_vjp
 from .rules import ZERO, Emit, vjp
 
-# K, the checkpoint slots per level: N <= K * K trips. IREE 3.13 copies a loop-carried buffer on
+# K, the checkpoint slots per level: N <= K ** L trips. IREE 3.13 copies a loop-carried buffer on
 # every update, so the backward pass moves about N * K copies of the loop state: a small K is
-# faster (1-D stencil, 10,000 float64 x 500 steps: K = 32: 77 ms, K = 100: 201 ms; forward 5.5 ms).
-LOOP_SLOTS = int(os.environ.get("PYJITC_GRAD_LOOP_SLOTS", 32))
+# faster (1-D stencil, 10,000 float64 x 500 steps, one loaded run each: K = 32, L = 3: 36.2x the
+# forward time; K = 16, L = 4: 19.2x; K = 8, L = 5: 8.9x; `bench/bench_autodiff.py --case
+# stencil` with PYJITC_GRAD_LOOP_SLOTS / _LEVELS), and K = 8 on 5 levels keeps 32,768 trips in
+# 40 states instead of 96.
+LOOP_SLOTS = int(os.environ.get("PYJITC_GRAD_LOOP_SLOTS", 8))
 LOOP_MEMORY_BYTES = int(os.environ.get("PYJITC_GRAD_LOOP_MEMORY", 256 << 20))   # K shrinks to fit 2K states
 # L, the checkpoint levels: N <= K ** L trips, with L * K + 1 copies of the loop state. A level
 # costs one forward pass more, only for loops that need it (more than K ** (L - 1) trips).
-LOOP_LEVELS = int(os.environ.get("PYJITC_GRAD_LOOP_LEVELS", 3))
+LOOP_LEVELS = int(os.environ.get("PYJITC_GRAD_LOOP_LEVELS", 5))
 MIN_SLOTS = 8
 I64 = TensorType((), np.dtype(np.int64))
 
