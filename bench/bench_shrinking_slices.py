@@ -41,31 +41,36 @@ def timed(fn, make, repeat):
     return best
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--n", type=int, nargs="+", default=[60, 120])
-    parser.add_argument("--repeat", type=int, default=3)
-    opts = parser.parse_args()
+def run(cases, sizes, repeat):
+    """Each case at each size: first call (compile), steady state of NumPy, pyjitc, numba."""
     numba = importlib.import_module("numba") if importlib.util.find_spec("numba") else None
     rng = np.random.default_rng(0)
     print(f"{'case':14s} {'n':>4s} {'compile':>8s} {'NumPy':>10s} {'pyjitc':>10s} {'ratio':>7s} {'numba':>10s}")
-    for n in opts.n:
+    for n in sizes:
         for name, fn, make in cases(n, rng):
             jitted = pyjitc.jit(fn)
             start = time.perf_counter()
             jitted(*make())
             first = time.perf_counter() - start
-            t_np, t_pj = timed(fn, make, opts.repeat), timed(jitted, make, opts.repeat)
+            t_np, t_pj = timed(fn, make, repeat), timed(jitted, make, repeat)
             t_nb = ""
             if numba is not None:
-                nb = numba.njit(fn)
                 try:
+                    nb = numba.njit(fn)
                     nb(*make())
-                    t_nb = f"{timed(nb, make, opts.repeat) * 1e3:8.2f}ms"
+                    t_nb = f"{timed(nb, make, repeat) * 1e3:8.2f}ms"
                 except Exception:   # numba.njit refuses the program (np.mean with axis=)
                     t_nb = "refused"
             print(f"{name:14s} {n:4d} {first:7.2f}s {t_np * 1e3:8.2f}ms {t_pj * 1e3:8.2f}ms "
                   f"{t_pj / t_np:6.2f}x {t_nb:>10s}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, nargs="+", default=[60, 120])
+    parser.add_argument("--repeat", type=int, default=3)
+    opts = parser.parse_args()
+    run(cases, opts.n, opts.repeat)
 
 
 if __name__ == "__main__":
