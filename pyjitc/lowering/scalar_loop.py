@@ -6,7 +6,7 @@ scalars (`arith`, `math`, `tensor.extract`/`tensor.insert`): IREE compiles it in
 dispatch, so the loop runs as a native loop (a few ns per step) instead of a `stablehlo.while`
 that IREE runs on the host, dispatching every step (~17 us per step on local-sync, measured in
 bench/bench_loops.py). Loops whose bodies do array work stay `stablehlo.while` (each step is a
-parallel dispatch anyway); `eligible` decides, op by op, from SCALAR_RULES below.
+parallel dispatch anyway); lowering/native_loops.py decides, op by op.
 
 Semantics follow IREE's own StableHLO -> scalar mapping (StableHLO's linalg conversion,
 MapStablehloToScalarOp), so a loop computes the same bits either way: integer division by 0
@@ -17,7 +17,7 @@ where the index is proven in range: the frontend's `in_bounds`, lowering/ranges.
 Inside the region a value of size 1 is a scalar register (bool as i1) and a larger array is a
 tensor in its storage type (bool as i8, unsigned as signless): conversions happen at the
 region's edge. An array the loop writes must be updated in place: every carried array is
-copied once into the region's output on entry, and `eligible` accepts a loop only when each
+copied once into the region's output on entry, and native_loops accepts a loop only when each
 update consumes the latest version of its array (reads before the write, no other use after),
 so bufferization needs no temporary buffers (IREE allows 32 KiB of stack per dispatch)."""
 from __future__ import annotations
@@ -29,203 +29,16 @@ from iree.compiler import ir
 
 from ..ir.dims import NeedsStaticShape, is_symbolic
 from ..ir.graph import Block, Op
-from ..ir.ops import BINARY, UNARY, _expm1_f64, _log1p_f64
+from ..ir.ops import _expm1_f64, _log1p_f64
+from .native_loops import ELEMENTWISE, SHAPE_ONLY, _free_values, _size1
 from .ranges import Ranges
 from . import scalar_arrays
-from .scalar_arrays import Lazy, check_lazy, lower_vector, register_type, vector_ok
+from .scalar_arrays import Lazy, lower_vector, register_type
 
 F64 = np.dtype(np.float64)
 
 
-# ---------------------------------------------------------------- which loops
-
-ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite"}
-SHAPE_ONLY = {"reshape", "broadcast_in_dim", "transpose", "reverse"}
-scalar_arrays._ELEMENTWISE_NAMES.update(ELEMENTWISE)
-
-
-def _size1(v) -> bool:
-    return v.type.size == 1
-
-
-def _op_ok(op: Op) -> bool:
-    name = op.name
-    types = [v.type for v in (*op.operands, *op.results)]
-    if any(t.dtype.kind == "c" for t in types):
-        return False
-    if name not in ("if", "while") and any(t.size != 1 for t in types) and \
-            not (name == "pow" and op.results[0].type.dtype.kind in "iu") and \
-            vector_ok(op, ELEMENTWISE, SHAPE_ONLY):
-        return True     # array work, element by element (lowering/scalar_arrays.py)
-    if name in ELEMENTWISE:
-        if name == "pow" and op.results[0].type.dtype.kind in "iu":
-            return False    # integer powers: left to the StableHLO loop (float pow is math.powf)
-        return all(t.size == 1 for t in types)
-    if name in ("constant", "iota") or name in SHAPE_ONLY:
-        return all(t.size == 1 for t in types)
-    if name == "barrier":
-        return True
-    if name in ("slice", "dynamic_slice"):
-        return _size1(op.results[0])
-    if name == "dynamic_update_slice":
-        return _size1(op.operands[1])
-    if name in ("if", "while"):
-        return all(_op_ok(inner) for r in op.regions for inner in r.ops)
-    return False
-
-
-def eligible(op: Op) -> bool:
-    """Whether the `while` op `op` runs as one native loop: every op has a scalar form and every
-    array it writes is updated in place (see the module docstring). Not with run-time sizes."""
-    if any(is_symbolic(v.type.shape) for v in (*op.operands, *op.results)):
-        return False
-    if not all(_op_ok(inner) for r in op.regions for inner in r.ops):
-        return False
-    try:
-        _InPlace(op)
-        check_lazy(op, {v.id for v in _free_values(op) if not _size1(v)}, _refuse)
-    except _Refuse:
-        return False
-    return True
-
-
-def _refuse():
-    raise _Refuse
-
-
-class _Refuse(Exception):
-    pass
-
-
-# ops that only read an array operand (element by element, see scalar_arrays.py)
-_READS = {"slice", "dynamic_slice", "reduce", "dot_general", "iota", "take", *ELEMENTWISE, *SHAPE_ONLY}
-
-
-class _InPlace:
-    """Raises _Refuse unless the arrays `loop` writes can be updated in place: each array value
-    is used by reads first and then at most once by something that consumes it (an update, a
-    yield, a nested loop's initial value), once per path through ifs; a loop's i-th carried
-    array is yielded as an update of its own i-th argument; arrays from outside are only read."""
-
-    def __init__(self, loop: Op):
-        self.producers = {}
-        _index_producers(loop, self.producers)
-        for v in _free_values(loop):
-            if not _size1(v) and any(self._linear(r, v.id) for r in loop.regions):
-                raise _Refuse
-        self._loop(loop)
-
-    def _loop(self, loop: Op):
-        cond, body = loop.regions
-        for r in loop.regions:
-            for p in r.params:
-                if not _size1(p) and self._linear(r, p.id) and r is cond:
-                    raise _Refuse
-        for i, p in enumerate(body.params):
-            if not _size1(p) and not self._derives(body.results[i], p.id):
-                raise _Refuse
-        for r in loop.regions:
-            self._block(r)
-
-    def _block(self, block: Block):
-        for op in block.ops:
-            for v in op.results:
-                if not _size1(v):
-                    self._linear(block, v.id)
-            if op.name == "while":
-                self._loop(op)
-            else:
-                for r in op.regions:
-                    self._block(r)
-
-    def _linear(self, block: Block, vid: int) -> bool:
-        """Whether `block` consumes the array `vid`; _Refuse on any use after that."""
-        consumed = False
-        for op in block.ops:
-            for k, v in enumerate(op.operands):
-                if v.id != vid:
-                    continue
-                if consumed:
-                    raise _Refuse
-                if op.name in _READS or (op.name == "dynamic_update_slice" and k == 1):
-                    continue
-                if (op.name == "dynamic_update_slice" and k == 0) or op.name in ("while", "barrier"):
-                    consumed = True
-                    continue
-                raise _Refuse
-            if op.regions and any(_uses(r, vid) for r in op.regions):
-                if consumed:
-                    raise _Refuse
-                if op.name == "if":
-                    consumed = any([self._linear(r, vid) for r in op.regions])
-                elif any([self._linear(r, vid) for r in op.regions]):
-                    raise _Refuse     # consumed on every trip of an inner loop
-        for v in block.results:
-            if v.id == vid:
-                if consumed:
-                    raise _Refuse
-                consumed = True
-        return consumed
-
-    def _derives(self, value, root: int) -> bool:
-        """Whether `value` is the array `root` after updates (dynamic_update_slice, barrier,
-        and if / while results that are themselves such updates)."""
-        while value.id != root:
-            op = self.producers.get(value.id)
-            if op is None:
-                return False
-            if op.name in ("dynamic_update_slice", "barrier"):
-                value = op.operands[0]
-            elif op.name == "while":
-                value = op.operands[[r.id for r in op.results].index(value.id)]
-            elif op.name == "if":
-                k = [r.id for r in op.results].index(value.id)
-                return all(self._derives(r.results[k], root) for r in op.regions)
-            else:
-                return False
-        return True
-
-
-def _index_producers(op: Op, out: dict) -> None:
-    for r in op.regions:
-        for inner in r.ops:
-            out.update((v.id, inner) for v in inner.results)
-            _index_producers(inner, out)
-
-
-def _uses(block: Block, vid: int) -> bool:
-    return (any(v.id == vid for v in block.results)
-            or any(v.id == vid for op in block.ops for v in op.operands)
-            or any(_uses(r, vid) for op in block.ops for r in op.regions))
-
-
-def _free_values(loop: Op) -> list:
-    """The values `loop` reads that are defined outside it (its operands first)."""
-    defined, seen, out = set(), set(), []
-
-    def add(v):
-        if v.id not in defined and v.id not in seen:
-            seen.add(v.id)
-            out.append(v)
-
-    for v in loop.operands:
-        add(v)
-
-    def walk(block: Block):
-        defined.update(p.id for p in block.params)
-        for op in block.ops:
-            for v in op.operands:
-                add(v)
-            for r in op.regions:
-                walk(r)
-            defined.update(v.id for v in op.results)
-        for v in block.results:
-            add(v)
-    for r in loop.regions:
-        walk(r)
-    return out
-
-
+# which loops: lowering/native_loops.py
 # ---------------------------------------------------------------- types at the region's edge
 
 def storage_type(dtype) -> ir.Type:

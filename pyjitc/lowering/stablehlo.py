@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import scalar_loop
+from . import native_loops, scalar_loop
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -488,7 +488,7 @@ def lower_block(block: Block, env: dict) -> None:
             raise JitError(f"{op.name}: no StableHLO lowering registered", op.span)
         ctx = LowerCtx(op, _location(op), env)
         operands = [env[v.id] for v in op.operands]
-        if op.name == "while" and getattr(_options, "scalar_loops", False) and scalar_loop.eligible(op):
+        if op.name == "while" and getattr(_options, "scalar_loops", False) and native_loops.eligible(op):
             out = scalar_loop.lower(ctx, op, operands, env, _location)
         else:
             out = opdef.lower(ctx, operands, **op.attrs)
