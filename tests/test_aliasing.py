@@ -977,3 +977,25 @@ def test_two_constant_writes_in_a_row_through_a_reversed_view_compile(first):
     fn = two_constant_writes_through_a_reversed_view_in_a_branch
     assert_same(pyjitc.jit(fn)(mine, mine[::-1]), fn(theirs, theirs[::-1]))
     assert_same(mine, theirs)
+
+
+def constant_made_in_one_branch_computed_in_the_other(y, A):
+    w1 = np.copy(y)
+    U2 = np.eye(6)
+    if A.sum() > -0.995:
+        y += 1.0
+        w1[:] = (y - np.floor(U2[3]))
+    if w1[0] > 0.0:
+        U2[:] = U2[:, ::-1]             # a constant, folded while compiling
+    else:
+        U2[-3] = y                      # computed
+    return U2, w1
+
+
+@pytest.mark.parametrize("shift", [-9.0, 0.0, 9.0])
+def test_an_if_yielding_a_constant_from_one_branch_and_a_computed_array_from_the_other_compiles(shift):
+    # statement fuzzer seed 7033 program 470: "successor operand type '!stream.resource<constant>'
+    # should match successor input type '!stream.resource<external>'"
+    rng = np.random.default_rng(470)
+    same_answer(constant_made_in_one_branch_computed_in_the_other, plain(rng.standard_normal(6) + shift, rng.random((5, 6))),
+                jitted=pyjitc.jit(constant_made_in_one_branch_computed_in_the_other))

@@ -30,7 +30,10 @@ def _lower_if(ctx, operands, **_):
     # values from before the if that some branch updates (the other may pass them through)
     updated_in_a_branch = {o.operands[0].id for block in ctx.regions for o in block.ops
                            if o.name == "dynamic_update_slice"}
-    for mlir_region, block in zip(op.regions, ctx.regions):
+    # per branch, which results are constants made in it (a folded `U2[:, ::-1]` of U2 = np.eye(6))
+    made_constant = [[any(o.name == "constant" and v.id in {r.id for r in o.results} for o in block.ops)
+                      for v in block.results] for block in ctx.regions]
+    for k, (mlir_region, block) in enumerate(zip(op.regions, ctx.regions)):
         produced = {r.id for o in block.ops for r in o.results}
         outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
         returned = [ctx.returned(v.id) for v in block.results]
@@ -55,7 +58,13 @@ def _lower_if(ctx, operands, **_):
                 ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
             return args
 
-        def leave(results, outside=outside, returned=returned, updated_elsewhere=updated_elsewhere):
+        # a constant made in this branch where the other yields a computed array is copied: IREE
+        # 3.13 failed the if whose branches yield a constant and a computed buffer ("successor
+        # operand type '!stream.resource<constant>' should match successor input type
+        # '!stream.resource<external>'", statement fuzzer seed 7033 program 470)
+        mixed = [c and not other for c, other in zip(made_constant[k], made_constant[1 - k])]
+
+        def leave(results, outside=outside, returned=returned, updated_elsewhere=updated_elsewhere, mixed=mixed):
             # a part of an argument (a slice, a row) passed through is copied too, unless the other
             # branch updates that very value in place (IREE 3.13 read past the end of a buffer at
             # run time, "OUT_OF_RANGE", for y = A[0] passed through while the other branch
@@ -79,9 +88,9 @@ def _lower_if(ctx, operands, **_):
             # branch replaces, copied, failed to compile: "LLVM Translation failed", statement
             # fuzzer seed 7008 program 138; one it updates, left uncopied, gave "ref is null",
             # seed 7006 program 783).
-            return [ctx.fresh_copy(r, t, 1_000_000 + i) if o and t.size and (not ctx.view_of_argument(r) or ret)
-                    and (not ctx.is_constant_expression(r) or u) else r
-                    for i, (r, o, t, ret, u) in enumerate(zip(results, outside, ctx.out, returned, updated_elsewhere))]
+            return [ctx.fresh_copy(r, t, 1_000_000 + i) if t.size and (m or o and (not ctx.view_of_argument(r) or ret)
+                                                                  and (not ctx.is_constant_expression(r) or u)) else r
+                    for i, (r, o, t, ret, u, m) in enumerate(zip(results, outside, ctx.out, returned, updated_elsewhere, mixed))]
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)
