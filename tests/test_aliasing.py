@@ -999,3 +999,24 @@ def test_an_if_yielding_a_constant_from_one_branch_and_a_computed_array_from_the
     rng = np.random.default_rng(470)
     same_answer(constant_made_in_one_branch_computed_in_the_other, plain(rng.standard_normal(6) + shift, rng.random((5, 6))),
                 jitted=pyjitc.jit(constant_made_in_one_branch_computed_in_the_other))
+
+
+def _fill_from_neighbours(b, u):
+    b[1:-1] = u[2:] - u[:-2]
+
+
+def argument_reset_to_a_constant_row_each_trip(x, n):
+    w1 = np.eye(5, 6)
+    for i in range(n):
+        _fill_from_neighbours(x, x[0:])
+        x[...] = w1[-1]                 # every trip starts from the constant row
+        x[i % 6] += 0.25
+    return w1
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_a_loop_writing_into_a_constant_starts_each_trip_from_the_constant(n):
+    # statement fuzzer seed 7033 program 1473 (a silent wrong answer, also in the previous stop's
+    # code): IREE wrote each trip's update into the constant row itself
+    same_answer(argument_reset_to_a_constant_row_each_trip, plain(np.arange(6.0), n),
+                jitted=pyjitc.jit(argument_reset_to_a_constant_row_each_trip))

@@ -94,12 +94,9 @@ def _inside(block, ancestor) -> bool:
     """Whether `block` is `ancestor` or nested in an op of it."""
     while block != ancestor:
         owner = block.owner
-        if owner is None:
-            return False
-        try:
-            block = owner.operation.block
-        except Exception:   # a top-level op
-            return False
+        if owner is None or owner.operation.name in ("func.func", "builtin.module"):
+            return False    # (asking a module for its block crashes the bindings)
+        block = owner.operation.block
     return True
 
 

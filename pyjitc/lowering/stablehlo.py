@@ -182,6 +182,18 @@ class LowerCtx:
         owner = getattr(owner, "operation", owner)  # an OpView for a generic op
         return owner if isinstance(owner, ir.Operation) else None   # None: a block argument
 
+    @staticmethod
+    def inside_loop() -> bool:
+        """Whether ops are being built inside a stablehlo.while (at any depth)."""
+        block = ir.InsertionPoint.current.block
+        while True:
+            owner = block.owner
+            if owner is None or owner.operation.name in ("func.func", "builtin.module"):
+                return False    # (asking a module for its block crashes the bindings)
+            if owner.operation.name == "stablehlo.while":
+                return True
+            block = owner.operation.block
+
     def producer_named(self, value: ir.Value, name: str):
         """The op that made `value` if it is a `name` op (e.g. "stablehlo.slice"), else None."""
         op = self._producer(value)
