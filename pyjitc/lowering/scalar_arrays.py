@@ -90,14 +90,19 @@ def _latest(value: ir.Value) -> ir.Value:
     return _CURRENT.get(value, value)
 
 
-def _inside(block, ancestor) -> bool:
-    """Whether `block` is `ancestor` or nested in an op of it."""
-    while block != ancestor:
+def block_ancestry(block):
+    """`block`, then each block whose op encloses it, up to the function's body."""
+    while True:
+        yield block
         owner = block.owner
         if owner is None or owner.operation.name in ("func.func", "builtin.module"):
-            return False    # (asking a module for its block crashes the bindings)
+            return    # (asking a module for its block crashes the bindings)
         block = owner.operation.block
-    return True
+
+
+def _inside(block, ancestor) -> bool:
+    """Whether `block` is `ancestor` or nested in an op of it."""
+    return any(b == ancestor for b in block_ancestry(block))
 
 
 def as_lazy(S, value, t) -> Lazy:

@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import native_loops, scalar_loop
+from . import native_loops, scalar_arrays, scalar_loop
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -185,14 +185,8 @@ class LowerCtx:
     @staticmethod
     def inside_loop() -> bool:
         """Whether ops are being built inside a stablehlo.while (at any depth)."""
-        block = ir.InsertionPoint.current.block
-        while True:
-            owner = block.owner
-            if owner is None or owner.operation.name in ("func.func", "builtin.module"):
-                return False    # (asking a module for its block crashes the bindings)
-            if owner.operation.name == "stablehlo.while":
-                return True
-            block = owner.operation.block
+        return any(b.owner is not None and b.owner.operation.name == "stablehlo.while"
+                   for b in scalar_arrays.block_ancestry(ir.InsertionPoint.current.block))
 
     def producer_named(self, value: ir.Value, name: str):
         """The op that made `value` if it is a `name` op (e.g. "stablehlo.slice"), else None."""
