@@ -33,6 +33,9 @@ def _lower_if(ctx, operands, **_):
     # per branch, which results are constants made in it (a folded `U2[:, ::-1]` of U2 = np.eye(6))
     made_constant = [[any(o.name == "constant" and v.id in {r.id for r in o.results} for o in block.ops)
                       for v in block.results] for block in ctx.regions]
+    # and which are constants either way: made there or passed through from before the if
+    constant = [[made or (v.id in ctx.env and ctx.is_constant_expression(ctx.env[v.id]))
+                 for made, v in zip(made_k, block.results)] for made_k, block in zip(made_constant, ctx.regions)]
     for k, (mlir_region, block) in enumerate(zip(op.regions, ctx.regions)):
         produced = {r.id for o in block.ops for r in o.results}
         outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
@@ -62,7 +65,7 @@ def _lower_if(ctx, operands, **_):
         # 3.13 failed the if whose branches yield a constant and a computed buffer ("successor
         # operand type '!stream.resource<constant>' should match successor input type
         # '!stream.resource<external>'", statement fuzzer seed 7033 program 470)
-        mixed = [c and not other for c, other in zip(made_constant[k], made_constant[1 - k])]
+        mixed = [c and not other for c, other in zip(made_constant[k], constant[1 - k])]
 
         def leave(results, outside=outside, returned=returned, updated_elsewhere=updated_elsewhere, mixed=mixed):
             # a part of an argument (a slice, a row) passed through is copied too, unless the other

@@ -503,11 +503,14 @@ def _lower_dynamic_update_slice(ctx, operands, in_bounds=False):
         # into a constant array (`out = np.zeros((3, 2)); out[0, 0] = x[0]`: "expected rank to
         # be smaller or equal to the other rank"); materialised first, it compiles
         update = ctx.barrier(update)
-    if ctx.in_types[0].size and ctx.inside_loop() and ctx.is_constant_expression(x):
+    if ctx.in_types[0].size and ctx.inside_region() and ctx.is_constant_expression(x):
         # a loop body writing into a constant (`x[...] = w1[-1]; x[i % 6] += 0.25`, the row
         # a constant): IREE 3.13 updated the constant's buffer in place, so the next trip started
         # from the last trip's write (a silent wrong answer, statement fuzzer seed 7033 program
-        # 1473): each trip writes into a copy of its own
+        # 1473): each trip writes into a copy of its own. So does a branch: one branch writing
+        # into a constant in place while the other yields a copy of it failed at run time
+        # ("indirect buffer reference slot 0 is out range", statement fuzzer --dynamic seed 6
+        # program 1451)
         x = ctx.distinct_copy(x, ctx.in_types[0])
     inner = ctx.producer_named(x, "stablehlo.dynamic_update_slice")
     if inner is not None and ctx.is_constant_expression(update) and ctx.is_constant_expression(inner.operands[1]):

@@ -183,9 +183,9 @@ class LowerCtx:
         return owner if isinstance(owner, ir.Operation) else None   # None: a block argument
 
     @staticmethod
-    def inside_loop() -> bool:
-        """Whether ops are being built inside a stablehlo.while (at any depth)."""
-        return any(b.owner is not None and b.owner.operation.name == "stablehlo.while"
+    def inside_region() -> bool:
+        """Whether ops are being built inside a stablehlo.while or stablehlo.if (at any depth)."""
+        return any(b.owner is not None and b.owner.operation.name in ("stablehlo.while", "stablehlo.if")
                    for b in scalar_arrays.block_ancestry(ir.InsertionPoint.current.block))
 
     def producer_named(self, value: ir.Value, name: str):
