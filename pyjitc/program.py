@@ -44,6 +44,11 @@ class Result:
     weak: type | None = None
     array: bool = False
 
+    def take(self, results: list[np.ndarray]):
+        """What the caller gets for this result."""
+        r = results[self.index]
+        return self.weak(r) if self.weak is not None else r[()] if r.ndim == 0 and not self.array else r
+
 
 @dataclass(frozen=True)
 class Argument:
@@ -93,6 +98,17 @@ class OutputTree:
         return self.treedef.unflatten([_build(leaf, results, arguments, made) for leaf in self.leaves])
 
 
+    def flat(self):
+        """(tuple or list, its Result leaves) where the tree is one flat tuple or list of distinct
+        compiled results (`return a, b.sum()`, the common case after one array), else None."""
+        td, leaves = self.treedef, self.leaves
+        if (td.kind is not tuple and td.kind is not list) or any(c.kind is not None for c in td.children):
+            return None
+        if any(type(leaf) is not Result for leaf in leaves) or len({leaf.index for leaf in leaves}) != len(leaves):
+            return None
+        return td.kind, leaves
+
+
 def _build(node: Leaf, results, arguments: dict, made: dict):
     if id(node) in made:
         return made[id(node)]
@@ -109,8 +125,7 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
     elif isinstance(node, Trimmed):   # a new array of just the selected entries, as NumPy's
         out = np.array(results[node.data.index][:int(results[node.count.index])], copy=True)
     elif isinstance(node, Result):
-        r = results[node.index]
-        out = node.weak(r) if node.weak is not None else r[()] if r.ndim == 0 and not node.array else r
+        out = node.take(results)
     else:
         out = np.array(node.value, copy=True) if isinstance(node.value, np.ndarray) else node.value
     made[id(node)] = out

@@ -307,6 +307,7 @@ class Compiled:
         leaf = sig.out_tree.leaves[0] if sig.out_tree.treedef.kind is None else None
         one_result = leaf.index if type(leaf) is Result and leaf.weak is None and not leaf.array else None
         constant = type(leaf) is Known and not isinstance(leaf.value, np.ndarray)   # `return None`, a number
+        flat = sig.out_tree.flat()
         build, check = sig.out_tree.build, sig.error_index is not None
         invoke = self._invoke or self._invoker()
 
@@ -328,6 +329,9 @@ class Compiled:
                 out = r[()] if r.ndim == 0 else r
             elif constant:
                 out = leaf.value
+            elif flat is not None:   # a tuple or list of distinct results: built without the tree walk
+                kind, parts = flat
+                out = kind([part.take(results) for part in parts])
             else:   # before write-backs: copies see the values passed in
                 out = build(results, dict(zip(names, args)))
             for i, _, index in writebacks:

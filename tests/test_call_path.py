@@ -1,8 +1,8 @@
 """The fast call path (api.JitFunction._fast_key, stages.Compiled.positional) and the reused
 per-thread IREE buffers of small calls (backend.iree.Executable._staged_invoker) give exactly the
 general path's answers: arguments of any layout or byte order under one template, arguments that
-share memory, read-only arrays updated in place, bool inputs and results, and results that stay
-the caller's own after later calls."""
+share memory, read-only arrays updated in place, bool inputs and results, results that stay
+the caller's own after later calls, and tuples and lists of results built without the tree walk."""
 
 import numpy as np
 import pytest
@@ -18,6 +18,20 @@ def shift_and_scale(a, b):
 
 def masked(m, x):
     return np.where(m, x, 0.0), m & (x > 0.0)
+
+
+def flat_tuple(x, n):
+    y = x * 2.0
+    return y, x.sum(), n + 1
+
+
+def flat_list(x, n):
+    return [x.max(), x * n]
+
+
+def one_array_twice(x, n):
+    y = x * n
+    return y, y
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +101,17 @@ def test_results_stay_the_callers_after_later_calls(jitted):
     for k in range(3):
         f(np.zeros(8), np.full(8, 10.0 + k))
     assert_same(first, kept)
+
+
+@pytest.mark.parametrize("fn", [flat_tuple, flat_list, one_array_twice])
+def test_tuples_and_lists_of_results_on_the_fast_path_are_numpys(fn):
+    # the first call compiles, the second sets the fast path up, the later ones take it
+    jf = pyjitc.jit(fn)
+    x = np.arange(5.0)
+    want = fn(x, 3)
+    for _ in range(4):
+        got = jf(x, 3)
+        assert_same(got, want)
+        assert type(got) is type(want) and [type(g) for g in got] == [type(w) for w in want]
+        assert (got[0] is got[1]) == (want[0] is want[1]), "one array returned twice is one object"
+    assert jf._fast, "the fast path was taken"
