@@ -115,6 +115,34 @@ def test_float64_matmuls_of_every_size_compile_and_match_numpy():
     assert_same(batched(a, b), a @ b, accumulate=True)
 
 
+@pyjitc.jit
+def transposed_products(A, B, r, x):
+    return A.T @ r, x @ A.T, A.T @ B, B.T @ A, r @ A, np.dot(A.T, r)
+
+
+TRANSPOSED_SHAPES = [(4, 5, 3), (1, 5, 1), (4, 1, 2), (6, 6, 1), (7, 3, 5)]   # A (k, m), B (k, n)
+
+
+@pytest.mark.parametrize("k, m, n", TRANSPOSED_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.complex128])
+def test_products_with_a_transposed_operand_match_numpy(k, m, n, dtype):
+    rng = np.random.default_rng(k * 100 + m * 10 + n)
+    make = lambda *s: (rng.standard_normal(s) * 4).astype(dtype)
+    args = make(k, m), make(k, n), make(k), make(m)
+    assert_same(transposed_products(*args), numpy_result(transposed_products.__wrapped__, *args), accumulate=True)
+
+
+def test_a_transposed_matrix_times_a_vector_reads_the_matrix_as_it_is():
+    # `A.T @ r` as `r @ A`: the transpose folded into the product, not made (bench_kernels bicg)
+    text = transposed_products.lower(*(pyjitc.Template(s, np.float64) for s in ((50, 40), (50, 3), (50,), (40,)))).as_text()
+    transposed = {line.split(" = ")[0].strip() for line in text.splitlines() if "stablehlo.transpose" in line}
+    products = [line for line in text.splitlines() if "stablehlo.dot_general" in line]
+    assert transposed and products
+    vector_products = [p for p in products if "x1xf64>" in p or "<1x" in p]
+    assert vector_products and not any(f"{t}," in p or f"{t} " in p.split("dot_general")[1]
+                                       for p in vector_products for t in transposed)
+
+
 def test_matmul_shape_mismatch_is_a_located_error():
     with pytest.raises(pyjitc.ShapeError, match="mismatch in its core dimension") as e:
         batched(np.ones((2, 3)), np.ones((4, 2)))

@@ -201,6 +201,19 @@ class LowerCtx:
         attr = lambda name: list(ir.DenseI64ArrayAttr(op.attributes[name]))
         return op.operands[0], attr("start_indices"), attr("strides")
 
+    @staticmethod
+    def static_shape(value: ir.Value):
+        """`value`'s shape as a tuple of ints, or None where an extent is known at run time only."""
+        t = ir.RankedTensorType(value.type)
+        return None if any(t.is_dynamic_dim(i) for i in range(t.rank)) else tuple(t.shape)
+
+    def transpose_of(self, value: ir.Value):
+        """(operand, permutation) if `value` is a stablehlo.transpose, else None."""
+        op = self.producer_named(value, "stablehlo.transpose")
+        if op is None:
+            return None
+        return op.operands[0], list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
     _MOVES = ("stablehlo.slice", "stablehlo.reshape", "stablehlo.reverse", "stablehlo.transpose")
     _ELEMENTWISE = ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
                     "stablehlo.maximum", "stablehlo.minimum", "stablehlo.select", "stablehlo.negate",
