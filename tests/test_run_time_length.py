@@ -86,6 +86,26 @@ def durbin(r):
     return y
 
 
+def durbin_reversed_by_slicing(r):
+    n = r.shape[0]
+    y = np.zeros_like(r)
+    y[0] = -r[0]
+    beta, alpha = 1.0, -r[0]
+    for k in range(1, n):
+        beta = (1.0 - alpha * alpha) * beta
+        alpha = -(r[k] + r[:k][::-1] @ y[:k]) / beta    # [::-1] of a run-time slice
+        y[:k] += alpha * y[:k][::-1]
+        y[k] = alpha
+    return y
+
+
+def causal_convolution(r, y):
+    out = np.zeros_like(r)
+    for k in range(1, r.shape[0]):
+        out[k] = r[:k][::-1] @ y[:k]
+    return out
+
+
 def spd(n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -100,6 +120,8 @@ KERNELS = {
     "trmm": (trmm, lambda n: (1.5, rng.random((n, n)), rng.random((n, n)))),
     "running_stats": (running_stats, lambda n: (rng.standard_normal(n),)),
     "durbin": (durbin, lambda n: (rng.random(n) * 0.1,)),
+    "durbin_reversed_by_slicing": (durbin_reversed_by_slicing, lambda n: (rng.random(n) * 0.1,)),
+    "causal_convolution": (causal_convolution, lambda n: (rng.random(n), rng.random(n))),
 }
 
 
@@ -118,7 +140,7 @@ def test_kernels_over_shrinking_slices_match_numpy_at_several_sizes(name):
         assert_same(mine, theirs, accumulate=True)
 
 
-@pytest.mark.parametrize("name", ["cholesky", "correlation", "trisolv"])
+@pytest.mark.parametrize("name", ["cholesky", "correlation", "trisolv", "durbin_reversed_by_slicing"])
 def test_kernels_over_shrinking_slices_compile_to_loops_whose_size_does_not_grow_with_n(name):
     # unrolled, the program grows with n (n**2 copies of the body for Cholesky); as a run-time
     # loop it is the same program for every n, up to the numbers in its shapes
@@ -324,3 +346,45 @@ def test_a_reversed_run_time_slice_is_numpys(lo, hi):
 
 
 FLIPPED = pyjitc.jit(flipped_window)
+
+
+def test_a_loop_reading_reversed_run_time_slices_is_a_native_loop():
+    # the reversal is a padded, moved copy of the whole axis; element by element it is one read
+    args = rng.random(40), rng.random(40)
+    assert "scf.while" in pyjitc.jit(causal_convolution).lower(*args).as_text()
+
+
+def reversed_by_slicing(r, y, A, lo, hi):
+    a = r[lo:hi][::-1]
+    rows, cols = A[lo:hi][::-1], A[:, lo:hi][:, ::-1]
+    return np.dot(a, y[lo:hi]), a.sum(), rows.sum(axis=0), (cols * A[:, lo:hi]).sum(), A[lo:hi, :][::-1, ::-1].max(axis=1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(lo=st.integers(-12, 12), hi=st.integers(-12, 12))
+def test_a_run_time_slice_reversed_by_slicing_is_numpys(lo, hi):
+    r, y, A = np.arange(10.0), np.arange(10.0) ** 2, np.arange(100.0).reshape(10, 10) % 7
+    try:
+        want = reversed_by_slicing(r, y, A, lo, hi)
+    except ValueError:   # max of an empty slice
+        with pytest.raises(ValueError, match="zero-size array"):
+            REVERSED(r, y, A, lo, hi)
+        return
+    assert_same(REVERSED(r, y, A, lo, hi), want)
+
+
+REVERSED = pyjitc.jit(reversed_by_slicing)
+
+
+def written_through_a_reversed_prefix(y, m):
+    for i in range(1, m):
+        z = y[:i][::-1]
+        z += 1.0
+        z[0] = z[0] * 2.0       # the last element of the prefix
+    return y
+
+
+def test_writes_through_a_reversed_run_time_slice_reach_the_array_as_in_numpy():
+    mine, theirs = np.arange(6.0), np.arange(6.0)
+    assert_same(pyjitc.jit(written_through_a_reversed_prefix)(mine, 5), written_through_a_reversed_prefix(theirs, 5))
+    assert_same(mine, theirs)

@@ -550,6 +550,8 @@ class FunctionCompiler(ast.NodeVisitor):
             index = masked.as_mask(index)
         if isinstance(base, Traced) and isinstance(index, masked.Masked) and not index.positions:
             return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]]
+        if isinstance(base, masked.Masked) and not masked.contains(index):
+            return call_known(self.em, masked.subscript, (base, index))   # r[:k][::-1]
         if isinstance(base, masked.Masked) or masked.contains(index):
             masked.need(masked.first(base, index), "indexing")
         if isinstance(base, Traced) or base is np.r_ or base is np.c_:

@@ -333,6 +333,21 @@ def _flip(em, impl, m: Masked, axis):
     return Masked(moved, m.axis, m.where, m.key, m.params)
 
 
+def subscript(em, m: Masked, index):
+    """m[::-1], m[:, ::-1], m[::-1, :]: np.flip along the reversed axes (`r[:k][::-1] @ y[:k]`,
+    a Levinson-Durbin step); any other index asks for the bounds at compile time."""
+    items = index if isinstance(index, tuple) else (index,)
+    if m.where[0] != "bounds" or len(items) > m.data.ndim or not all(
+            isinstance(it, slice) and it.start is None and it.stop is None and it.step in (None, -1)
+            and not isinstance(it.step, bool) for it in items):
+        need(m, "indexing it")
+    axes = tuple(i for i, it in enumerate(items) if it.step == -1)
+    if not axes:
+        need(m, "indexing it")
+    from .registry import FUNCTIONS
+    return _flip(em, FUNCTIONS["numpy.flip"], m, axes)
+
+
 def gather(em, x: Traced, m: Masked):
     """x[idx] for a masked integer index array (`x[indices[lo:hi]]`, CSR rows): the gather at the
     selected positions (the others read position 0), masked as idx is. NumPy's bounds checks apply

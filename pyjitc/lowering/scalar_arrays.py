@@ -149,6 +149,8 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
         return op.results[0].type.dtype.kind in "iuf" and all(v.type.size > 0 for v in op.operands)
     if name == "dynamic_update_slice":
         return op.operands[1].type.size > 0
+    if name == "pad":   # np.flip of a run-time slice (frontend/masked.py)
+        return not any(op.attrs["interior"])
     return False
 
 
@@ -387,6 +389,8 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         x = lz[0]
         starts = L.indices(S, op, args[1:], op.operands[0].type.shape, op.attrs["sizes"])
         lazy = Lazy(out, lambda S, idx: x.elem(S, [S.one("arith.addi", s, i) for s, i in zip(starts, idx)]))
+    elif name == "pad":
+        lazy = Lazy(out, _padded(op, lz[0], lz[1]))
     elif name == "take":
         lazy = Lazy(out, _gathered(op, lz[0], lz[1]))
     elif name == "reduce":
@@ -521,6 +525,25 @@ def _gathered(op: Op, x: Lazy, idx: Lazy):
         i = S.one("arith.maxsi", i, S.const(0, i.type))
         i = S.one("arith.minsi", i, S.const(n - 1, i.type))
         return x.elem(S, [S.index(i)] + list(out_idx[k:]))
+    return elem
+
+
+ULT = 6   # arith.cmpi's unsigned less-than
+
+
+def _padded(op: Op, x: Lazy, fill: Lazy):
+    """pad without interior padding: out[i] = x[i - low] where that is inside x, else the fill."""
+    shape, low = op.operands[0].type.shape, op.attrs["low"]
+
+    def elem(S, idx):
+        inside, src = None, []
+        for i, lo, n in zip(idx, low, shape):
+            q = i if lo == 0 else S.one("arith.subi", i, index_const(S, lo))
+            ok = S.cmpi(ULT, q, index_const(S, n))   # 0 <= q < n, as one unsigned compare
+            inside = ok if inside is None else S.one("arith.andi", inside, ok)
+            src.append(S.select(ok, q, index_const(S, 0)))
+        value = x.elem(S, src)
+        return value if inside is None else S.select(inside, value, fill.elem(S, []))
     return elem
 
 
