@@ -308,3 +308,40 @@ def test_later_versions_of_an_array_count_as_the_array_for_the_temporaries_that_
         assert_same(pyjitc.jit(fn)(*mine), fn(*theirs))
         assert_same(mine, theirs)
     assert lowered_as(fn, np.ones((4, 8)), np.ones((4, 8))) == where
+
+
+def mirror_upper_to_lower(C):
+    for i in range(C.shape[0] - 1):
+        C[i + 1:, i] = C[i, i + 1:]     # a column from the row of the same index
+    return C
+
+
+def column_from_its_row_scaled(C):
+    for i in range(C.shape[0]):
+        C[:, i] = C[i, :] * 2.0 + C[:, i]
+    return C
+
+
+def column_from_the_previous_row(C):
+    for i in range(1, C.shape[0]):
+        C[:, i] = C[i - 1, :] + 1.0     # element i - 1 writes (i - 1, i), element i reads it
+    return C
+
+
+def rectangular_column_from_row(C):
+    for i in range(C.shape[1]):
+        C[:C.shape[1], i] = C[i, :] * 2.0
+    return C
+
+
+@pytest.mark.parametrize("fn, where", [(mirror_upper_to_lower, "dispatch"), (column_from_its_row_scaled, "dispatch"),
+                                       (column_from_the_previous_row, "host"), (rectangular_column_from_row, "host")])
+def test_a_column_written_from_the_row_of_the_same_index_is_native_and_matches_numpy(fn, where):
+    jitted = pyjitc.jit(fn)
+    shapes = [(n + 2, n) for n in (2, 5)] if fn is rectangular_column_from_row else [(n, n) for n in (2, 5, 9)]
+    for shape in shapes:
+        A = np.random.default_rng(shape[0]).random(shape)
+        mine, theirs = A.copy(), A.copy()
+        assert_same(jitted(mine), fn(theirs))
+        assert_same(mine, theirs)
+    assert lowered_as(fn, np.ones(shapes[-1])) == where

@@ -238,7 +238,15 @@ def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int 
         # column) the same region or one disjoint from it: `p[:, j] = f(p[:, j - 1])`. Either way
         # no element is read after this update wrote it
         same = all(_same_value(a, b, producers) or d == 1 for a, b, d in zip(op.operands[1:], starts, shape))
-        return same and tuple(op.attrs["sizes"]) == tuple(shape)
+        if tuple(op.attrs["sizes"]) == tuple(shape):
+            return same
+        # a column written from the row of the same index, or a row from the column, of a square
+        # array (`C[i + 1:, i] = C[i, i + 1:]`, the mirror of a symmetric matrix): element k writes
+        # (s + k, i) and reads (i, s + k), so the only element read and written both is (i, i),
+        # by one step
+        square = len(shape) == 2 and target.type.shape[0] == target.type.shape[1]
+        return (square and 1 in shape and tuple(op.attrs["sizes"]) == tuple(reversed(shape))
+                and _same_value(op.operands[1], starts[1], producers) and _same_value(op.operands[2], starts[0], producers))
     if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and R(op.operands[0].id) != t:
         return all(_same_positions(u, update, producers, tensors, R, depth - 1) for u in op.operands[:1])
     if op.name in ("iota", "constant"):
