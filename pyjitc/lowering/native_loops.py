@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..ir.dims import is_symbolic
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY
-from . import scalar_arrays
+from . import scalar_arrays, scalar_complex
 from .scalar_arrays import check_lazy, vector_ok
 
 # ---------------------------------------------------------------- which loops
@@ -27,8 +27,8 @@ def _size1(v) -> bool:
 def _op_ok(op: Op) -> bool:
     name = op.name
     types = [v.type for v in (*op.operands, *op.results)]
-    if any(t.dtype.kind == "c" for t in types):
-        return False
+    if name not in ("if", "while") and any(t.dtype.kind == "c" for t in types):
+        return scalar_complex.allowed(op)     # single complex values (lowering/scalar_complex.py)
     if name not in ("if", "while") and any(t.size != 1 for t in types) and \
             not (name == "pow" and op.results[0].type.dtype.kind in "iu") and \
             vector_ok(op, ELEMENTWISE, SHAPE_ONLY):

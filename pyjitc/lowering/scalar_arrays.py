@@ -21,6 +21,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..ir.graph import Block, Op
+from . import scalar_complex
 
 REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or")
 
@@ -660,6 +661,8 @@ def _reduction(op: Op, x: Lazy, kind: str, axes):
 def register_type(dtype) -> ir.Type:
     """The scalar type a value of `dtype` has inside the region (signless integers, bool as i1)."""
     dt = np.dtype(dtype)
+    if dt.kind == "c":
+        return scalar_complex.register_type(dt)
     if dt.kind == "b":
         return ir.IntegerType.get_signless(1)
     if dt.kind in "iu":

@@ -32,7 +32,7 @@ from ..ir.graph import Block, Op
 from ..ir.ops import _expm1_f64, _log1p_f64
 from .native_loops import ELEMENTWISE, SHAPE_ONLY, _free_values, _size1
 from .ranges import Ranges
-from . import scalar_arrays
+from . import scalar_arrays, scalar_complex
 from .scalar_arrays import Lazy, lower_vector, register_type
 
 F64 = np.dtype(np.float64)
@@ -78,6 +78,8 @@ class Scalar:
         return self.one(name, *operands, type=type, fastmath=ir.Attribute.parse(FASTMATH_NONE))
 
     def const(self, value, type: ir.Type) -> ir.Value:
+        if isinstance(type, ir.ComplexType):
+            return scalar_complex.constant(self, value, type)
         if isinstance(type, ir.FloatType):
             attr = ir.FloatAttr.get(type, float(value))
         else:
@@ -363,6 +365,9 @@ class _Lowering:
             return lower_vector(self, S, op, args, _elementwise_rule)
         if name == "compare" and op.results[0].id in self.ranges.decided:   # an index check that can't fire
             return S.const(int(self.ranges.decided[op.results[0].id]), ir.IntegerType.get_signless(1))
+        if name in scalar_complex.OPS and name in (*ELEMENTWISE, "real", "imag", "complex") \
+                and scalar_complex.is_complex_op(op):
+            return scalar_complex.rule(S, op, args, **op.attrs)
         if name in ELEMENTWISE:
             return _elementwise_rule(name)(S, op, args, **op.attrs)
         if name == "constant":
