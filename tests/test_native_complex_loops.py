@@ -86,3 +86,17 @@ def test_loops_over_complex_numbers_run_where_expected():
     assert lowered_as(primitives, x, 3) == "dispatch"
     assert lowered_as(complex_array_work, x, 3) == "host"      # complex arrays: element work not native
     check(complex_array_work, np.arange(5.0) + 1j, 3)
+
+
+def complex_rows(A, z, n):
+    out = np.zeros_like(A)
+    for i in range(n):
+        out[i % A.shape[0], :] = A[i % A.shape[0], :] * z + 1j - np.conj(A[0, :]) * out[0, 0]
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_elementwise_work_on_complex_rows_in_a_loop_is_native_and_matches_numpy(n):
+    A = np.arange(12.0).reshape(3, 4) * (1 - 0.5j)
+    check(complex_rows, A, 0.5 + 2j, n, accumulate=True)
+    assert lowered_as(complex_rows, A, 0.5 + 2j, 7) == "dispatch"

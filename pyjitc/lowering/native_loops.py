@@ -15,7 +15,7 @@ from .scalar_arrays import check_lazy, vector_ok
 
 # ---------------------------------------------------------------- which loops
 
-ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite"}
+ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite", "real", "imag", "complex"}
 SHAPE_ONLY = {"reshape", "broadcast_in_dim", "transpose", "reverse"}
 scalar_arrays._ELEMENTWISE_NAMES.update(ELEMENTWISE)
 
@@ -27,8 +27,8 @@ def _size1(v) -> bool:
 def _op_ok(op: Op) -> bool:
     name = op.name
     types = [v.type for v in (*op.operands, *op.results)]
-    if name not in ("if", "while") and any(t.dtype.kind == "c" for t in types):
-        return scalar_complex.allowed(op)     # single complex values (lowering/scalar_complex.py)
+    if name not in ("if", "while") and any(t.dtype.kind == "c" for t in types) and not scalar_complex.allowed(op):
+        return False     # complex numbers: lowering/scalar_complex.py
     if name not in ("if", "while") and any(t.size != 1 for t in types) and \
             not (name == "pow" and op.results[0].type.dtype.kind in "iu") and \
             vector_ok(op, ELEMENTWISE, SHAPE_ONLY):

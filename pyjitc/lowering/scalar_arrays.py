@@ -409,7 +409,7 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
     elif name == "select" and any(x.heavy for x in lz[1:]):
         lazy = Lazy(out, _branching_select(*lz), heavy=True)
     else:   # elementwise
-        rule = elementwise_rule(name)
+        rule = scalar_complex.rule if scalar_complex.is_complex_op(op) else elementwise_rule(name)
         lazy = Lazy(out, lambda S, idx: rule(S, op, [x.elem(S, idx) for x in lz], **op.attrs))
     if name not in ("reduce", "dot_general", "constant", "iota"):
         lazy.heavy = lazy.heavy or any(x.heavy for x in lz)

@@ -6,14 +6,15 @@ The typed IR keeps complex numbers to a few primitives (division, abs and the re
 from the parts, frontend/numpy), so these are all the rules there are: the arithmetic StableHLO
 allows on complex numbers, `exp log sqrt`, `==`/`!=`, and the parts. IREE lowers the `stablehlo`
 forms of the same ops to these very `complex` ops, so a loop computes the same numbers either
-way. Complex arrays (array work element by element) stay out of native loops."""
+way. Elementwise work on complex arrays is done element by element with the same rules
+(lowering/scalar_arrays.py); complex reductions and products stay out of native loops."""
 from __future__ import annotations
 
 import numpy as np
 from iree.compiler import ir
 
 # primitives with a complex form here: native_loops lets a loop with complex values in only if
-# each of its complex ops is one of these, on single values
+# each of its complex ops is one of these (see allowed)
 OPS = {"add", "sub", "mul", "neg", "exp", "log", "sqrt", "compare", "select", "real", "imag", "complex",
        "constant", "barrier", "reshape", "broadcast_in_dim", "slice", "dynamic_slice", "dynamic_update_slice"}
 
@@ -27,15 +28,14 @@ def is_complex_op(op) -> bool:
 
 def allowed(op) -> bool:
     """Whether a native loop can hold `op`, an op with a complex operand or result: one of OPS
-    on single values, or the read or write of one element of a complex array."""
+    (elementwise on arrays too, reads and writes of elements or rows)."""
     if op.name not in OPS:
         return False
-    if op.name in ("slice", "dynamic_slice"):
-        return op.results[0].type.size == 1
-    if op.name == "dynamic_update_slice":
-        return op.operands[1].type.size == 1
-    if any(v.type.size != 1 for v in (*op.operands, *op.results)):
-        return False
+    if op.name in ("slice", "dynamic_slice", "dynamic_update_slice"):
+        return True       # elements read or written (one, or a row's, element by element)
+    if op.name == "constant":   # a single value, or an array of one value (element by element)
+        value = np.asarray(op.attrs["value"])
+        return value.size > 0 and bool(np.all(value == value.reshape(-1)[0]))
     return op.name != "compare" or op.attrs["direction"] in ("EQ", "NE")
 
 

@@ -365,8 +365,7 @@ class _Lowering:
             return lower_vector(self, S, op, args, _elementwise_rule)
         if name == "compare" and op.results[0].id in self.ranges.decided:   # an index check that can't fire
             return S.const(int(self.ranges.decided[op.results[0].id]), ir.IntegerType.get_signless(1))
-        if name in scalar_complex.OPS and name in (*ELEMENTWISE, "real", "imag", "complex") \
-                and scalar_complex.is_complex_op(op):
+        if name in ELEMENTWISE and scalar_complex.is_complex_op(op):
             return scalar_complex.rule(S, op, args, **op.attrs)
         if name in ELEMENTWISE:
             return _elementwise_rule(name)(S, op, args, **op.attrs)
