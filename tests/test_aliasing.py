@@ -516,3 +516,27 @@ def test_a_copy_made_by_arithmetic_keeps_the_argument_values_before_its_update()
     assert_same(got[0], want[0])
     assert_same(got[1], want[1])
     assert_same(mine, theirs)
+
+
+def argument_written_then_name_rebound(u, steps):
+    for i in range(steps):
+        u[i % u.shape[0]] = 5.0      # the first pass writes into the argument, later ones into new arrays
+        u = u * 0.5 + 1.0
+    return u
+
+
+def local_seen_elsewhere_written_then_rebound(x, steps):
+    u = x * 1.0
+    first = u                        # another name for the array the loop starts from
+    for i in range(steps):
+        u[0] += 1.0
+        u = u + 0.25
+    return u, first
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3])
+@pytest.mark.parametrize("fn", [argument_written_then_name_rebound, local_seen_elsewhere_written_then_rebound])
+def test_a_loop_writing_the_array_it_started_from_then_rebinding_the_name_writes_where_numpy_does(fn, steps):
+    # a silent wrong answer found while adding native loops over arrays computed anew (the
+    # argument's first-pass write was lost): the loop is unrolled, as for a swap of names
+    same_answer(fn, plain(np.arange(6.0), steps), jitted=pyjitc.jit(fn))

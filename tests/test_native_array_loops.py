@@ -345,3 +345,80 @@ def test_a_column_written_from_the_row_of_the_same_index_is_native_and_matches_n
         assert_same(jitted(mine), fn(theirs))
         assert_same(mine, theirs)
     assert lowered_as(fn, np.ones(shapes[-1])) == where
+
+
+# ---------------------------------------------------------------- arrays computed anew each trip
+
+def escape_counts(c, maxit):
+    z = np.zeros_like(c)
+    count = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(maxit):
+        mask = np.abs(z) < 2
+        z[mask] = z[mask] ** 2 + c[mask]     # both arrays: a masked update of the whole array
+        count[mask] += 1
+    return z, count
+
+
+def where_relaxation(u, steps):
+    for _ in range(steps):
+        u = np.where(u > 0.5, u * 0.5, u + 0.25)
+    return u
+
+
+def simultaneous_pair(a, b, steps):
+    for _ in range(steps):
+        a, b = a + 0.5 * b, a - 0.5 * b         # each new array reads both old ones
+    return a, b
+
+
+def written_then_computed_anew(u, steps):
+    u = u.copy()
+    for i in range(steps):
+        u[i % u.shape[0]] = 5.0
+        u = u * 0.5 + 1.0                       # reads the newest version, at its own positions
+    return u
+
+
+def argument_written_then_rebound(u, steps):
+    for i in range(steps):
+        u[i % u.shape[0]] = 5.0                 # the first pass writes into the argument
+        u = u * 0.5 + 1.0                       # (unrolled: which array a write reaches depends on the pass)
+    return u
+
+
+def computed_from_a_reversal(u, steps):
+    for _ in range(steps):
+        u = u + u[::-1] * 0.25                  # reads other positions: not in place
+    return u
+
+
+def computed_from_an_older_version(u, steps):
+    u = u.copy()
+    for i in range(steps):
+        v = u * 2.0
+        u[i % u.shape[0]] = -1.0
+        u = v + u                               # v read u before the write: not in place
+    return u
+
+
+ANEW = [(escape_counts, lambda rng: ((rng.random((5, 7)) - 0.7) * 2.5 + 1j * (rng.random((5, 7)) - 0.5) * 2.5, 12),
+         "dispatch"),
+        (where_relaxation, lambda rng: (rng.random((4, 6)), 9), "dispatch"),
+        (simultaneous_pair, lambda rng: (rng.random(11), rng.random(11), 7), "dispatch"),
+        (written_then_computed_anew, lambda rng: (rng.random(9), 6), "dispatch"),
+        (argument_written_then_rebound, lambda rng: (rng.random(9), 6), "none"),
+        (computed_from_a_reversal, lambda rng: (rng.random(9), 6), "host"),
+        (computed_from_an_older_version, lambda rng: (rng.random(9), 6), "host")]
+
+
+@pytest.mark.parametrize("fn, make, where", ANEW, ids=[a[0].__name__ for a in ANEW])
+def test_a_loop_computing_its_arrays_anew_writes_over_them_only_where_numpy_would_agree(fn, make, where):
+    jitted = pyjitc.jit(fn)
+    for seed in (0, 1):
+        args = make(np.random.default_rng(seed))
+        mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        assert_same(jitted(*mine), fn(*theirs), accumulate=True)
+        for m, t in zip(mine, theirs):
+            assert_same(m, t, accumulate=True)
+    assert lowered_as(fn, *make(np.random.default_rng(0))) == where

@@ -488,23 +488,27 @@ def _go_unless_failed(em: Emitter, go, params, keys: list, carried: dict, before
 
 def _swapped_identity(em, start: dict, end: dict, written: set) -> str | None:
     """Why the loop can't run as one traced body at run time, if its body rebinds a name to
-    another array that existed when the iteration began (`a, b = b, a`), writes into one of them
-    in place, and that array's identity is seen elsewhere (an argument, whose contents the caller
+    another array (one that existed when the iteration began, `a, b = b, a`, or a new one,
+    `u[i] = 5.0; u = u * 0.5`), writes in place into an array that existed when the iteration
+    began, and that array's identity is seen elsewhere (an argument, whose contents the caller
     sees; another name or a view bound to it): which array a write reaches then depends on how
     many times the loop ran. (Names rebound without writes in place, `x_old = x`, are values.)"""
     def root_of(v):
         return id(v.root) if isinstance(v, Traced) else None
     existing = {root_of(v) for v in start.values() if isinstance(v, Traced)}
+    # names bound to another array by the end of the pass: one that existed when it began (a
+    # swap), or a new one (`u[i] = 5.0; u = u * 0.5`: the first pass writes into the array the
+    # loop started from, an argument perhaps, the later ones into arrays the loop made)
     swapped = [k for k, v in end.items() if isinstance(v, Traced) and isinstance(start.get(k), Traced)
-               and root_of(v) != root_of(start[k]) and root_of(v) in existing]
+               and root_of(v) != root_of(start[k])]
     if not swapped:
         return None
-    involved = {root_of(start[k]) for k in swapped} | {root_of(end[k]) for k in swapped}
+    involved = {root_of(start[k]) for k in swapped} | {root_of(end[k]) for k in swapped if root_of(end[k]) in existing}
     if not involved & written:
         return None
     for k in swapped:
         for v in (start[k], end[k]):
-            if id(v.root) in em.arguments:
+            if id(v.root) in em.arguments and id(v.root) in involved:
                 return f"'{k}' is bound to another array on each pass of this loop, and one of them is an argument"
     for k, v in start.items():
         if k in swapped or not isinstance(k, str) or not k.isidentifier():

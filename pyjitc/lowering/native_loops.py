@@ -98,7 +98,7 @@ class _InPlace:
                 if not _size1(p) and self._linear(r, p.id) and r is cond:
                     raise _Refuse
         for i, p in enumerate(body.params):
-            if not _size1(p) and not self._derives(body.results[i], p.id):
+            if not _size1(p) and not self._derives(body.results[i], p.id) and not self._computed(body, i):
                 raise _Refuse
         for r in loop.regions:
             self._block(r)
@@ -142,6 +142,15 @@ class _InPlace:
                     raise _Refuse
                 consumed = True
         return consumed
+
+    def _computed(self, body: Block, i: int) -> bool:
+        """Whether the body yields its i-th carried array computed anew by array work at its top
+        level (a masked update of the whole array), which scalar_arrays.check_lazy may accept as
+        written over in place (scalar_arrays._rewrite_ok)."""
+        value = body.results[i]
+        op = next((o for o in body.ops if value.id in {r.id for r in o.results}), None)
+        return op is not None and not op.regions and op.name not in ("dynamic_update_slice", "barrier") \
+            and value.type == body.params[i].type
 
     def _derives(self, value, root: int) -> bool:
         """Whether `value` is the array `root` after updates (dynamic_update_slice, barrier,

@@ -174,7 +174,7 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         mark(r)
     is_lazy = lambda v: v.type.size != 1 and v.id not in tensors
 
-    def walk(block: Block):
+    def walk(block: Block, loop: Op | None = None):
         reads: dict[int, set] = {}     # temporary id -> the buffers it reads
         defined: dict[int, int] = {}   # temporary id -> position
         last_use: dict[int, int] = {}
@@ -189,9 +189,9 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
             if op.name == "dynamic_update_slice" and is_lazy(op.operands[0]):
                 refuse()
             for r in op.regions:
-                if any(is_lazy(v) for v in r.results):
+                if any(is_lazy(v) for v in r.results) and not (op.name == "while" and r is op.regions[1]):
                     refuse()
-                walk(r)
+                walk(r, op if op.name == "while" else None)
             used = [v for v in op.operands] + [v for v in _captured_values(op)]
             for v in used:
                 if v.id in defined:
@@ -201,10 +201,12 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                     defined[v.id] = k
                     reads[v.id] = set().union(*([reads.get(u.id, set()) for u in op.operands if u.id in reads]
                                                 + [{R(u.id) for u in op.operands if u.id in tensors}]))
-        if any(is_lazy(v) for v in block.results):
-            refuse()
         consumers = [(k, {R(i) for i in _consumed(op, tensors)}) for k, op in enumerate(block.ops)]
         producers = {v.id: op for op in block.ops for v in op.results}
+        rewritten = [i for i, v in enumerate(block.results) if is_lazy(v)]
+        if rewritten and not (loop is not None and block is loop.regions[1]
+                              and _rewrite_ok(block, rewritten, producers, tensors, R)):
+            refuse()
         for vid, start in defined.items():
             end = last_use.get(vid, start)
             for k, consumed in consumers:
@@ -215,7 +217,75 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                             and not _misses_reads(op, vid, producers, tensors, R):
                         refuse()
     for r in loop.regions:
-        walk(r)
+        walk(r, loop)
+
+
+def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R) -> bool:
+    """Whether the loop body's carried arrays at positions `rewritten`, which it yields computed
+    anew (temporaries: a masked update of the whole array, `z = select(abs(z) < 2, z * z + c,
+    z)`), can be written over in place in one element loop: they have one shape, each new value
+    has its array's type and reads each of these arrays only as its newest version in the block
+    and only at the position it computes, and no inner loop or if touches them."""
+    values = [block.results[i] for i in rewritten]
+    params = [block.params[i] for i in rewritten]
+    if len({v.type.shape for v in values}) != 1 or any(v.type != p.type for v, p in zip(values, params)):
+        return False
+    for p in params:
+        family = {p.id} | {i for i in (r.id for op in block.ops for r in op.results) if R(i) == p.id}
+        if any(_mentions(r, family) for op in block.ops for r in op.regions):
+            return False
+        older = {op.operands[0].id for op in block.ops
+                 if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in family}
+        newest = [i for i in family if i not in older]
+        if len(newest) != 1 or not all(_elementwise_of(v, p.id, newest[0], producers, tensors, R, 24) for v in values):
+            return False
+    return True
+
+
+def _mentions(block: Block, ids: set) -> bool:
+    return (any(v.id in ids for v in block.results) or any(v.id in ids for op in block.ops for v in op.operands)
+            or any(_mentions(r, ids) for op in block.ops for r in op.regions))
+
+
+def _elementwise_of(v, t: int, newest: int, producers: dict, tensors: set, R, depth: int) -> bool:
+    """Whether `v` reads the buffer `t` only as its version `newest`, element for element."""
+    if v.type.size == 1:
+        return True       # a single value, computed before the array is written
+    if R(v.id) == t:
+        return v.id == newest
+    if v.id in tensors:
+        return True       # another buffer
+    op = producers.get(v.id)
+    if op is None:
+        return True
+    if not depth:
+        return False
+    if op.name in ("constant", "iota"):
+        return True
+    if op.name in ("barrier", "reshape") or op.name in _ELEMENTWISE_NAMES:   # (a reshape keeps the order)
+        return all(_elementwise_of(u, t, newest, producers, tensors, R, depth - 1) for u in op.operands)
+    return not _reads_target(v, t, producers, R, depth)
+
+
+def rewrite(S, buffers: list, values: list, t) -> list:
+    """The carried arrays `buffers` written over in place with the Lazy `values`, all of type
+    `t`'s shape, in one element loop (see _rewrite_ok): each position's new elements are all
+    computed before any is stored."""
+    xs = [_latest(b) for b in buffers]
+
+    def body(S, ivs, current):
+        for x, c in zip(xs, current):
+            _CURRENT[x] = c       # (_rewrite_ok proved the values read these at `ivs` only)
+        try:
+            elements = [v.elem(S, ivs) for v in values]
+        finally:
+            for x in xs:
+                del _CURRENT[x]
+        return [S.insert(S.to_storage(e, v.type.dtype), c, ivs) for e, v, c in zip(elements, values, current)]
+    out = loop_nest(S, list(t.shape), xs, body)
+    for x, o in zip(xs, out):
+        supersede(x, o)
+    return out
 
 
 def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int = 24) -> bool:

@@ -443,6 +443,13 @@ class _Lowering:
                 if i in order:
                     self.env[body.params[i].id] = S.const(value, register_type(body.params[i].type.dtype))
             results = self.block(body)
+            anew = [i for i in order if isinstance(results[i], Lazy)]
+            if anew:   # carried arrays computed anew: written over in place (scalar_arrays.rewrite)
+                new = scalar_arrays.rewrite(S, [self.env[body.params[i].id] for i in anew], [results[i] for i in anew],
+                                            body.params[anew[0]].type)
+                results = list(results)
+                for i, value in zip(anew, new):
+                    results[i] = value
             S.yield_("scf.yield", [results[i] for i in order])
         out = list(inits)
         for i, r in zip(order, loop.results):
