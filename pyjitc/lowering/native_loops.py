@@ -10,14 +10,14 @@ from __future__ import annotations
 from ..ir.dims import is_symbolic
 from ..ir.graph import Block, Op
 from ..ir.ops import BINARY, UNARY
-from . import scalar_arrays, scalar_complex
-from .scalar_arrays import check_lazy, vector_ok
+from . import in_place, scalar_complex
+from .in_place import check_lazy, vector_ok
 
 # ---------------------------------------------------------------- which loops
 
 ELEMENTWISE = {*UNARY, *BINARY, "compare", "select", "convert", "bitcast", "is_finite", "real", "imag", "complex"}
 SHAPE_ONLY = {"reshape", "broadcast_in_dim", "transpose", "reverse"}
-scalar_arrays._ELEMENTWISE_NAMES.update(ELEMENTWISE)
+in_place._ELEMENTWISE_NAMES.update(ELEMENTWISE)
 
 
 def _size1(v) -> bool:
@@ -145,8 +145,8 @@ class _InPlace:
 
     def _computed(self, body: Block, i: int) -> bool:
         """Whether the body yields its i-th carried array computed anew by array work at its top
-        level (a masked update of the whole array), which scalar_arrays.check_lazy may accept as
-        written over in place (scalar_arrays._rewrite_ok)."""
+        level (a masked update of the whole array), which in_place.check_lazy may accept as
+        written over in place (in_place._rewrite_ok)."""
         value = body.results[i]
         op = next((o for o in body.ops if value.id in {r.id for r in o.results}), None)
         return op is not None and not op.regions and op.name not in ("dynamic_update_slice", "barrier") \
