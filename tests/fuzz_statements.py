@@ -357,8 +357,29 @@ class Gen:
         self.refs += [f"{name}[0]", f"{name}[1]"]
         return [f"{ind}{name} = {text}"]
 
+    def rebind(self, ind):
+        """Inside a loop: a name bound to an array computed anew from it (`t = np.where(t > 0.5,
+        t * 0.5, t + e)`, `t = t * 0.5 + e`), after the body may have written into the array
+        the name held (which array a write reaches then depends on the pass), or a masked
+        update of the whole array from itself (`t[t > 0.5] = t[t > 0.5] * 0.5 + 1.0`)."""
+        names = [r for r in self.locals + ["x", "y", "A"] if isinstance(self.shadow(r), np.ndarray)]
+        if not names:
+            return []
+        t = self.pick(names)
+        a = self.shadow(t)
+        c = self.pick(["0.5", "0.0", "-0.5"])
+        text = self.pick([f"np.where({t} > {c}, {t} * 0.5, {t} + {self.expr(a.shape, 1)})",
+                          f"{t} * 0.5 + {self.expr(a.shape, 1)}", f"{self.pick(UNARY).format(t)} - 0.25"])
+        if self.chance(0.3):
+            m = f"{t} {self.pick(['>', '<'])} {c}"
+            return [f"{ind}{t}[{m}] = {t}[{m}] * 0.5 + 1.0"]
+        self.env[t] = self.shadow(text)
+        return [f"{ind}{t} = {text}"]
+
     def simple(self, ind, in_loop=False):
         r = self.rng.random()
+        if in_loop and r < 0.12:
+            return self.rebind(ind)
         if r < 0.45:
             return self.write(ind, in_loop)
         if r < 0.8 or not self.closures:

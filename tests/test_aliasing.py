@@ -540,3 +540,20 @@ def test_a_loop_writing_the_array_it_started_from_then_rebinding_the_name_writes
     # a silent wrong answer found while adding native loops over arrays computed anew (the
     # argument's first-pass write was lost): the loop is unrolled, as for a swap of names
     same_answer(fn, plain(np.arange(6.0), steps), jitted=pyjitc.jit(fn))
+
+
+def argument_rebound_in_a_loop_then_written(x, y, n):
+    for i in range(n):
+        y = np.where(y > 0.0, y * 0.5, y + 3.0)     # y: the argument only if the loop ran zero times
+    y[y < 0.0] = -0.5
+    v = y[1:]
+    v += 1.0
+    return x.sum()
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_name_rebound_by_a_loop_then_written_writes_into_the_argument_only_if_the_loop_did_not_run(n):
+    # statement fuzzer seed 9001 program 18 (a silent wrong answer, also in the previous stop's
+    # code): the write after the loop never reached the argument
+    same_answer(argument_rebound_in_a_loop_then_written, plain(np.arange(3.0), np.array([-1.0, 2.0, -3.0]), n),
+                jitted=pyjitc.jit(argument_rebound_in_a_loop_then_written))

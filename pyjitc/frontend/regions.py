@@ -419,6 +419,8 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 em.loop_depth -= 1
                 em.loop_markers.pop()
             written = {k[1] for k, _ in start.changes(env, before.cells) if k[0] == "cell"}
+            rebound = [k for k, v in env.items() if isinstance(v, Traced) and isinstance(start.env.get(k), Traced)
+                       and v.root is not start.env[k].root]
             swap = _swapped_identity(em, start.env, env, written)
             if swap:
                 raise NeedStatic({marker}, reason=NotSupportedError(swap, hint="copy instead of swapping names "
@@ -463,10 +465,32 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         cells = {cid: c for cid, (c, _) in before.cells.items()}
         for key, rebuild in _rebuilders(carried):
             rebind(env, key, rebuild(results), cells)
+        _mark_ambiguous(em, before.env, env, rebound, marker)
         env.update(poisoned)
         env.pop(GO, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")
+
+
+def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, marker) -> None:
+    """After a run-time loop that binds the names `rebound` to other arrays: where such a name
+    held an array seen elsewhere before the loop (an argument, another name), it is that array
+    only if the loop ran zero times, so a write through it after the loop reaches the caller's
+    array or not depending on the trip count: the write asks for the loop to be unrolled (the
+    name read, or returned, is the right value either way)."""
+    for k in rebound:
+        before, after = entry.get(k), env.get(k)
+        if not isinstance(before, Traced) or not isinstance(after, Traced) or after.view is not None:
+            continue
+        root = id(before.root)
+        seen = root in em.arguments or any(
+            k2 != k and any(isinstance(x, Traced) and id(x.root) == root for x in tree.leaves(v))
+            for k2, v in entry.items() if isinstance(k2, str) and k2.isidentifier())
+        if seen:
+            after.ambiguous = (frozenset({marker}),
+                               f"'{k}' is bound to new arrays by a loop that runs at run time, so after it "
+                               f"'{k}' is the array it held before the loop only if the loop ran zero times: "
+                               "where this write goes depends on the trip count")
 
 
 def _go_unless_failed(em: Emitter, go, params, keys: list, carried: dict, before: State):

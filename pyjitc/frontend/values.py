@@ -42,15 +42,18 @@ class Traced:
     An array whose contents are known at compile time (np.zeros(n), a folded expression) is a
     Traced too, with one identity like any other array: `const` holds its contents for as long as
     its value is the constant it was made from (a write makes it a run-time value for every alias).
-    `frozen` names why the array can't be written (a module-level constant), or is None."""
-    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen")
+    `frozen` names why the array can't be written (a module-level constant), or is None.
+    `ambiguous`: (loop markers, why) where which array a write reaches depends on how many times
+    a run-time loop ran (a name the loop rebinds, holding an argument before it): a write asks
+    for that loop to be unrolled."""
+    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous")
 
     def __init__(self, value: Value, weak=None, params=None, view=None):
         self._value = value
         self.weak = weak
         self.params = params
         self.view = view
-        self._const = self._const_of = self.frozen = None
+        self._const = self._const_of = self.frozen = self.ambiguous = None
 
     @property
     def const(self) -> np.ndarray | None:
@@ -85,6 +88,10 @@ class Traced:
         if self.root.frozen:
             raise NotSupportedError(f"writing into {self.root.frozen}, which compiled code can't change",
                                     hint="copy it into a local array first: a = np.array(CONST)")
+        if self.root.ambiguous:
+            markers, why = self.root.ambiguous
+            raise NeedStatic(markers, reason=NotSupportedError(why, hint="copy the array before the loop "
+                                                                          "(y = y.copy()), or write into a new array"))
         if v is not None:
             if v.backward is None:
                 raise NotSupportedError(
