@@ -359,6 +359,10 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
     cells = {cid: c for cid, (c, _) in before.cells.items()}
     for key, rebuild in plans:
         rebind(env, key, rebuild(list(results)), cells)
+    for key, _ in plans:
+        if key[0] == "name":
+            paths = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
+            _mark_ambiguous(em, before.env, env, [key[1]], cond.params, paths)
 
 
 def condition(em: Emitter, test: Traced) -> Traced:
@@ -472,25 +476,36 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     raise JitError(f"internal error: the types carried by this {what} did not settle")
 
 
-def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, marker) -> None:
-    """After a run-time loop that binds the names `rebound` to other arrays: where such a name
-    held an array seen elsewhere before the loop (an argument, another name), it is that array
-    only if the loop ran zero times, so a write through it after the loop reaches the caller's
-    array or not depending on the trip count: the write asks for the loop to be unrolled (the
-    name read, or returned, is the right value either way)."""
+def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers, paths=None) -> None:
+    """After a run-time loop (`markers`: its marker) that binds the names `rebound` to other
+    arrays, or a run-time `if` (`markers`: what its condition is computed from, None for array
+    data; `paths`: the name's value on each branch): where such a name held an array seen
+    elsewhere (an argument, another name) before, which array it is now depends on the trip
+    count or the branch taken, so a write through it asks for the loop to be unrolled or the
+    condition to be known at compile time, or is a located error (the name read, or returned,
+    is the right value either way)."""
+    def seen(v, k):
+        root = id(v.root)
+        return root in em.arguments or any(
+            k2 != k and any(isinstance(x, Traced) and id(x.root) == root for x in tree.leaves(w))
+            for k2, w in entry.items() if isinstance(k2, str) and k2.isidentifier())
     for k in rebound:
-        before, after = entry.get(k), env.get(k)
-        if not isinstance(before, Traced) or not isinstance(after, Traced) or after.view is not None:
+        after = env.get(k)
+        if not isinstance(after, Traced) or after.view is not None:
             continue
-        root = id(before.root)
-        seen = root in em.arguments or any(
-            k2 != k and any(isinstance(x, Traced) and id(x.root) == root for x in tree.leaves(v))
-            for k2, v in entry.items() if isinstance(k2, str) and k2.isidentifier())
-        if seen:
-            after.ambiguous = (frozenset({marker}),
-                               f"'{k}' is bound to new arrays by a loop that runs at run time, so after it "
-                               f"'{k}' is the array it held before the loop only if the loop ran zero times: "
-                               "where this write goes depends on the trip count")
+        if paths is None:   # a loop
+            before = entry.get(k)
+            if isinstance(before, Traced) and seen(before, k):
+                after.ambiguous = (frozenset({markers}),
+                                   f"'{k}' is bound to new arrays by a loop that runs at run time, so after it "
+                                   f"'{k}' is the array it held before the loop only if the loop ran zero times: "
+                                   "where this write goes depends on the trip count")
+        elif all(isinstance(v, Traced) for v in paths) and len({id(v.root) for v in paths}) > 1 \
+                and any(seen(v, k) for v in paths):
+            after.ambiguous = (markers or frozenset(),
+                               f"'{k}' is a different array depending on which way an `if` that runs at run "
+                               f"time went, and one of them is seen elsewhere (an argument, or another name): "
+                               "where this write goes depends on the condition")
 
 
 def _go_unless_failed(em: Emitter, go, params, keys: list, carried: dict, before: State):

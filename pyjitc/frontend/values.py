@@ -90,8 +90,10 @@ class Traced:
                                     hint="copy it into a local array first: a = np.array(CONST)")
         if self.root.ambiguous:
             markers, why = self.root.ambiguous
-            raise NeedStatic(markers, reason=NotSupportedError(why, hint="copy the array before the loop "
-                                                                          "(y = y.copy()), or write into a new array"))
+            error = NotSupportedError(why, hint="copy the array first (y = y.copy()), or write into a new array")
+            if not markers:
+                raise error
+            raise NeedStatic(markers, reason=error)
         if v is not None:
             if v.backward is None:
                 raise NotSupportedError(
