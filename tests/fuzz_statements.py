@@ -358,7 +358,7 @@ class Gen:
         return [f"{ind}{name} = {text}"]
 
     def rebind(self, ind):
-        """Inside a loop: a name bound to an array computed anew from it (`t = np.where(t > 0.5,
+        """Inside a loop or branch: a name bound to an array computed anew from it (`t = np.where(t > 0.5,
         t * 0.5, t + e)`, `t = t * 0.5 + e`), after the body may have written into the array
         the name held (which array a write reaches then depends on the pass), or a masked
         update of the whole array from itself (`t[t > 0.5] = t[t > 0.5] * 0.5 + 1.0`)."""
@@ -378,7 +378,7 @@ class Gen:
 
     def simple(self, ind, in_loop=False):
         r = self.rng.random()
-        if in_loop and r < 0.12:
+        if r < (0.12 if in_loop else 0.06):   # (in a branch: which array the name holds depends on it)
             return self.rebind(ind)
         if r < 0.45:
             return self.write(ind, in_loop)

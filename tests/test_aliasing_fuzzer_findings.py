@@ -538,3 +538,46 @@ def test_a_constant_updated_in_one_branch_and_passed_through_the_other_runs(n, s
         return {"x": x}, (x, x[::2], n)
     same_answer(constant_updated_in_one_branch_passed_through_the_other, make,
                 jitted=pyjitc.jit(constant_updated_in_one_branch_passed_through_the_other))
+
+
+def _swap_ends(b):
+    t = b[0].copy()
+    b[0] = b[-1]
+    b[-1] = t
+
+
+def base_and_its_slice_updated_in_a_branch(x, y, A, n):
+    def set_first(b, v):
+        b[0] = v
+    b1 = np.array(y)
+    b1 += y[0:]
+    s2 = b1[1:-1]
+    w3 = np.full((6, 5), 2.0)
+    if np.max(b1) < 3.0:
+        _swap_ends(s2)                  # the slice, and through it the base, updated in a branch
+    else:
+        s2[0] += (-2.0 - w3.sum())
+
+    def upd4():
+        w3[1:] -= w3[:-1]
+    for i in range(3):
+        set_first(b1, 3.0)
+        upd4()
+        w3 *= np.abs(w3) * 0.1
+    return w3, w3, b1.sum()
+
+
+def test_a_base_and_its_slice_updated_in_a_branch_run_however_they_are_numbered():
+    # statement fuzzer seed 9003 program 109 (also in the previous stop's code): IREE 3.13 failed at
+    # run time ("ref is null; hal.buffer.subspan") for one order of the two copies made on
+    # entering the branch, and the order changed from one lowering to the next; the copies are
+    # now made in program order, the slice taken from the base's copy
+    def make():
+        rng = np.random.default_rng(203337609)
+        rng.standard_normal(6)
+        Y, A = np.round(rng.standard_normal(6) * 3, 2), np.round(rng.standard_normal((5, 6)) * 3, 2)
+        return {"Y": Y, "A": A}, (A[0], Y, A, 3)
+    for _ in range(3):                  # lowerings numbered apart, as in a process that compiled before
+        jf = pyjitc.jit(base_and_its_slice_updated_in_a_branch)
+        jf.lower(*make()[1])
+        same_answer(base_and_its_slice_updated_in_a_branch, make, jitted=jf)

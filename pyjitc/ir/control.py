@@ -53,12 +53,25 @@ def _lower_if(ctx, operands, **_):
                  if not ctx.view_of_argument(ctx.env[vid]) and not ctx.is_constant_expression(ctx.env[vid])}
 
         def enter(args, saved=saved, block=block):
-            for vid, value in saved.items():
+            copies = []    # (value before the if, its copy)
+            # a value before its slices, each in the order the program made it (the order
+            # changed from one lowering to the next: IREE 3.13 ran one and failed the other at run
+            # time, "ref is null; hal.buffer.subspan", statement fuzzer seed 9003 program 109)
+            for vid in sorted(saved, key=lambda vid: (ctx.static_slice(saved[vid]) is not None, vid)):
+                value = saved[vid]
                 # read elsewhere too (b = x[::-1] * 1.0 with y = x[::-1]: IREE folds both to one
                 # value): a copy of its own, since IREE wrote through the barrier into the shared
                 # buffer (statement fuzzer seed 7005 program 1017, a silent wrong answer)
                 t = next(v.type for o in block.ops for v in o.operands if v.id == vid)
-                ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
+                piece = ctx.static_slice(value)
+                base = next((c for v, c in copies if piece is not None and v == piece[0]), None)
+                if base is not None:   # a slice of a value copied here: that slice of the copy
+                    op = value.owner
+                    ctx.env[vid] = ctx.hlo("stablehlo.slice", base, type=value.type,
+                                           **{k: op.attributes[k] for k in ("start_indices", "limit_indices", "strides")})
+                else:
+                    ctx.env[vid] = ctx.fresh_copy(value, t, vid) if t.size else ctx.barrier(value)
+                copies.append((value, ctx.env[vid]))
             return args
 
         # a constant made in this branch where the other yields a computed array is copied: IREE
