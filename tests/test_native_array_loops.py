@@ -401,6 +401,14 @@ def computed_from_an_older_version(u, steps):
     return u
 
 
+def computed_anew_from_an_array_written_later(x, A, n):
+    t1 = x * 1.0
+    for i in range(n):
+        t1 = t1 * 0.5 + x                       # reads x before the write below: not in place
+        x[1:-1] = A[-3][2:] - A[-3][:-2]
+    return t1
+
+
 ANEW = [(escape_counts, lambda rng: ((rng.random((5, 7)) - 0.7) * 2.5 + 1j * (rng.random((5, 7)) - 0.5) * 2.5, 12),
          "dispatch"),
         (where_relaxation, lambda rng: (rng.random((4, 6)), 9), "dispatch"),
@@ -408,7 +416,10 @@ ANEW = [(escape_counts, lambda rng: ((rng.random((5, 7)) - 0.7) * 2.5 + 1j * (rn
         (written_then_computed_anew, lambda rng: (rng.random(9), 6), "dispatch"),
         (argument_written_then_rebound, lambda rng: (rng.random(9), 6), "none"),
         (computed_from_a_reversal, lambda rng: (rng.random(9), 6), "host"),
-        (computed_from_an_older_version, lambda rng: (rng.random(9), 6), "host")]
+        (computed_from_an_older_version, lambda rng: (rng.random(9), 6), "host"),
+        # statement fuzzer seed 9002 program 1372: a silent wrong answer in this stop's own code
+        # before it landed (the new t1 read x after the write)
+        (computed_anew_from_an_array_written_later, lambda rng: (rng.random(6), rng.random((5, 6)), 3), "host")]
 
 
 @pytest.mark.parametrize("fn, make, where", ANEW, ids=[a[0].__name__ for a in ANEW])

@@ -90,6 +90,8 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         if rewritten and not (loop is not None and block is loop.regions[1]
                               and _rewrite_ok(block, rewritten, producers, tensors, R)):
             refuse()
+        for i in rewritten:   # read at the block's end: no buffer it reads may be updated before
+            last_use[block.results[i].id] = len(block.ops)     # (`t1 = t1 * 0.5 + x; x[1:-1] = ...`)
         for vid, start in defined.items():
             end = last_use.get(vid, start)
             for k, consumed in consumers:
