@@ -608,3 +608,20 @@ def argument_rebound_by_a_while_then_written(y):
 def test_a_write_through_a_name_a_data_dependent_loop_rebinds_is_a_located_error():
     with pytest.raises(pyjitc.JitError, match="only if the loop ran zero times"):
         pyjitc.jit(argument_rebound_by_a_while_then_written)(np.array([1.0, 2.0, 3.0]))
+
+
+def view_returned_beside_a_name_a_loop_rebinds(n):
+    w1 = np.eye(6)
+    row4 = w1[:, -3:]
+    for i in range(n):
+        w1 = -w1 - 0.25      # w1: the array row4 views only if the loop ran zero times
+    return row4, w1
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_results_that_are_one_array_only_when_a_loop_did_not_run_share_memory_as_in_numpy(n):
+    # statement fuzzer seed 9002 program 1318 (the returned arrays shared no memory for n = 0)
+    want = view_returned_beside_a_name_a_loop_rebinds(n)
+    got = pyjitc.jit(view_returned_beside_a_name_a_loop_rebinds)(n)
+    assert_same(got, want)
+    assert np.shares_memory(*got) == np.shares_memory(*want)
