@@ -674,13 +674,6 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
         while root.view is not None and root.view.recipe is not None:
             root = root.view.base
         sharing.setdefault(id(root), set()).add(id(t))
-    for t in returned.values():   # a name that may be another returned array, or not, by the path taken
-        if t.root.ambiguous and any(r != id(t.root) and r in sharing for r in t.root.ambiguous[2]):
-            markers, why, _ = t.root.ambiguous
-            error = NotSupportedError(why, hint="return a copy (y.copy()), or copy the array before the loop or if")
-            if not markers:
-                raise error.located(src.span(src.node))
-            raise NeedStatic(markers, reason=error)
     shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
     seen = {"returned": returned, "shared": shared_roots, "arguments": {id(t): p for p, t in params.items()}}
     items, treedef = tree.flatten(result)

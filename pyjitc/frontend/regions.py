@@ -339,9 +339,15 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
                 values = [Traced(o[2][key[1]], c.weak, c.params) for o in outcomes]
             plans.append((key, merge.plan(values, key[1] if key[0] == "name" else "an array updated in place")))
         merge.hoist_constants()
-        for i, (block, _, _) in enumerate(outcomes):
+        for i, (block, _, cells_after) in enumerate(outcomes):
             b.reopen(block)
+            # the arrays as this path left them: a name still holding an array the path wrote into
+            # yields the written contents (`else: b1[A < 1.0] = 1.0` beside `b1 = np.floor(b1)`
+            # yielded b1 as it was before the if: statement fuzzer seed 9004 program 1161)
+            for cid, value in cells_after.items():
+                before.cells[cid][0]._value = value
             b.close_block(merge.yields(i))
+        before.restore(env)
     except BaseException:
         b.rollback(checkpoint)
         before.restore(env)
@@ -499,14 +505,14 @@ def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers,
                 after.ambiguous = (frozenset({markers}),
                                    f"'{k}' is bound to new arrays by a loop that runs at run time, so after it "
                                    f"'{k}' is the array it held before the loop only if the loop ran zero times: "
-                                   "where this write goes, or which array is returned, depends on the trip count",
+                                   "where this write goes depends on the trip count",
                                    frozenset({id(before.root)}))
         elif all(isinstance(v, Traced) for v in paths) and len({id(v.root) for v in paths}) > 1 \
                 and any(seen(v, k) for v in paths):
             after.ambiguous = (markers or frozenset(),
                                f"'{k}' is a different array depending on which way an `if` that runs at run "
                                f"time went, and one of them is seen elsewhere (an argument, or another name): "
-                               "where this write goes, or which array is returned, depends on the condition",
+                               "where this write goes depends on the condition",
                                frozenset(id(v.root) for v in paths))
 
 

@@ -45,8 +45,9 @@ class Traced:
     `frozen` names why the array can't be written (a module-level constant), or is None.
     `ambiguous`: (markers, why, ids of the arrays it may be) where which array this is depends on
     how many times a run-time loop ran or which way a run-time `if` went (a name the loop rebinds,
-    holding an argument before it): a write, or returning it beside an array it may be, asks for
-    that loop to be unrolled or the condition to be made static."""
+    holding an argument before it): a write asks for that loop to be unrolled or the condition to
+    be made static. (Returned beside an array it may be, it is still a new array: README, Known
+    limits.)"""
     __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous")
 
     def __init__(self, value: Value, weak=None, params=None, view=None):
