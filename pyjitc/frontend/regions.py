@@ -505,15 +505,13 @@ def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers,
                 after.ambiguous = (frozenset({markers}),
                                    f"'{k}' is bound to new arrays by a loop that runs at run time, so after it "
                                    f"'{k}' is the array it held before the loop only if the loop ran zero times: "
-                                   "where this write goes depends on the trip count",
-                                   frozenset({id(before.root)}))
+                                   "where this write goes depends on the trip count")
         elif all(isinstance(v, Traced) for v in paths) and len({id(v.root) for v in paths}) > 1 \
                 and any(seen(v, k) for v in paths):
             after.ambiguous = (markers or frozenset(),
                                f"'{k}' is a different array depending on which way an `if` that runs at run "
                                f"time went, and one of them is seen elsewhere (an argument, or another name): "
-                               "where this write goes depends on the condition",
-                               frozenset(id(v.root) for v in paths))
+                               "where this write goes depends on the condition")
 
 
 def _go_unless_failed(em: Emitter, go, params, keys: list, carried: dict, before: State):

@@ -43,7 +43,7 @@ class Traced:
     Traced too, with one identity like any other array: `const` holds its contents for as long as
     its value is the constant it was made from (a write makes it a run-time value for every alias).
     `frozen` names why the array can't be written (a module-level constant), or is None.
-    `ambiguous`: (markers, why, ids of the arrays it may be) where which array this is depends on
+    `ambiguous`: (markers, why) where which array this is depends on
     how many times a run-time loop ran or which way a run-time `if` went (a name the loop rebinds,
     holding an argument before it): a write asks for that loop to be unrolled or the condition to
     be made static. (Returned beside an array it may be, it is still a new array: README, Known
@@ -91,7 +91,7 @@ class Traced:
             raise NotSupportedError(f"writing into {self.root.frozen}, which compiled code can't change",
                                     hint="copy it into a local array first: a = np.array(CONST)")
         if self.root.ambiguous:
-            markers, why, _ = self.root.ambiguous
+            markers, why = self.root.ambiguous
             error = NotSupportedError(why, hint="copy the array first (y = y.copy()), or write into a new array")
             if not markers:
                 raise error
