@@ -77,6 +77,49 @@ def test_vmvx_target_compiles_and_runs_and_cuda_cross_compiles_without_a_gpu(tmp
         pyjitc.jit(scale_add, target="tpu")
 
 
+def test_saved_vmfb_loads_and_runs_where_only_the_iree_runtime_is_installed(saved_normalize):
+    """A deployment machine (a GPU box, say) may have iree-base-runtime but not the compiler:
+    pyjitc.load must not import it."""
+    path, _ = saved_normalize
+    script = (
+        "import sys, importlib.abc\n"
+        "class NoCompiler(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'iree.compiler' or name.startswith('iree.compiler.'):\n"
+        "            raise ImportError('no IREE compiler here')\n"
+        "sys.meta_path.insert(0, NoCompiler())\n"
+        "import numpy as np, pyjitc\n"
+        f"lib = pyjitc.load({str(path)!r})\n"
+        "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
+        "print(repr(lib(x, 0.25)['y'].tolist()), 'iree.compiler' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert out.split()[-1] == "False"
+    assert out.rsplit(" ", 1)[0] == repr(normalize(x, 0.25)["y"].tolist())
+
+
+def test_results_read_back_as_on_a_gpu_driver_equal_numpys():
+    """GPU drivers keep results in device memory, which can't be mapped: they are copied back with
+    IREE's DeviceArray (the path a CUDA call takes; found on an H200, where every call failed with
+    'buffer has DEVICE_LOCAL, operation requires HOST_VISIBLE'). Here the same path runs on a
+    CPU driver's buffers, for a large result too."""
+    from pyjitc.backend import iree as backend
+    for n in (4, 300_000):
+        x, y = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+        compiled = scale_add_jit.lower(x, y).compile()
+        exe = backend.Executable(compiled.vmfb, "local-task")
+        exe.zero_copy = False                            # what a GPU driver's executable has
+        (got,) = exe.invoke("scale_add", [x, y], [((n,), np.dtype(np.float32))])
+        assert_same(got, scale_add(x, y))
+        assert got.flags.owndata and got.flags.writeable
+
+
+def test_a_cuda_chip_iree_has_no_details_for_is_refused_with_the_chip_to_use():
+    x = np.arange(4, dtype=np.float32)
+    with pytest.raises(pyjitc.CompileError, match="cpu='sm_89'"):
+        pyjitc.jit(scale_add, target="cuda", cpu="sm_90").lower(x, x).compile()
+
+
 def test_devices_lists_drivers_and_device_selects_one():
     found = pyjitc.devices()
     assert "local-sync" in found and "local-task" in found and found["local-sync"]

@@ -1,7 +1,8 @@
 """iree: the only module that talks to the IREE compiler and runtime (imported on first use, by
 stages.py and api.devices: importing pyjitc loads no IREE). StableHLO text -> .vmfb bytes
 (compile), and .vmfb bytes -> a callable executable (load/invoke). Targets and their flags are
-in target.py."""
+in target.py. The compiler is imported only when something is compiled, so loading and calling a
+.vmfb (pyjitc.load) needs iree-base-runtime alone, as on a deployment machine."""
 from __future__ import annotations
 
 import os
@@ -10,7 +11,6 @@ import shutil
 import threading
 
 import numpy as np
-import iree.compiler as ireec
 import iree.runtime as ireert
 from iree.runtime.dtypes import map_dtype_to_hal_element_type
 
@@ -19,6 +19,7 @@ from .target import Target
 
 def compile_to_stage(text: str, target: Target, stage: str) -> str:
     """The module after one of IREE's phases (`input`, `abi`, `flow`, `stream`, `hal`...)."""
+    import iree.compiler as ireec
     try:
         out = ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
                                 extra_args=target.flags() + [f"--compile-to={stage}"])
@@ -61,6 +62,7 @@ _NEEDS_LIBM = re.compile(r"stablehlo\.(remainder|sine|cosine|tan|tanh|atan2)\b[^
 
 def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> bytes:
     """Compile a StableHLO module to .vmfb bytes. IREE diagnostics come back in a CompileError."""
+    import iree.compiler as ireec
     flags = target.flags() + list(extra_flags)
     if (target.backend == "llvm-cpu" and SYSTEM_LINK_FLAG not in flags and shutil.which("ld")
             and _NEEDS_LIBM.search(text)):
@@ -72,6 +74,11 @@ def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> b
         if (target.backend == "llvm-cpu" and "undefined symbol" in message and SYSTEM_LINK_FLAG not in flags
                 and shutil.which("ld")):
             return compile_stablehlo(text, target, [*extra_flags, *LIBM_FLAGS])
+        if target.backend == "cuda" and "missing GPU target" in message:
+            raise CompileError(f"IREE {compiler_version()} has no code generation details for the CUDA chip "
+                               f"{target.cpu!r}: compile for the newest chip it knows, cpu='sm_89' (IREE ships "
+                               "PTX, which the CUDA driver compiles for newer chips such as sm_90 when the "
+                               "module is loaded)") from None
         raise CompileError(f"IREE could not compile the module for {target.backend}:\n{message}\n"
                            f"--- StableHLO ---\n{text}") from None
 
@@ -250,6 +257,10 @@ class Executable:
             out = []
             for i, (shape, raw, count, boolean, small) in enumerate(results):
                 view = rets.get_as_object(i, get_view)
+                if not zero_copy:   # a GPU driver: the result is in device memory
+                    host = _device_to_host(device, view, raw)
+                    out.append(host.view(np.bool_) if boolean else host)
+                    continue
                 mapping = view.map()
                 if count is None:   # a run-time shape
                     shape = tuple(view.shape)
@@ -329,6 +340,15 @@ class Executable:
                 shared.append((_address(a), _address(a) + a.nbytes))
                 return view
         return rt.allocator.allocate_buffer_copy(_COPY_MEMORY, _COPY_USAGE, rt.device, a, _hal_type(a.dtype))
+
+
+def _device_to_host(device, view, raw: np.dtype) -> np.ndarray:
+    """A result of a GPU driver copied to a NumPy array of its shape: IREE's DeviceArray maps a
+    host-visible buffer, or copies a device-local one into host memory (CUDA: imported memory)."""
+    host = ireert.DeviceArray(device, view).to_host()
+    if host.dtype != raw:   # IREE's own element type (i8 for a bool) read as pyjitc's raw dtype
+        host = host.view(raw)
+    return host if host.flags.owndata else host.copy()
 
 
 def _nbytes(shape_dtype) -> int:
