@@ -80,7 +80,18 @@ class Trimmed:
     count: Result
 
 
-Leaf = Result | Argument | ViewOf | Known | Trimmed
+@dataclass(frozen=True)
+class Either:
+    """`then` where the compiled function's boolean result `flag` is true, else `other`: a name a
+    run-time loop rebinds, returned, is the array it held before the loop (an argument, or an
+    array returned beside it or viewed by another result) exactly when the loop ran zero times,
+    and NumPy then returns that very object."""
+    flag: Result
+    then: Leaf
+    other: Leaf
+
+
+Leaf = Result | Argument | ViewOf | Known | Trimmed | Either
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,8 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
         out = _build(node.base, results, arguments, made)
         for recipe in node.recipes:
             out = view_of(recipe, out)
+    elif isinstance(node, Either):
+        out = _build(node.then if bool(results[node.flag.index]) else node.other, results, arguments, made)
     elif isinstance(node, Trimmed):   # a new array of just the selected entries, as NumPy's
         out = np.array(results[node.data.index][:int(results[node.count.index])], copy=True)
     elif isinstance(node, Result):

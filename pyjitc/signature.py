@@ -13,7 +13,7 @@ import numpy as np
 from .errors import ArgumentError
 from .ir.dims import Dim, is_symbolic
 from .ir.types import short_name
-from .program import Argument, Known, OutputTree, Result, Trimmed, ViewOf
+from .program import Argument, Either, Known, OutputTree, Result, Trimmed, ViewOf
 from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
 from .tree import LEAF, TreeDef
 
@@ -191,6 +191,8 @@ def _leaf_out(n):
         return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes]}
     if isinstance(n, Trimmed):
         return {"trimmed": _leaf_out(n.data), "count": _leaf_out(n.count)}
+    if isinstance(n, Either):
+        return {"either": _leaf_out(n.flag), "then": _leaf_out(n.then), "other": _leaf_out(n.other)}
     return {"const": _value_out(n.value)}
 
 
@@ -203,4 +205,6 @@ def _leaf_in(d):
         return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
     if "trimmed" in d:
         return Trimmed(_leaf_in(d["trimmed"]), _leaf_in(d["count"]))
+    if "either" in d:
+        return Either(_leaf_in(d["either"]), _leaf_in(d["then"]), _leaf_in(d["other"]))
     return Known(_value_in(d["const"]))

@@ -626,3 +626,48 @@ def test_a_name_rebound_on_one_path_and_written_on_the_other_has_the_written_con
     A = np.round(np.random.default_rng(1161).standard_normal((5, 6)) * 3, 2)
     same_answer(array_written_on_one_path_and_rebound_on_the_other, plain(np.array([first, 1.0]), A),
                 jitted=pyjitc.jit(array_written_on_one_path_and_rebound_on_the_other))
+
+
+# ------------------------------------ a name one path rebinds, read after a write through a view
+
+def branch_rebinds_then_view_written(x, y, A, n):
+    s2 = y[::-2]
+    if x.sum() > 1.005:
+        y = np.sqrt(np.abs(y)) - 0.25
+    for i in range(3):
+        s2[s2 < 0.0] = -0.5
+    return x[2:], y[2:].sum()
+
+
+def loop_rebinds_then_view_written(x, y, n):
+    s = y[1:]
+    for i in range(n):
+        y = y + 1.0
+    s[:] = -1.0
+    return y[::2].sum(), y
+
+
+def branch_rebinds_then_view_written_in_a_loop(x, y, n, c):
+    s = y[::-2]
+    if c > 0:
+        y = y * 2.0
+    acc = y.sum() * 0.0     # an array scalar: a Python float stays one only if the loop never runs
+    for i in range(n):
+        s[0] += 1.0
+        acc += y[-1]
+    return acc, y, s
+
+
+@pytest.mark.parametrize("n", [0, 3])
+@pytest.mark.parametrize("c", [-1.0, 1.0])
+def test_a_name_one_path_rebinds_reads_writes_made_through_a_view_of_the_array_it_held(n, c):
+    # statement fuzzer seed 9101 program 5751: y = an argument, or a new array if a run-time
+    # condition held; s2, a view of the argument, written after; y[2:] read the argument as it
+    # was before the write (a silent wrong answer). A read now picks, at run time, the new array
+    # or the argument as it is now
+    x, y = np.array([-1.09, -2.36, 1.11, -1.06, -2.31, -2.79]), np.array([-2.3, 0.31, 7.99, -0.47, -4.04, 0.24])
+    same_answer(branch_rebinds_then_view_written, plain(x * c, y, np.zeros((5, 6)), 3),
+                jitted=pyjitc.jit(branch_rebinds_then_view_written))
+    same_answer(loop_rebinds_then_view_written, plain(x, y, n), jitted=pyjitc.jit(loop_rebinds_then_view_written))
+    same_answer(branch_rebinds_then_view_written_in_a_loop, plain(x, y, n, c),
+                jitted=pyjitc.jit(branch_rebinds_then_view_written_in_a_loop))

@@ -194,3 +194,58 @@ def test_a_reshape_of_a_view_of_a_local_array_is_a_view_exactly_when_numpys_is()
         assert_same(g, w)
     assert np.shares_memory(got[0], got[1]) and np.shares_memory(want[0], want[1])
     assert not np.shares_memory(got[2], got[3]) and not np.shares_memory(want[2], want[3])
+
+
+def loop_rebinds_an_argument(a, n):
+    b = a
+    i = 0
+    while i < n:
+        b = b + 1
+        i += 1
+    return a, b
+
+
+def loop_rebinds_a_local_array_with_a_view_returned(x, n):
+    U = np.ones((3, 4))
+    U[:] = x.max()
+    u = U[:, -2]
+    for i in range(n):
+        U = np.where(U > 0.0, U * 0.5, U)
+    return U, u
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_name_a_loop_rebinds_is_the_array_it_held_when_the_loop_ran_zero_times(n, tmp_path):
+    # NumPy: with n = 0, b is a itself (statement fuzzer seed 9002 program 1318) and U the array
+    # u views (seed 9101 program 1439); pyjitc returned new arrays with the same values. The
+    # compiled function says whether the loop ran; the choice also survives a saved .vmfb
+    a = np.arange(4.0)
+    want, got = loop_rebinds_an_argument(a, n), pyjitc.jit(loop_rebinds_an_argument)(a, n)
+    assert_same(got, want)
+    assert [r is a for r in got] == [r is a for r in want] == [True, n == 0]
+    lowered = pyjitc.jit(loop_rebinds_an_argument).lower(a, n)
+    loaded = pyjitc.load(lowered.compile().save(tmp_path / "rebind.vmfb"))
+    assert [r is a for r in loaded(a, n)] == [True, n == 0]
+    x = np.arange(6.0)
+    want = loop_rebinds_a_local_array_with_a_view_returned(x, n)
+    got = pyjitc.jit(loop_rebinds_a_local_array_with_a_view_returned)(x, n)
+    assert_same(got, want)
+    assert np.shares_memory(*got) == np.shares_memory(*want) == (n == 0)
+
+
+def branch_rebinds_or_writes(a, c):
+    b = a
+    if c > 0:
+        b[0] = 5.0
+    else:
+        b = b * 2
+    return b, a
+
+
+@pytest.mark.parametrize("c", [0.0, 1.0])
+def test_a_name_one_branch_rebinds_is_the_array_it_held_where_the_other_branch_ran(c):
+    a, mine = np.arange(4.0), np.arange(4.0)
+    want, got = branch_rebinds_or_writes(a, c), pyjitc.jit(branch_rebinds_or_writes)(mine, c)
+    assert_same(got, want)
+    assert_same(mine, a)
+    assert [r is mine for r in got] == [r is a for r in want] == [c > 0, True]

@@ -20,7 +20,7 @@ from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
 from ..ir.dims import Dim, NeedsStaticShape, is_symbolic
 from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
-from ..program import Argument, Known, OutputTree, Program, Result, Trimmed, ViewOf
+from ..program import Argument, Either, Known, OutputTree, Program, Result, Trimmed, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
 from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry
 from .numpy.introspection import NoEffect
@@ -669,7 +669,8 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     outputs = []
     returned = {id(t): t for t in items_of(result, Traced)}
     sharing: dict[int, set] = {}   # root array -> the returned values that are it or views of it
-    for t in returned.values():
+    # (a name a run-time loop rebinds counts as the array it held before, too: see _output_leaf)
+    for t in [*returned.values(), *(t.either[1] for t in returned.values() if t.either is not None)]:
         root = t
         while root.view is not None and root.view.recipe is not None:
             root = root.view.base
@@ -754,6 +755,17 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
         else:
             outputs.append(value.value)
             node = Result(len(outputs) - 1, value.weak, id(value) in em.zero_d_arrays)
+        if value.either is not None and isinstance(node, Result):
+            # a name a run-time loop rebinds: the array it held before where the loop ran zero
+            # times, if the caller can tell (an argument, or an array returned or viewed beside it)
+            ran, before = value.either
+            root = before
+            while root.view is not None and root.view.recipe is not None:
+                root = root.view.base
+            if argument_object(before) or id(root) in seen["shared"]:
+                other = _output_leaf(em, before, outputs, argument_source, argument_object, seen)
+                outputs.append(ran.value)
+                node = Either(Result(len(outputs) - 1), node, other)
         seen[id(value)] = node
         return node
     if isinstance(value, masked.Masked):

@@ -369,6 +369,12 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         if key[0] == "name":
             paths = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
             _mark_ambiguous(em, before.env, env, [key[1]], cond.params, paths)
+            after, earlier = env.get(key[1]), before.env.get(key[1])
+            kept = [p is earlier for p in paths]
+            if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and len(paths) == 2 \
+                    and any(kept) and not all(kept):   # one path kept the array the name held
+                took = em.cast(cond, np.bool_)
+                _either(em, after, em.emit("not", took) if kept[0] else took, earlier)
 
 
 def condition(em: Emitter, test: Traced) -> Traced:
@@ -476,6 +482,11 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         for key, rebuild in _rebuilders(carried):
             rebind(env, key, rebuild(results), cells)
         _mark_ambiguous(em, before.env, env, rebound, marker)
+        ran = before.env.get(GO)
+        for k in rebound:   # which array each such name is, for the caller (codegen._output_leaf)
+            after, earlier = env.get(k), before.env.get(k)
+            if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and isinstance(ran, Traced):
+                _either(em, after, ran, earlier)
         env.update(poisoned)
         env.pop(GO, None)
         return
@@ -512,6 +523,24 @@ def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers,
                                f"'{k}' is a different array depending on which way an `if` that runs at run "
                                f"time went, and one of them is seen elsewhere (an argument, or another name): "
                                "where this write goes depends on the condition")
+
+
+def _either(em: Emitter, after: Traced, ran: Traced, before: Traced) -> None:
+    """`after` (a name rebound on one path) is a new array where `ran`, else the array `before`:
+    for the caller (Traced.either) and for reads after a write into `before` through another name
+    (Traced.alias), which pick the one or the other at run time."""
+    after.either = (ran, before)
+    why = after.ambiguous[1] if after.ambiguous else ""
+
+    def refresh(mine, now):
+        if Traced(mine).type != Traced(now).type:
+            raise NotSupportedError(
+                why.replace("where this write goes", "what reading it gives after a write into the array it held")
+                if why else "this name may be the array written here or another one",
+                hint="copy the array first (y = y.copy()), or write into a new array")
+        pred = ran if not after.shape else em.broadcast(ran, after.shape)
+        return em.emit("select", pred, Traced(mine), Traced(now)).value
+    after.alias = (before, before.value, refresh)
 
 
 def _go_unless_failed(em: Emitter, go, params, keys: list, carried: dict, before: State):

@@ -46,16 +46,21 @@ class Traced:
     `ambiguous`: (markers, why) where which array this is depends on
     how many times a run-time loop ran or which way a run-time `if` went (a name the loop rebinds,
     holding an argument before it): a write asks for that loop to be unrolled or the condition to
-    be made static. (Returned beside an array it may be, it is still a new array: README, Known
-    limits.)"""
-    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous")
+    be made static. `either`: (ran, before) for such a name after a loop: `ran` a boolean value,
+    whether the loop ran at all, `before` what the name held before it, which it still is where
+    the loop ran zero times (returned, the caller then gets that object, as from NumPy).
+    `alias`: for such a name, (before, its value as last read, refresh): where `before` has been
+    written since through another name, a read gives refresh(this value, before's new value), the
+    one or the other as `ran` says (`s = y[::-2]; if ...: y = f(y)`, then `s[...] = ...; y[2:]`
+    read the old y: statement fuzzer seed 9101 program 5751)."""
+    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous", "either", "alias")
 
     def __init__(self, value: Value, weak=None, params=None, view=None):
         self._value = value
         self.weak = weak
         self.params = params
         self.view = view
-        self._const = self._const_of = self.frozen = self.ambiguous = None
+        self._const = self._const_of = self.frozen = self.ambiguous = self.either = self.alias = None
 
     @property
     def const(self) -> np.ndarray | None:
@@ -81,6 +86,12 @@ class Traced:
                         hint="call .copy() when you make it")
                 self._value = v.forward(base)
                 v.seen, v.epoch = base, Builder.epoch
+        elif self.alias is not None:
+            before, seen, refresh = self.alias
+            now = before.value
+            if now is not seen:
+                self._value = refresh(self._value, now)
+                self.alias = (before, now, refresh)
         return self._value
 
     @value.setter

@@ -238,6 +238,7 @@ def _lower_while(ctx, operands, guard=(), **_):
     # reference slot 0 is out range", expression fuzzer seed 77 program 69).
     loop_number = ctx.new_number()
     constant = [ctx.is_constant_expression(v) for v in operands]
+    folding = [ctx.view_of_written_argument(v) or ctx.folds_to_written_argument(v) for v in operands]
     operands = [ctx.distinct_barrier(v, loop_number) if c
                 else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
                 for v, t, c in zip(operands, ctx.in_types, constant)]
@@ -256,9 +257,12 @@ def _lower_while(ctx, operands, guard=(), **_):
     # (`b1 = np.zeros(6)`, `w2 = np.zeros_like(x)`) got barriers over one constant buffer, and
     # IREE 3.13 wrote the first loop's result into it, where the second loop then started (a
     # silent wrong answer, statement fuzzer seed 7016 program 5104).
+    # So is a value computed from such an argument by ops with constants that IREE folds away
+    # (`P1 = y * 1.0` of y = A[1]): the loop's result, when it ran zero times, came back with the
+    # later `y[-3:] -= ...` (a silent wrong answer, statement fuzzer seed 9004 program 2333).
     operands = [ctx.fresh_copy(v, t, ctx.new_number())
-                if t.ndim and t.size and (c or ctx.shared(i) or ctx.view_of_written_argument(v)) else v
-                for i, (v, t, c) in enumerate(zip(operands, ctx.in_types, constant))]
+                if t.ndim and t.size and (c or ctx.shared(i) or f) else v
+                for i, (v, t, c, f) in enumerate(zip(operands, ctx.in_types, constant, folding))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.distinct_barrier(ctx.splat(0, trip_t), loop_number))   # a constant scalar, as the others

@@ -93,6 +93,23 @@ class LowerCtx:
         root = cls.view_root(value)
         return root != value and root in getattr(_options, "written_arguments", ())
 
+    def folds_to_written_argument(self, value: ir.Value, depth: int = 6) -> bool:
+        """Whether `value` is computed from a function argument the function writes by
+        elementwise ops with constants alone (`y * 1.0`, `y + 0.0` of a view y of it), which IREE
+        may fold to that argument's buffer, seen through slices, reshapes and transposes."""
+        written = getattr(_options, "written_arguments", ())
+        for _ in range(depth):
+            op = self._producer(self.view_root(value))
+            if op is None or op.name not in self._ELEMENTWISE:
+                return False
+            rest = [v for v in op.operands if not self.is_constant_expression(v)]
+            if len(rest) != 1:
+                return False
+            value = rest[0]
+            if self.view_root(value) in written:
+                return True
+        return False
+
     @classmethod
     def view_of_argument(cls, value: ir.Value) -> bool:
         """Whether `value` is an argument (of the function or a region) seen through slices,
@@ -200,6 +217,17 @@ class LowerCtx:
             return None
         attr = lambda name: list(ir.DenseI64ArrayAttr(op.attributes[name]))
         return op.operands[0], attr("start_indices"), attr("strides")
+
+    def static_update(self, value: ir.Value):
+        """(operand, update, start) if `value` is a stablehlo.dynamic_update_slice of static
+        shapes at constant start indices, else None."""
+        op = self.producer_named(value, "stablehlo.dynamic_update_slice")
+        if op is None or self.static_shape(op.operands[1]) is None or self.static_shape(value) is None:
+            return None
+        start = [scalar_loop._constant_value(v) for v in op.operands[2:]]
+        if any(not isinstance(k, int) or isinstance(k, bool) for k in start):
+            return None
+        return op.operands[0], op.operands[1], start
 
     @staticmethod
     def static_shape(value: ir.Value):
