@@ -249,3 +249,24 @@ def test_a_name_one_branch_rebinds_is_the_array_it_held_where_the_other_branch_r
     assert_same(got, want)
     assert_same(mine, a)
     assert [r is mine for r in got] == [r is a for r in want] == [c > 0, True]
+
+
+def views_before_and_after_a_branch_rebinds(A, c):
+    t = A * 2.0
+    before = t[-4]
+    if c > 0:
+        t = np.where(t > 0.5, t * 0.5, t)
+    after = t[-1]
+    return before, after, t
+
+
+@pytest.mark.parametrize("c", [-1.0, 1.0])
+def test_views_of_a_name_a_branch_rebinds_share_memory_as_numpys(c):
+    # statement fuzzer seed 9102 program 66: the view taken after the branch (after = t[-1]) came
+    # back as a new array where the branch kept t
+    A = np.arange(30.0).reshape(5, 6) / 10
+    want = views_before_and_after_a_branch_rebinds(A, c)
+    got = pyjitc.jit(views_before_and_after_a_branch_rebinds)(A, c)
+    assert_same(got, want)
+    for i, j in [(0, 1), (0, 2), (1, 2)]:
+        assert np.shares_memory(got[i], got[j]) == np.shares_memory(want[i], want[j])
