@@ -224,6 +224,33 @@ def test_python_scalar_that_a_loop_may_turn_into_a_numpy_scalar_is_the_numpy_sca
         assert type(got) is np.float64 and got == want
 
 
+def total_of_first(x, n):
+    total = 0.0
+    for i in range(n):
+        total += x[i]
+    return total
+
+
+def number_or_sum(x, c, m):
+    b = m * 2
+    if c > 0:
+        b = x.sum()
+    return b
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_python_number_a_loop_or_branch_may_leave_alone_is_returned_as_numpy_returns_it(n):
+    # a Python number where the loop ran zero times or the branch that makes it a NumPy scalar
+    # did not run (the compiled function says which), the NumPy scalar otherwise
+    x, xi = np.arange(4.0) + 0.5, np.arange(4)
+    for a in (x, xi):
+        got, want = pyjitc.jit(total_of_first)(a, n), total_of_first(a, n)
+        assert type(got) is type(want) and got == want
+        for c in (-1.0, 1.0):
+            got, want = pyjitc.jit(number_or_sum)(a, c, n + 1), number_or_sum(a, c, n + 1)
+            assert type(got) is type(want) and got == want
+
+
 def rows_and_pairs(A, w):
     out = np.zeros(A.shape[1])
     for i, row in enumerate(A):

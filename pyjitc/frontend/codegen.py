@@ -670,7 +670,8 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     returned = {id(t): t for t in items_of(result, Traced)}
     sharing: dict[int, set] = {}   # root array -> the returned values that are it or views of it
     # (a name a run-time loop rebinds counts as the array it held before, too: see _output_leaf)
-    for t in [*returned.values(), *(t.either[1] for t in returned.values() if t.either is not None)]:
+    for t in [*returned.values(), *(t.either[1] for t in returned.values()
+                                    if t.either is not None and isinstance(t.either[1], Traced))]:
         root = t
         while root.view is not None and root.view.recipe is not None:
             root = root.view.base
@@ -758,12 +759,17 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
         if value.either is not None and isinstance(node, Result):
             # a name a run-time loop rebinds: the array it held before where the loop ran zero
             # times, if the caller can tell (an argument, or an array returned or viewed beside it)
+            # ... or a Python number where it was one before the loop (or on the other branch)
             ran, before = value.either
-            root = before
-            while root.view is not None and root.view.recipe is not None:
-                root = root.view.base
-            if argument_object(before) or id(root) in seen["shared"]:
+            if not isinstance(before, Traced) or before.weak is not None:
                 other = _output_leaf(em, before, outputs, argument_source, argument_object, seen)
+            else:
+                root = before
+                while root.view is not None and root.view.recipe is not None:
+                    root = root.view.base
+                other = _output_leaf(em, before, outputs, argument_source, argument_object, seen) \
+                    if argument_object(before) or id(root) in seen["shared"] else None
+            if other is not None:
                 outputs.append(ran.value)
                 node = Either(Result(len(outputs) - 1), node, other)
         seen[id(value)] = node

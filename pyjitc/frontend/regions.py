@@ -370,6 +370,11 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
             paths = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
             _mark_ambiguous(em, before.env, env, [key[1]], cond.params, paths)
             after, earlier = env.get(key[1]), before.env.get(key[1])
+            if len(paths) == 2 and isinstance(after, Traced):   # a Python number on one path only
+                weak = [_python_number(p) for p in paths]
+                if weak[0] != weak[1]:
+                    took = em.cast(cond, np.bool_)
+                    _python_number_unless(after, em.emit("not", took) if weak[0] else took, paths[weak.index(True)])
             kept = [p is earlier for p in paths]
             if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and len(paths) == 2 \
                     and any(kept) and not all(kept):   # one path kept the array the name held
@@ -487,6 +492,9 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             after, earlier = env.get(k), before.env.get(k)
             if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and isinstance(ran, Traced):
                 _either(em, after, ran, earlier)
+        if isinstance(ran, Traced):
+            for k, earlier in before.env.items():
+                _python_number_unless(env.get(k), ran, earlier)
         env.update(poisoned)
         env.pop(GO, None)
         return
@@ -523,6 +531,21 @@ def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers,
                                f"'{k}' is a different array depending on which way an `if` that runs at run "
                                f"time went, and one of them is seen elsewhere (an argument, or another name): "
                                "where this write goes depends on the condition")
+
+
+def _python_number(v) -> bool:
+    """Whether `v` is a Python number (a constant, or weakly typed: computed from Python numbers)."""
+    return (isinstance(v, (bool, int, float, complex)) and not isinstance(v, np.generic)) or \
+        (isinstance(v, Traced) and v.weak is not None and not v.ndim)
+
+
+def _python_number_unless(after, flag: Traced, number) -> None:
+    """`after`, a NumPy scalar where `flag`, else the Python number `number` (a name a loop makes a
+    NumPy scalar, `total = 0.0` then `total += x[i]`, is still the Python number where the loop
+    ran zero times): for the caller (codegen._output_leaf), as NumPy returns it."""
+    if isinstance(after, Traced) and after.weak is None and not after.ndim and after.either is None \
+            and _python_number(number):
+        after.either = (flag, number)
 
 
 def _either(em: Emitter, after: Traced, ran: Traced, before: Traced) -> None:
