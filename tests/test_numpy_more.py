@@ -244,3 +244,21 @@ def test_scipy_rel_entr_and_blas_nrm2_match_scipy(dtype):
     from pyjitc.frontend import registry
     assert set(SCIPY_NAMES) == {n for n in registry.FUNCTIONS if n.startswith("scipy.")}
     assert_same_call(f, scipy_routines, x, np.nan_to_num(y), 0.5, big / 1e300 if dtype == np.float64 else big / 1e60)
+
+
+def argmax_position(A, order):
+    return np.unravel_index(A.argmax(), A.shape), np.unravel_index(np.array([[1, 5], [7, 0]]), (2, 4), order=order)
+
+
+def unravel_run_time(i, rows):
+    return np.unravel_index(i, (rows, 4))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_unravel_index_matches_numpy_and_raises_as_numpy_out_of_range(order):
+    A = np.random.default_rng(3).random((5, 6))
+    assert_same(pyjitc.jit(argmax_position)(A, order), argmax_position(A, order))
+    f = pyjitc.jit(unravel_run_time)
+    assert_same(f(np.int64(7), 3), unravel_run_time(np.int64(7), 3))
+    with pytest.raises(pyjitc.RunError, match="ValueError: index out of bounds"):
+        f(np.int64(12), 3)

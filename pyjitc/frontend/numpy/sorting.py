@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
-from ...ir.types import is_float
+from ...ir.types import is_float, is_int
 from .. import masked
 from ..indexing import getitem, mask_key
+from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
 from .elementwise import cmp, isnan, sel
@@ -259,6 +260,29 @@ def take_along_axis(em, arr, indices, axis):
             shape[d] = x.shape[d]
             index.append(np.arange(x.shape[d]).reshape(shape))
     return getitem(em, x, tuple(index))
+
+
+@register("numpy.unravel_index", note="the shape known at compile time; an index out of range is a run-time "
+                                     "ValueError, as in NumPy")
+def unravel_index(em, indices, shape, order="C"):
+    shape = em.static(shape, "unravel_index: the shape")
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+    order = em.static(order, "unravel_index: order")
+    if order not in ("C", "F"):
+        raise ShapeError("ValueError: only 'C' or 'F' order is permitted")
+    x = em.asarray(indices)
+    if not is_int(x.dtype):
+        raise ShapeError("TypeError: only int indices permitted")
+    x = em.cast(x, np.int64)
+    size = int(np.prod(shape))
+    outside = apply_operator(em, "BitOr", apply_operator(em, "Lt", x, 0), apply_operator(em, "GtE", x, size))
+    em.check(outside if not x.ndim else em.emit("reduce", outside, kind="or", axes=tuple(range(x.ndim))),
+             f"ValueError: index out of bounds for array with size {size}")
+    out, rest = [None] * len(shape), x
+    for d in (reversed(range(len(shape))) if order == "C" else range(len(shape))):
+        out[d] = apply_operator(em, "Mod", rest, shape[d])
+        rest = apply_operator(em, "FloorDiv", rest, shape[d])
+    return tuple(out)
 
 
 @register("numpy.searchsorted", note="a binary search (len(a).bit_length() steps of one gather each); no sorter=")
