@@ -13,7 +13,7 @@ from ..errors import ArgumentError, CompileError, JitError
 from ..frontend.values import DIFFERENTIATING
 from ..ir.graph import Builder, prune
 from ..ir.types import is_float
-from ..program import Argument, Known, OutputTree, Program, Result
+from ..program import Argument, Either, Known, OutputTree, Program, Result
 from ..template import PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, leaves
 from .. import tree
 from .linalg import CUSTOM
@@ -108,7 +108,7 @@ class GradFunction(JitFunction):
         dynamic = [path for name, spec in specs for path, _ in leaves((name,), spec)]
         wrt, weak = self._wrt(fn, specs, self._argnums)
         where = self._src.span(self._src.node)
-        leaf = program.out_tree.leaves[0] if program.out_tree.treedef.kind is None else None
+        leaf = _valued(program.out_tree.leaves[0]) if program.out_tree.treedef.kind is None else None
         if leaf is None or isinstance(leaf, Known) and np.ndim(leaf.value) != 0:
             raise JitError("grad needs a function that returns one real scalar, not a container", where,
                            hint="pyjitc.vjp differentiates functions with array or tuple results")
@@ -197,7 +197,7 @@ class VJPFunction(GradFunction):
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         wrt, weak = self._wrt(fn, specs, positional, strict=False)
         seeds = []
-        for k, leaf in enumerate(program.out_tree.leaves):
+        for k, leaf in enumerate(map(_valued, program.out_tree.leaves)):
             ct = fn.params[dynamic.index((COTANGENT, k))]
             if isinstance(leaf, Result):
                 out = fn.results[leaf.index]
@@ -330,3 +330,11 @@ def vjp(fn, *primals):
         return backward(*saved, tuple(cts))
 
     return value, vjp_fn
+
+
+def _valued(leaf):
+    """The leaf that holds a result's values: an Either's compiled result holds them whichever
+    object the caller gets (it only picks a Python number or the array a name held before)."""
+    while isinstance(leaf, Either):
+        leaf = leaf.then
+    return leaf

@@ -64,7 +64,8 @@ def _apply_operator(em: Emitter, op_name: str, *args):
         raise NotSupportedError(f"the operator {op_name} is not supported on arrays")
     refuse_complex(FUNCTIONS[OPERATORS[op_name]], f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}",
                    args, {})
-    out = FUNCTIONS[OPERATORS[op_name]](em, *args)
+    fn = FUNCTIONS[OPERATORS[op_name]]
+    out = getattr(fn, "operator", fn)(em, *args)   # (a ufunc's operator form keeps Python numbers weak)
     if op_name in ("Add", "Sub") and isinstance(out, Traced):
         _track_offset(em, op_name, *args, out=out)
     return out

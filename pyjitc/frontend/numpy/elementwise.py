@@ -30,11 +30,13 @@ def isnan(em, x):
     return cmp(em, x, x, "NE")
 
 
-def signbit(em, x):   # also -0.0: 1/-0.0 = -inf
-    zero = zero_like(em, x)
-    neg_zero = em.emit("and", cmp(em, x, zero, "EQ"),
-                       cmp(em, em.emit("div", em.full(1.0, x.dtype, x.shape), x), zero, "LT"))
-    return em.emit("or", cmp(em, x, zero, "LT"), neg_zero)
+def signbit(em, x):
+    """The sign bit: of a float, read from its bits (-0.0 and a NaN with the sign set included, as
+    NumPy's signbit and copysign see them); of an integer, x < 0."""
+    if x.dtype.kind != "f":
+        return cmp(em, x, zero_like(em, x), "LT")
+    bits = em.emit("bitcast", x, dtype=np.dtype(f"i{x.dtype.itemsize}"))
+    return cmp(em, bits, em.full(0, bits.dtype, bits.shape), "LT")
 
 
 def identity(em, x, out_dtype):

@@ -88,10 +88,22 @@ def ufunc_impl(np_ufunc, lower):
             raise ShapeError(f"{np_ufunc.__name__}() takes {np_ufunc.nin} positional arguments but {len(args)} were given")
         if dtype is not None:
             return impl(em, *[cast_impl(em, a, dtype) for a in args])
+        out = apply_ufunc(em, np_ufunc, args, lower)
+        # called as a NumPy function on Python numbers alone, a ufunc gives NumPy scalars
+        # (np.add(1, 2) is np.int64(3)); the operators (1 + 2) keep Python's (impl.operator)
+        return tuple(map(_numpy_scalar, out)) if isinstance(out, tuple) else _numpy_scalar(out)
+
+    def operator(em, *args):
         return apply_ufunc(em, np_ufunc, args, lower)
     impl.__name__ = np_ufunc.__name__
     impl.ufunc = np_ufunc        # elementwise: masked.py applies it to masked arrays
+    impl.operator = operator
     return impl
+
+
+def _numpy_scalar(x):
+    """A weakly typed (Python number) result as the NumPy scalar of its dtype."""
+    return Traced(x.value, None, x.params) if isinstance(x, Traced) and x.weak is not None and x.view is None else x
 
 
 def _into(em, np_ufunc, out, result):
@@ -116,8 +128,11 @@ def _into(em, np_ufunc, out, result):
 
 def ufunc(np_ufunc, lower, *names, method=(), builtin=(), complex_ok=False, note=""):
     """Register a ufunc under its NumPy names (numpy.<its name> if none are given)."""
-    return register(*(names or (f"numpy.{np_ufunc.__name__}",)), method=method, builtin=builtin,
-                    complex_ok=complex_ok, note=note)(ufunc_impl(np_ufunc, lower))
+    impl = register(*(names or (f"numpy.{np_ufunc.__name__}",)), method=method, complex_ok=complex_ok,
+                    note=note)(ufunc_impl(np_ufunc, lower))
+    if builtin:   # a Python builtin (abs) gives Python numbers for Python numbers
+        register(builtin=builtin, complex_ok=complex_ok, note=note)(impl.operator)
+    return impl
 
 
 # ---------------------------------------------------------------- lowerings
@@ -210,6 +225,22 @@ def _fmax_fmin(kind):
         m = em.emit(kind, x, y)
         return sel(em, isnan(em, x), y, sel(em, isnan(em, y), x, m))
     return lower
+
+
+def _logaddexp(base):
+    """log(base**a + base**b) (base e where base is 1.0), as NumPy's npy_logaddexp: the larger plus
+    log1p of the smaller's ratio; a == b (infinities too) gives a + log(2)."""
+    def fn(em, a, b):
+        m = em.emit("max", a, b)                      # NaN if either is
+        d = em.emit("neg", em.emit("abs", em.emit("sub", a, b)))
+        if base == 2.0:
+            tail = em.emit("mul", em.emit("log1p", accurate.exp2(em, d)), const(em, 1.0 / LN2, d))
+            same = em.emit("add", a, const(em, 1.0, a))
+        else:
+            tail = em.emit("log1p", em.emit("exp", d))
+            same = em.emit("add", a, const(em, LN2, a))
+        return sel(em, cmp(em, a, b, "EQ"), same, em.emit("add", m, tail))
+    return fn
 
 
 def _heaviside(em, x, h, out_dtype):
@@ -384,6 +415,8 @@ ufunc(np.fmax, _fmax_fmin("max"))
 ufunc(np.fmin, _fmax_fmin("min"))
 ufunc(np.heaviside, _heaviside)
 ufunc(np.copysign, _copysign)
+ufunc(np.signbit, by_kind(f=lambda em, x, out_dtype: signbit(em, x),
+                          any=lambda em, x, out_dtype: em.full(False, np.bool_, x.shape)))
 
 # comparisons and predicates
 for _u, _d in ((np.equal, "EQ"), (np.not_equal, "NE"), (np.less, "LT"), (np.less_equal, "LE"),
@@ -421,6 +454,8 @@ ufunc(np.exp2, in_double(accurate.exp2), note=_COMPOSED_NOTE)
 for _u, _p in ((np.log, "log"), (np.sqrt, "sqrt")):
     ufunc(_u, by_kind(c=via_float64(_p), any=prim(_p)), complex_ok=True)
 ufunc(np.log1p, prim("log1p"))
+ufunc(np.logaddexp, in_double(_logaddexp(2.0 ** 0)), note=_COMPOSED_NOTE)
+ufunc(np.logaddexp2, in_double(_logaddexp(2.0)), note=_COMPOSED_NOTE)
 ufunc(np.log2, in_double(accurate.log_base(LN2)), note=_COMPOSED_NOTE)
 ufunc(np.log10, in_double(accurate.log_base(LN10)), note=_COMPOSED_NOTE)
 ufunc(np.cbrt, in_double(accurate.cbrt), note="abs(x) ** (1/3) and one Newton step, computed in float64 (within 1 ulp)")
@@ -444,10 +479,16 @@ ufunc(np.deg2rad, _scale(math.pi / 180), "numpy.deg2rad", "numpy.radians")
 ufunc(np.rad2deg, _scale(180 / math.pi), "numpy.rad2deg", "numpy.degrees")
 
 
-@register("numpy.divmod", builtin="divmod")
+@register("numpy.divmod")
 def divmod_(em, a, b, **kwargs):
-    """(a // b, a % b), as NumPy's divmod ufunc and Python's builtin on arrays."""
+    """(a // b, a % b), as NumPy's divmod ufunc."""
     return FUNCTIONS["numpy.floor_divide"](em, a, b, **kwargs), FUNCTIONS["numpy.remainder"](em, a, b, **kwargs)
+
+
+@register(builtin="divmod")
+def divmod_builtin(em, a, b):
+    """Python's divmod: Python numbers for Python numbers, NumPy's on arrays."""
+    return (FUNCTIONS["numpy.floor_divide"].operator(em, a, b), FUNCTIONS["numpy.remainder"].operator(em, a, b))
 
 
 @register("numpy.float_power")
