@@ -664,3 +664,30 @@ def test_a_strided_update_read_by_an_unrolled_loop_compiles():
         return {"X": X, "A": A}, (X, X[::-1], A, 1)
     same_answer(strided_update_then_read_three_times, make,
                 jitted=pyjitc.jit(strided_update_then_read_three_times))
+
+
+def two_loops_the_second_carrying_the_firsts_arrays(x, y, A, n):
+    def fill(b, u):
+        b[1:-1] = u[2:] - u[:-2]
+    b1 = A.copy()
+    b4 = np.ones((A.shape[0] + 2, A.shape[1] + 2))
+    for i in range(n):
+        A[2] += np.maximum(x, x)
+        fill(b1, b4[1:-1, 1:-1])
+        y[-4] += 0.25
+    for i in range(1, A.shape[1]):
+        tmp5 = np.abs(A[:, i - 1]) + A[:, i]
+        A[:, i] += tmp5 * 0.5
+        b1[:, i] -= tmp5 - A[:, i - 1]
+    return b1, b1.sum()
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_loop_carrying_arrays_an_earlier_loop_left_runs_when_neither_ran(n):
+    # statement fuzzer seed 9102 program 2255: with n = 0, IREE 3.13 failed at run time ("ref is
+    # null; while invoking native function hal.buffer.subspan"); x and y alias (y = x)
+    def make():
+        A, X = np.arange(30.0).reshape(5, 6) / 7, np.arange(6.0)
+        return {"X": X, "A": A}, (X, X, A, n)
+    same_answer(two_loops_the_second_carrying_the_firsts_arrays, make,
+                jitted=pyjitc.jit(two_loops_the_second_carrying_the_firsts_arrays))

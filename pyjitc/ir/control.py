@@ -238,7 +238,11 @@ def _lower_while(ctx, operands, guard=(), **_):
     # reference slot 0 is out range", expression fuzzer seed 77 program 69).
     loop_number = ctx.new_number()
     constant = [ctx.is_constant_expression(v) for v in operands]
-    folding = [ctx.view_of_written_argument(v) or ctx.folds_to_written_argument(v) for v in operands]
+    # (and a result of an earlier loop: with neither loop running, IREE 3.13 failed the second at
+    # run time, "ref is null; while invoking native function hal.buffer.subspan", statement
+    # fuzzer seed 9102 program 2255)
+    copied = [ctx.view_of_written_argument(v) or ctx.folds_to_written_argument(v)
+              or ctx.producer_named(v, "stablehlo.while") is not None for v in operands]
     operands = [ctx.distinct_barrier(v, loop_number) if c
                 else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
                 for v, t, c in zip(operands, ctx.in_types, constant)]
@@ -262,7 +266,7 @@ def _lower_while(ctx, operands, guard=(), **_):
     # later `y[-3:] -= ...` (a silent wrong answer, statement fuzzer seed 9004 program 2333).
     operands = [ctx.fresh_copy(v, t, ctx.new_number())
                 if t.ndim and t.size and (c or ctx.shared(i) or f) else v
-                for i, (v, t, c, f) in enumerate(zip(operands, ctx.in_types, constant, folding))]
+                for i, (v, t, c, f) in enumerate(zip(operands, ctx.in_types, constant, copied))]
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.distinct_barrier(ctx.splat(0, trip_t), loop_number))   # a constant scalar, as the others

@@ -123,13 +123,14 @@ class LowerCtx:
             im = self.hlo("stablehlo.imag", value, type=mlir_type(part))
             return self.hlo("stablehlo.complex", self.fresh_copy(re, part, 2 * number),
                             self.fresh_copy(im, part, 2 * number + 1), type=mlir_type(t))
-        if not getattr(_options, "scalar_loops", True):
+        if not getattr(_options, "scalar_loops", True) or is_symbolic(t.shape):
             # GPU targets (and PYJITC_NATIVE_LOOPS=0): IREE 3.13's CUDA pipeline crashed
             # (iree-compile segfault) on the element loop nest in a dispatch region, and failed
             # on a linalg copy there ("LLVM Translation failed for operation:
             # builtin.unrealized_conversion_cast"): any run-time loop carrying an array (the
             # classic kernels trisolv, covariance, ...). The copy is an elementwise op IREE can't
-            # fold away, x times a 1 (x and True for booleans) behind a barrier of its own number
+            # fold away, x times a 1 (x and True for booleans) behind a barrier of its own number.
+            # So are arrays of run-time sizes on any target (the element loop nest needs static ones)
             scalar = t.with_shape(())
             one = self.distinct_barrier(self.splat(True if t.dtype.kind == "b" else 1, scalar), number)
             return self.hlo("stablehlo.and" if t.dtype.kind == "b" else "stablehlo.multiply", value,
