@@ -262,3 +262,16 @@ def test_unravel_index_matches_numpy_and_raises_as_numpy_out_of_range(order):
     assert_same(f(np.int64(7), 3), unravel_run_time(np.int64(7), 3))
     with pytest.raises(pyjitc.RunError, match="ValueError: index out of bounds"):
         f(np.int64(12), 3)
+
+
+
+def ravel_multi_index_forms(i):
+    return (np.ravel_multi_index((np.array([0, 2]), np.array([1, 3])), (3, 4)),
+            np.ravel_multi_index((1, 2), (3, 4), order="F"), np.ravel_multi_index((i, 1), (3, 4)))
+
+
+def test_ravel_multi_index_matches_numpy_and_raises_as_numpy_out_of_range():
+    f = pyjitc.jit(ravel_multi_index_forms)
+    assert_same(f(np.int64(2)), ravel_multi_index_forms(np.int64(2)))
+    with pytest.raises(pyjitc.RunError, match="ValueError: invalid entry in coordinates array"):
+        f(np.int64(3))

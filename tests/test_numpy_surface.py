@@ -32,6 +32,8 @@ CASES = {
     "arccosh": ("np.arccosh(x + 1)", [P]), "arctanh": ("np.arctanh(x)", [U[:, :2], U.astype(np.float32)[:, :2]]),
     "trunc": ("np.trunc(x)", [F, I, F32]), "rint": ("np.rint(x)", [F, I]), "round": ("np.round(x, 1), np.round(x), np.round(x, -1), np.round(x > 0)", [F, I, I.astype(np.uint8), I * 5]),
     "hypot": ("np.hypot(x, 2.0)", [F, F32]), "copysign": ("np.copysign(3.0, x)", [F]),
+    "signbit": ("np.signbit(x), np.signbit(-x), np.copysign(1.0, -x)", [F, F32, I]),
+    "logaddexp": ("np.logaddexp(x, 0.5), np.logaddexp2(x, x), np.logaddexp(x, -np.inf)", [F, F32, I]),
     "fmax": ("np.fmax(x, 0.5), np.fmin(x, np.float64(0.5))", [F, I]), "heaviside": ("np.heaviside(x, 0.5)", [F]),
     "deg2rad": ("np.deg2rad(x), np.rad2deg(x)", [F, F32]), "isnan": ("np.isnan(x), np.isinf(x), np.isfinite(x)", [F, I, B]),
     "logical": ("np.logical_and(x > 0, x < 4), np.logical_or(x, x > 2), np.logical_xor(x > 0, x < 1)", [F, I]),

@@ -285,6 +285,33 @@ def unravel_index(em, indices, shape, order="C"):
     return tuple(out)
 
 
+@register("numpy.ravel_multi_index", note="the shape known at compile time; mode='raise' only (an index out of "
+                                          "range is a run-time ValueError, as in NumPy)")
+def ravel_multi_index(em, multi_index, dims, mode="raise", order="C"):
+    dims = em.static(dims, "ravel_multi_index: dims")
+    dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(n) for n in dims)
+    if em.static(mode, "ravel_multi_index: mode") != "raise":
+        raise NotSupportedError("ravel_multi_index: only mode='raise' is supported")
+    order = em.static(order, "ravel_multi_index: order")
+    if order not in ("C", "F"):
+        raise ShapeError("ValueError: only 'C' or 'F' order is permitted")
+    if len(multi_index) != len(dims):
+        raise ShapeError(f"ValueError: parameter multi_index must be a sequence of length {len(dims)}")
+    strides = [int(np.prod(dims[d + 1:])) if order == "C" else int(np.prod(dims[:d])) for d in range(len(dims))]
+    out = None
+    for idx, n, stride in zip(multi_index, dims, strides):
+        i = em.asarray(idx)
+        if not is_int(i.dtype):
+            raise ShapeError("TypeError: only int indices permitted")
+        i = em.cast(i, np.int64)
+        outside = apply_operator(em, "BitOr", apply_operator(em, "Lt", i, 0), apply_operator(em, "GtE", i, n))
+        em.check(outside if not outside.ndim else em.emit("reduce", outside, kind="or", axes=tuple(range(outside.ndim))),
+                 "ValueError: invalid entry in coordinates array")
+        term = apply_operator(em, "Mult", i, stride)
+        out = term if out is None else apply_operator(em, "Add", out, term)
+    return out
+
+
 @register("numpy.searchsorted", note="a binary search (len(a).bit_length() steps of one gather each); no sorter=")
 def searchsorted(em, a, v, side="left", sorter=None):
     if sorter is not None:
