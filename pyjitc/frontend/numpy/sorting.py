@@ -262,6 +262,13 @@ def take_along_axis(em, arr, indices, axis):
     return getitem(em, x, tuple(index))
 
 
+def _check_below(em, i, n: int, message: str) -> None:
+    """A run-time error (NumPy's `message`) where any of the int64 indices `i` is outside [0, n)."""
+    outside = apply_operator(em, "BitOr", apply_operator(em, "Lt", i, 0), apply_operator(em, "GtE", i, n))
+    em.check(outside if not outside.ndim else em.emit("reduce", outside, kind="or", axes=tuple(range(outside.ndim))),
+             message)
+
+
 @register("numpy.unravel_index", note="the shape known at compile time; an index out of range is a run-time "
                                      "ValueError, as in NumPy")
 def unravel_index(em, indices, shape, order="C"):
@@ -275,9 +282,7 @@ def unravel_index(em, indices, shape, order="C"):
         raise ShapeError("TypeError: only int indices permitted")
     x = em.cast(x, np.int64)
     size = int(np.prod(shape))
-    outside = apply_operator(em, "BitOr", apply_operator(em, "Lt", x, 0), apply_operator(em, "GtE", x, size))
-    em.check(outside if not x.ndim else em.emit("reduce", outside, kind="or", axes=tuple(range(x.ndim))),
-             f"ValueError: index out of bounds for array with size {size}")
+    _check_below(em, x, size, f"ValueError: index out of bounds for array with size {size}")
     out, rest = [None] * len(shape), x
     for d in (reversed(range(len(shape))) if order == "C" else range(len(shape))):
         out[d] = apply_operator(em, "Mod", rest, shape[d])
@@ -304,9 +309,7 @@ def ravel_multi_index(em, multi_index, dims, mode="raise", order="C"):
         if not is_int(i.dtype):
             raise ShapeError("TypeError: only int indices permitted")
         i = em.cast(i, np.int64)
-        outside = apply_operator(em, "BitOr", apply_operator(em, "Lt", i, 0), apply_operator(em, "GtE", i, n))
-        em.check(outside if not outside.ndim else em.emit("reduce", outside, kind="or", axes=tuple(range(outside.ndim))),
-                 "ValueError: invalid entry in coordinates array")
+        _check_below(em, i, n, "ValueError: invalid entry in coordinates array")
         term = apply_operator(em, "Mult", i, stride)
         out = term if out is None else apply_operator(em, "Add", out, term)
     return out
