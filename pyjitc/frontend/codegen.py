@@ -672,10 +672,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     # (a name a run-time loop rebinds counts as the array it held before, too: see _output_leaf)
     for t in [*returned.values(), *(t.either[1] for t in returned.values()
                                     if t.either is not None and isinstance(t.either[1], Traced))]:
-        root = t
-        while root.view is not None and root.view.recipe is not None:
-            root = root.view.base
-        sharing.setdefault(id(root), set()).add(id(t))
+        sharing.setdefault(id(_view_root(t)), set()).add(id(t))
     shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
     seen = {"returned": returned, "shared": shared_roots, "arguments": {id(t): p for p, t in params.items()}}
     items, treedef = tree.flatten(result)
@@ -722,6 +719,13 @@ def _flat(x):
         yield x
 
 
+def _view_root(t: Traced) -> Traced:
+    """The array `t` is (a chain of) NumPy views of, or `t` itself."""
+    while t.view is not None and t.view.recipe is not None:
+        t = t.view.base
+    return t
+
+
 def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
     """How the caller gets one returned leaf: Argument is the caller's array (or a view of it), or
     with copy, a new array holding an argument's values unchanged (IREE would hand back the
@@ -761,15 +765,9 @@ def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
             # times, if the caller can tell (an argument, or an array returned or viewed beside it)
             # ... or a Python number where it was one before the loop (or on the other branch)
             ran, before = value.either
-            if not isinstance(before, Traced) or before.weak is not None:
+            if (not isinstance(before, Traced) or before.weak is not None or argument_object(before)
+                    or id(_view_root(before)) in seen["shared"]):
                 other = _output_leaf(em, before, outputs, argument_source, argument_object, seen)
-            else:
-                root = before
-                while root.view is not None and root.view.recipe is not None:
-                    root = root.view.base
-                other = _output_leaf(em, before, outputs, argument_source, argument_object, seen) \
-                    if argument_object(before) or id(root) in seen["shared"] else None
-            if other is not None:
                 outputs.append(ran.value)
                 node = Either(Result(len(outputs) - 1), node, other)
         seen[id(value)] = node
