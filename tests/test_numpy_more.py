@@ -275,3 +275,32 @@ def test_ravel_multi_index_matches_numpy_and_raises_as_numpy_out_of_range():
     assert_same(f(np.int64(2)), ravel_multi_index_forms(np.int64(2)))
     with pytest.raises(pyjitc.RunError, match="ValueError: invalid entry in coordinates array"):
         f(np.int64(3))
+
+
+def digitize_run_time_bins(x, bins):
+    return np.digitize(x, bins), np.digitize(x, bins, right=True)
+
+
+def test_digitize_with_run_time_bins_matches_numpy_and_raises_where_numpy_would():
+    x = np.array([-1.0, 0.0, 0.25, 0.5, 2.0, np.nan, np.inf])
+    f = pyjitc.jit(digitize_run_time_bins)
+    for bins in (np.array([0.0, 0.25, 1.0]), np.array([1.0, 0.25, 0.25, 0.0]), np.array([0.5, 0.5])):
+        assert_same(f(x, bins), digitize_run_time_bins(x, bins))
+    with pytest.raises(pyjitc.RunError, match="ValueError: bins must be monotonically increasing or decreasing"):
+        f(x, np.array([0.0, 1.0, 0.5]))
+    with pytest.raises(pyjitc.RunError, match="NaN in bins"):   # a located error, never NumPy's unspecified order
+        f(x, np.array([0.0, np.nan, 1.0]))
+    with pytest.raises(pyjitc.ShapeError, match="monotonically"):   # compile-time bins: a located error
+        pyjitc.jit(lambda v: np.digitize(v, [0.0, 1.0, 0.5]))(x)
+
+
+def nan_arg_extrema(x):
+    return np.nanargmax(x), np.nanargmin(x, axis=0)
+
+
+def test_nanargmax_of_an_all_nan_slice_raises_as_numpy():
+    f = pyjitc.jit(nan_arg_extrema)
+    x = np.array([[np.nan, 1.0], [2.0, np.nan]])
+    assert_same(f(x), nan_arg_extrema(x))
+    with pytest.raises(pyjitc.RunError, match="All-NaN slice encountered"):
+        f(np.array([[np.nan, 1.0], [np.nan, 2.0]]))

@@ -46,6 +46,17 @@ CASES = {
     "nanvar": ("np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True), np.nanstd(x, ddof=2)",
                     [F, I, F32, np.array([[np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])]),
     "fabs": ("np.fabs(x)", [F, I, F32]),
+    "where_initial": ("np.sum(x, where=x > 0), np.max(x, initial=1, where=x < 3), np.min(x, axis=0, initial=2), "
+                      "x.prod(axis=1, where=x != 0), np.mean(x, axis=1, where=x > -1), x.sum(initial=10)", [F, I, F32]),
+    "vecdot": ("np.vecdot(x, x[::-1]), np.vecdot(x, x[0]), np.vecdot(x.T, x.T, axis=0), np.matrix_transpose(x), "
+               "x.mT @ x", [F, I]),
+    "digitize": ("np.digitize(x, [-1.0, 0.0, 2.5]), np.digitize(x, [3, 1, -1], right=True), "
+                 "np.digitize(x, np.sort(np.nan_to_num(x[1]))), np.digitize(x[0], np.sort(np.nan_to_num(x[2]))[::-1])",
+                 [F, I, F32]),
+    "isin": ("np.isin(x, [0, 2, 3]), np.isin(x, x[1]), np.isin(x, np.arange(40) - 5.0, invert=True)", [F, I, B]),
+    "block": ("np.block([[x, x[:, :2]], [x[:1], x[:1, :2]]]), np.block([x[0], 1, x[1]]), np.block(x)", [F, I]),
+    "nan_cumulative": ("np.nancumsum(x), np.nancumprod(x, axis=1), np.nanargmax(x, axis=1), np.nanargmin(x), "
+                       "np.nanargmin(x, axis=0)", [F, I, F32]),
     "fill_diagonal": ("np.fill_diagonal(x, 7) or x", [F, I]),
     "copyto": ("np.copyto(x, 1.5, where=x > 2) or x", [F]),
     "asanyarray": ("np.asanyarray(x) * 2, np.ascontiguousarray(x.T), np.asfortranarray(x), np.ascontiguousarray(x[0, 0]), "

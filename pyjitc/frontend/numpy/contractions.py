@@ -132,6 +132,22 @@ def vdot(em, a, b):
     return FUNCTIONS["numpy.dot"](em, FUNCTIONS["numpy.conjugate"](em, a), b)
 
 
+@register("numpy.vecdot", complex_ok=True)
+def vecdot(em, x1, x2, axis=-1, out=None):
+    """Dot products along `axis`, the first vector conjugated; the other axes broadcast."""
+    if out is not None:
+        raise NotSupportedError("vecdot: out= is not supported; assign the result instead")
+    x1, x2 = em.asarray(x1), em.asarray(x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ShapeError("vecdot: scalar arguments are not allowed (NumPy: at least one dimension)")
+    axis = em.static(axis, "vecdot: axis")
+    a, b = FUNCTIONS["numpy.moveaxis"](em, x1, axis, -1), FUNCTIONS["numpy.moveaxis"](em, x2, axis, -1)
+    if a.shape[-1] != b.shape[-1]:
+        raise ShapeError(f"vecdot: the contracted axes differ in length ({a.shape[-1]} and {b.shape[-1]})")
+    prod = FUNCTIONS["numpy.multiply"](em, FUNCTIONS["numpy.conjugate"](em, a), b)
+    return FUNCTIONS["numpy.sum"](em, prod, axis=-1, dtype=prod.dtype)   # a gufunc: no promotion as sum has
+
+
 @register("numpy.inner", complex_ok=True)
 def inner(em, a, b):
     a, b = em.asarray(a), em.asarray(b)

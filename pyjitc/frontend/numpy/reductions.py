@@ -7,7 +7,7 @@ import numpy as np
 
 from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
-from ...ir.types import is_bool, is_complex, is_float
+from ...ir.types import is_bool, is_complex, is_float, real_dtype
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
 from .accurate import complex_divide
@@ -27,29 +27,66 @@ def _keep(em, out, shape, axes, keepdims):
     return reshape(em, out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
 
 
+def _identity(kind, dt):
+    """The value that leaves a reduction of `kind` unchanged, in dtype `dt`."""
+    if kind in ("add", "or"):
+        return 0
+    if kind in ("mul", "and"):
+        return 1
+    if dt.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(dt)
+    return info.min if kind == "max" else info.max
+
+
+def _where_mask(em, where, shape, name) -> Traced | None:
+    """`where=`: a bool mask broadcast to the reduced array's shape (None: every element)."""
+    if where is None or where is True:
+        return None
+    if not isinstance(where, Traced):
+        where = np.asarray(where)
+    if where.dtype != np.bool_:
+        raise ShapeError(f"{name}: where= must be a boolean array, got dtype {where.dtype}")
+    if np.broadcast_shapes(tuple(where.shape), tuple(shape)) != tuple(shape):
+        raise ShapeError(f"{name}: where= of shape {tuple(where.shape)} does not broadcast to the "
+                         f"array's shape {tuple(shape)}")
+    return em.broadcast(em.asarray(where), tuple(shape))
+
+
 def _reduction(np_fn, kind_for):
-    """sum/prod/max/min/any/all: NumPy's result dtype, accumulation in it (f16 in f32)."""
+    """sum/prod/max/min/any/all: NumPy's result dtype, accumulation in it (f16 in f32); `where=`
+    puts the reduction's identity in the masked-out places, `initial=` is one more operand."""
     name = np_fn.__name__
 
     def impl(em, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-        if out is not None or initial is not None or where is not None:
-            raise NotSupportedError(f"{name}: out=, initial= and where= are not supported")
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported; assign the result instead")
         keepdims = em.static(keepdims, f"{name}: keepdims")
         dtype = None if dtype is None else static_dtype(em, dtype)
-        if is_static(a):
-            return fold(np_fn, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims) if dtype else \
-                fold(np_fn, a, axis=em.static(axis, "axis"), keepdims=keepdims)
+        extra = {k: v for k, v in (("dtype", dtype), ("initial", initial), ("where", where)) if v is not None}
+        if is_static(a, initial, where):
+            return fold(np_fn, a, axis=em.static(axis, "axis"), keepdims=keepdims, **extra)
+        initial = None if initial is None else em.static(initial, f"{name}: initial")
         a = em.asarray(a)
         axes = normalize_axes(em, axis, a.ndim, name)
         res = _reduce_dtype(np_fn, a.dtype, dtype) if name not in ("max", "min") else a.dtype
         kind = kind_for(res)
-        if kind in ("max", "min") and any(a.shape[i] == 0 for i in axes):
+        if kind in ("max", "min") and initial is None and where is not None and where is not True:
+            op = {"max": "maximum", "min": "minimum"}[kind]
+            raise ShapeError(f"reduction operation '{op}' does not have an identity, so to use a where "
+                             "mask one has to specify 'initial'")
+        if kind in ("max", "min") and initial is None and any(a.shape[i] == 0 for i in axes):
             op = {"max": "maximum", "min": "minimum"}[kind]
             raise ShapeError(f"zero-size array to reduction operation {op} which has no identity")
         acc = np.dtype(np.float32) if res == np.float16 else res
         x = em.cast(a, acc)
+        mask = _where_mask(em, where, a.shape, name)
+        if mask is not None:
+            x = sel(em, mask, x, em.full(_identity(kind, acc), acc, x.shape))
         # nothing to reduce (a 0-d array): a new value, not the argument itself (NumPy returns a scalar)
         out = em.emit("reduce", x, kind=kind, axes=axes) if axes else Traced(x.value, None, x.params)
+        if initial is not None:
+            out = em.emit(kind, out, em.full(em.static(initial, f"{name}: initial"), acc, out.shape))
         return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
     impl.__name__ = name
     return impl
@@ -71,12 +108,13 @@ register("numpy.all", method="all")(_all)
 
 @register("numpy.mean", method="mean", complex_ok=True)
 def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    if out is not None or where is not None:
-        raise NotSupportedError("mean: out= and where= are not supported")
+    if out is not None:
+        raise NotSupportedError("mean: out= is not supported; assign the result instead")
     keepdims = em.static(keepdims, "mean: keepdims")
     dtype = None if dtype is None else static_dtype(em, dtype)
-    if is_static(a):
-        return fold(np.mean, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims)
+    if is_static(a, where):
+        extra = {} if where is None else {"where": where}
+        return fold(np.mean, a, axis=em.static(axis, "axis"), dtype=dtype, keepdims=keepdims, **extra)
     a = em.asarray(a)
     axes = normalize_axes(em, axis, a.ndim, "mean")
     res = _reduce_dtype(np.mean, a.dtype, dtype)
@@ -87,8 +125,14 @@ def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         acc = np.dtype(np.float64)
     n = dims.product(a.shape[i] for i in axes)
     x = em.cast(a, acc)
+    mask = _where_mask(em, where, a.shape, "mean")
+    if mask is not None:    # the sum and the count of the chosen elements
+        x = sel(em, mask, x, em.full(0, acc, x.shape))
     s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
     count = em.full(n, acc, s.shape)
+    if mask is not None:
+        ones = em.cast(mask, real_dtype(acc) if is_complex(acc) else acc)
+        count = em.cast(em.emit("reduce", ones, kind="add", axes=axes) if axes else ones, acc)
     out = complex_divide(em, s, count) if is_complex(acc) else em.emit("div", s, count)
     return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
 
@@ -210,6 +254,42 @@ for _name, _base, _fill in (("nansum", "numpy.sum", lambda dt: 0), ("nanprod", "
                             ("nanmax", "numpy.max", lambda dt: -np.inf), ("nanmin", "numpy.min", lambda dt: np.inf),
                             ("nanmean", "numpy.mean", None)):
     register(f"numpy.{_name}")(_nan_reduction(_name, _base, _fill))
+
+
+def _nan_scan(name, base, fill):
+    """np.nancumsum / np.nancumprod: NaN counted as the operation's identity."""
+    def impl(em, a, axis=None, dtype=None, out=None):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported; assign the result instead")
+        a = em.asarray(a)
+        if is_float(a.dtype):
+            a = sel(em, isnan(em, a), const(em, fill, a), a)
+        return FUNCTIONS[base](em, a, axis=axis, **({"dtype": dtype} if dtype is not None else {}))
+    impl.__name__ = name
+    return impl
+
+
+def _nan_arg(name, base, fill):
+    """np.nanargmax / np.nanargmin: NaN never chosen; an all-NaN slice is NumPy's ValueError (at
+    run time)."""
+    def impl(em, a, axis=None, out=None, *, keepdims=False):
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported; assign the result instead")
+        a = em.asarray(a)
+        if not is_float(a.dtype):
+            return FUNCTIONS[base](em, a, axis=axis, keepdims=keepdims)
+        nan = isnan(em, a)
+        em.check(FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.all"](em, nan, axis=axis)),
+                 "ValueError: All-NaN slice encountered")
+        return FUNCTIONS[base](em, sel(em, nan, const(em, fill, a), a), axis=axis, keepdims=keepdims)
+    impl.__name__ = name
+    return impl
+
+
+register("numpy.nancumsum")(_nan_scan("nancumsum", "numpy.cumsum", 0))
+register("numpy.nancumprod")(_nan_scan("nancumprod", "numpy.cumprod", 1))
+register("numpy.nanargmax")(_nan_arg("nanargmax", "numpy.argmax", -np.inf))
+register("numpy.nanargmin")(_nan_arg("nanargmin", "numpy.argmin", np.inf))
 
 
 def _nan_moments(name):

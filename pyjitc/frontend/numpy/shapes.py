@@ -254,6 +254,39 @@ for _n in (1, 2, 3):
     register(f"numpy.atleast_{_n}d", complex_ok=True)(_atleast_nd(_n))
 
 
+@register("numpy.block", complex_ok=True, note="the nesting of lists known at compile time")
+def block(em, arrays):
+    """NumPy's block: the innermost lists joined along the last axis, the next ones along the
+    axis before it, ...; every piece first given leading size-1 axes up to the result's rank."""
+    def depth(x, where):
+        if isinstance(x, tuple):
+            raise ShapeError(f"TypeError: arrays is a tuple. Only lists can be used to arrange blocks, "
+                             f"and np.block does not allow implicit conversion from tuple to ndarray ({where})")
+        if not isinstance(x, list):
+            return 0, [x]
+        if not x:
+            raise ShapeError(f"ValueError: List at {where} cannot be empty")
+        found = [depth(y, f"{where}[{i}]") for i, y in enumerate(x)]
+        if len({d for d, _ in found}) != 1:
+            raise ShapeError("ValueError: List depths are mismatched")
+        return found[0][0] + 1, [leaf for _, leaves in found for leaf in leaves]
+
+    levels, leaves = depth(arrays, "arrays")
+    rank = max([levels] + [len(em.shape_of(x)) for x in leaves])
+
+    def piece(x):
+        x = em.asarray(x)
+        if x.weak:
+            x = em.cast(x, x.dtype)
+        return reshape(em, x, (1,) * (rank - x.ndim) + x.shape) if x.ndim < rank else x
+
+    def join(x, level):
+        if level == levels:
+            return piece(x)
+        return concatenate(em, [join(y, level + 1) for y in x], axis=level - levels)
+    return join(arrays, 0)
+
+
 @register("numpy.hstack", complex_ok=True)
 def hstack(em, tup, dtype=None):
     return concatenate(em, [_atleast(em, x, 1) for x in tup], axis=0 if all(_atleast(em, x, 1).ndim == 1 for x in tup)
@@ -482,3 +515,15 @@ register(attribute="ndim")(lambda em, a: a.ndim)
 register(attribute="dtype")(lambda em, a: a.dtype)
 register(attribute="size")(lambda em, a: int(np.prod(a.shape, dtype=np.int64)))
 register(attribute="T")(lambda em, a: transpose(em, a))
+
+
+@register("numpy.matrix_transpose", complex_ok=True)
+def matrix_transpose(em, x):
+    """The last two axes swapped (a view, as NumPy's); also the `.mT` attribute."""
+    ndim = len(em.shape_of(x))
+    if ndim < 2:
+        raise ShapeError(f"matrix transpose with ndim < 2 is undefined (got {ndim} dimensions)")
+    return swapaxes(em, x, -1, -2)
+
+
+register(attribute="mT")(matrix_transpose)

@@ -13,7 +13,7 @@ from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
 from .elementwise import cmp, isnan, sel
-from .shapes import normalize_axis, reshape
+from .shapes import normalize_axis, reshape, take_slice
 
 @register("numpy.sort", note="NaN sorts last, as in NumPy; axes of 4096+ elements by a bitonic network "
                                "(fast to run, ~5-14 s to compile)")
@@ -351,3 +351,82 @@ def count_before(em, a, v, side):
         lo = sel(em, em.emit("and", active, before), em.emit("add", mid, one), lo)
         hi = sel(em, em.emit("and", active, em.emit("not", before)), mid, hi)
     return lo
+
+
+@register("numpy.digitize", note="bins known at compile time, or a run-time array checked at run time "
+                                 "(not monotonic: NumPy's ValueError; NaN in run-time bins: an error)")
+def digitize(em, x, bins, right=False):
+    """NumPy's own definition: searchsorted on the bins (reversed where they decrease)."""
+    right = em.static(right, "digitize: right")
+    side = "left" if right else "right"
+    x = em.asarray(x)
+    if is_static(bins):
+        bins = np.asarray(bins)
+        if bins.ndim != 1:
+            raise ShapeError("ValueError: object too deep for desired array" if bins.ndim > 1 else
+                             "ValueError: object of too small depth for desired array")
+        mono = _monotonic(bins)
+        if mono == 0:
+            raise ShapeError("ValueError: bins must be monotonically increasing or decreasing")
+        b = em.asarray(bins[::-1] if mono == -1 else bins)
+        found = searchsorted(em, b, x, side=side)
+        return apply_operator(em, "Sub", len(bins), found) if mono == -1 else found
+    b = em.asarray(bins)
+    if b.ndim != 1:
+        raise ShapeError("ValueError: object too deep for desired array")
+    n = b.shape[0]
+    if n >= 2:
+        lo, hi = take_slice(em, b, 0, 0, n - 1), take_slice(em, b, 0, 1, n)
+        rises = FUNCTIONS["numpy.any"](em, cmp(em, hi, lo, "GT"))
+        falls = FUNCTIONS["numpy.any"](em, cmp(em, hi, lo, "LT"))
+        em.check(em.emit("and", rises, falls), "ValueError: bins must be monotonically increasing or decreasing")
+        if is_float(b.dtype):
+            em.check(FUNCTIONS["numpy.any"](em, isnan(em, b)),
+                     "digitize: NaN in bins known only at run time is not supported by pyjitc "
+                     "(NumPy's order for them is its own); pass bins without NaN")
+        up = searchsorted(em, b, x, side=side)
+        down = apply_operator(em, "Sub", n, searchsorted(em, FUNCTIONS["numpy.flip"](em, b), x, side=side))
+        return sel(em, em.broadcast(falls, up.shape), down, up)
+    return searchsorted(em, b, x, side=side)
+
+
+def _monotonic(bins) -> int:
+    """NumPy's _monotonicity on compile-time bins: 1 increasing, -1 decreasing, 0 neither."""
+    with np.errstate(invalid="ignore"):
+        try:
+            np.digitize(np.zeros(0, bins.dtype), bins)
+        except ValueError:
+            return 0
+        if len(bins) < 2:
+            return 1
+        # NumPy decides the direction by the first pair of edges that differ (NaN compares unequal)
+        first = bins[0]
+        for b in bins[1:]:
+            if not b == first:
+                return 1 if first < b else -1
+        return 1
+
+
+@register("numpy.isin", note="compares with every test element (sorted and searched where there are more than 32)")
+def isin(em, element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    invert = em.static(invert, "isin: invert")
+    em.static(assume_unique, "isin: assume_unique")
+    if em.static(kind, "isin: kind") not in (None, "sort", "table"):
+        raise ShapeError(f"ValueError: Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    e, t = em.asarray(element), em.asarray(test_elements)
+    dt = em.result_type(e, t)
+    shape = e.shape
+    flat_e, flat_t = reshape(em, em.cast(e, dt), (-1,)), reshape(em, em.cast(t, dt), (-1,))
+    n, m = flat_e.shape[0], flat_t.shape[0]
+    if m == 0:
+        hit = em.full(False, np.bool_, (n,))
+    elif m <= 32:
+        grid = cmp(em, em.broadcast(reshape(em, flat_e, (n, 1)), (n, m)), em.broadcast(flat_t, (n, m)), "EQ")
+        hit = em.emit("reduce", grid, kind="or", axes=(1,))
+    else:
+        st = sort(em, flat_t)
+        pos = em.emit("min", searchsorted(em, st, flat_e), em.full(m - 1, np.int64, (n,)))
+        hit = cmp(em, em.emit("take", st, pos), flat_e, "EQ")
+    if invert:
+        hit = em.emit("not", hit)
+    return reshape(em, hit, shape)
