@@ -179,6 +179,9 @@ CASES = {
                          "np.maximum.accumulate(x > 0)", [F, F32, I, B]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
+    "where_initial": ["numpy.sum", "numpy.max", "numpy.min", "numpy.prod", "numpy.mean"],
+    "vecdot": ["numpy.vecdot", "numpy.matrix_transpose"],
+    "nan_cumulative": ["numpy.nancumsum", "numpy.nancumprod", "numpy.nanargmax", "numpy.nanargmin"],
     "fmax": ["numpy.fmax", "numpy.fmin"], "deg2rad": ["numpy.deg2rad", "numpy.rad2deg"],
     "isnan": ["numpy.isnan", "numpy.isinf", "numpy.isfinite"],
     "logical": ["numpy.logical_and", "numpy.logical_or", "numpy.logical_xor"],
