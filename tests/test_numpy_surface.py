@@ -46,6 +46,10 @@ CASES = {
     "nanvar": ("np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True), np.nanstd(x, ddof=2)",
                     [F, I, F32, np.array([[np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])]),
     "fabs": ("np.fabs(x)", [F, I, F32]),
+    "gcd": ("np.gcd(x, 6), np.lcm(x, x[::-1]), np.gcd(x, x[:, ::-1]), np.lcm(x, 4)", [I, I.astype(np.uint8), I.astype(np.int64)]),
+    "bitwise_count": ("np.bitwise_count(x), np.bitwise_count(x * 1000)", [I, I.astype(np.uint8), I.astype(np.int64)]),
+    "frexp": ("np.frexp(x), np.ldexp(np.frexp(x)[0], np.frexp(x)[1]), np.ldexp(x, 3), np.ldexp(x, -1), np.modf(x), "
+              "np.modf(x * 10.5)", [F, F32, I]),
     "where_initial": ("np.sum(x, where=x > 0), np.max(x, initial=1, where=x < 3), np.min(x, axis=0, initial=2), "
                       "x.prod(axis=1, where=x != 0), np.mean(x, axis=1, where=x > -1), x.sum(initial=10)", [F, I, F32]),
     "vecdot": ("np.vecdot(x, x[::-1]), np.vecdot(x, x[0]), np.vecdot(x.T, x.T, axis=0), np.matrix_transpose(x), "
@@ -179,6 +183,7 @@ CASES = {
                          "np.maximum.accumulate(x > 0)", [F, F32, I, B]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
+    "gcd": ["numpy.gcd", "numpy.lcm"], "frexp": ["numpy.frexp", "numpy.ldexp", "numpy.modf"],
     "where_initial": ["numpy.sum", "numpy.max", "numpy.min", "numpy.prod", "numpy.mean"],
     "vecdot": ["numpy.vecdot", "numpy.matrix_transpose"],
     "nan_cumulative": ["numpy.nancumsum", "numpy.nancumprod", "numpy.nanargmax", "numpy.nanargmin"],

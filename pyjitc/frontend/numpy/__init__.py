@@ -21,8 +21,9 @@ this package registers them all.
     comparisons.py   isclose, allclose, array_equal, array_equiv, select
     calculus.py      diff, ediff1d, gradient, trapezoid, interp, polyval, vander, convolve, correlate
     statistics.py    ptp, average, median, percentile, quantile, cov, corrcoef, bincount, histogram
+    bits.py          gcd, lcm, bitwise_count; frexp, ldexp, modf (from the representation)
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
     scipy_calls.py   SciPy routines NumPy-level library code calls: scipy.special.rel_entr, BLAS nrm2
 """
-from . import (accurate, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
+from . import (accurate, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
                elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, statistics, ufunc_methods, ufuncs)
