@@ -304,3 +304,26 @@ def test_nanargmax_of_an_all_nan_slice_raises_as_numpy():
     assert_same(f(x), nan_arg_extrema(x))
     with pytest.raises(pyjitc.RunError, match="All-NaN slice encountered"):
         f(np.array([[np.nan, 1.0], [np.nan, 2.0]]))
+
+
+def put_run_time_positions(x, idx, cond):
+    y = x.copy()
+    np.put(y, idx, [10.0, 20.0])
+    return y, np.choose(cond, [x, y])
+
+
+def test_put_and_choose_check_run_time_positions_as_numpy_does():
+    x = np.arange(6.0)
+    f = pyjitc.jit(put_run_time_positions)
+    for idx in (np.array([0, -1, 3]), np.array([5, 5])):   # negative positions wrap; the last write wins
+        cond = np.array([0, 1, 1, 0, 1, 0])
+        assert_same(f(x, idx, cond), put_run_time_positions(x, idx, cond))
+    with pytest.raises(pyjitc.RunError, match="IndexError: index out of bounds"):
+        f(x, np.array([6]), np.zeros(6, dtype=np.int64))
+    with pytest.raises(pyjitc.RunError, match="ValueError: invalid entry in choice array"):
+        f(x, np.array([0]), np.full(6, 2))
+
+
+def test_insert_and_compress_need_compile_time_positions():
+    with pytest.raises(pyjitc.JitError, match="insert: the positions .* must be known at compile time"):
+        pyjitc.jit(lambda v, i: np.insert(v, i, 0.0))(np.arange(3.0), np.int64(1))

@@ -46,6 +46,13 @@ CASES = {
     "nanvar": ("np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True), np.nanstd(x, ddof=2)",
                     [F, I, F32, np.array([[np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])]),
     "fabs": ("np.fabs(x)", [F, I, F32]),
+    "insert": ("np.insert(x, 1, 5), np.insert(x, [0, 2], x[:, :1], axis=1), np.insert(x, 2, x[0], axis=0), "
+               "np.delete(x, [1, 2]), np.delete(x, 0, axis=1), np.compress([1, 0, 1], x, axis=0), x.compress([0, 1, 1])",
+               [F, I, B]),
+    "choose": ("np.choose(x > 2, [x, -x]), np.choose((x > 0) * 1 + (x > 2), [x, 2 * x, 7], mode='clip'), "
+               "(x > 1).choose([x, x[0]])", [F, I]),
+    "put": ("np.put(x, [0, 5, -1], [1, 2]) or np.putmask(x, x > 5, [7, 8]) or np.place(x, x < 3, [0.5, 4]) or "
+            "x.put([2], 9) or x", [F, I]),
     "gcd": ("np.gcd(x, 6), np.lcm(x, x[::-1]), np.gcd(x, x[:, ::-1]), np.lcm(x, 4)", [I, I.astype(np.uint8), I.astype(np.int64)]),
     "bitwise_count": ("np.bitwise_count(x), np.bitwise_count(x * 1000)", [I, I.astype(np.uint8), I.astype(np.int64)]),
     "frexp": ("np.frexp(x), np.ldexp(np.frexp(x)[0], np.frexp(x)[1]), np.ldexp(x, 3), np.ldexp(x, -1), np.modf(x), "
@@ -183,7 +190,8 @@ CASES = {
                          "np.maximum.accumulate(x > 0)", [F, F32, I, B]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
-    "gcd": ["numpy.gcd", "numpy.lcm"], "frexp": ["numpy.frexp", "numpy.ldexp", "numpy.modf"],
+    "gcd": ["numpy.gcd", "numpy.lcm"], "insert": ["numpy.insert", "numpy.delete", "numpy.compress"],
+    "put": ["numpy.put", "numpy.putmask", "numpy.place"], "frexp": ["numpy.frexp", "numpy.ldexp", "numpy.modf"],
     "where_initial": ["numpy.sum", "numpy.max", "numpy.min", "numpy.prod", "numpy.mean"],
     "vecdot": ["numpy.vecdot", "numpy.matrix_transpose"],
     "nan_cumulative": ["numpy.nancumsum", "numpy.nancumprod", "numpy.nanargmax", "numpy.nanargmin"],

@@ -13,6 +13,7 @@ this package registers them all.
     creation.py      zeros, arange, full, *_like, array, asarray, copy
     reductions.py    sum, mean, max, var, argmax, nan*, cumsum, ...
     contractions.py  matmul, dot, vdot, inner, outer, tensordot, einsum
+    editing.py       insert, delete, compress, choose; put, putmask, place (in place)
     sorting.py       sort, argsort, searchsorted, take, take_along_axis
     linalg.py        numpy.linalg: solve, inv, det, slogdet, cholesky, norm
     fft.py           numpy.fft: fft, ifft, rfft, irfft, fftn, ..., fftfreq, fftshift
@@ -26,4 +27,4 @@ this package registers them all.
     scipy_calls.py   SciPy routines NumPy-level library code calls: scipy.special.rel_entr, BLAS nrm2
 """
 from . import (accurate, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, statistics, ufunc_methods, ufuncs)
+               editing, elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, statistics, ufunc_methods, ufuncs)
