@@ -169,3 +169,15 @@ BESSEL = pyjitc.jit(bessel_and_piecewise)
 def test_functions_on_selections_carried_through_loops_match_numpy(x):
     # np.i0: piecewise over x[x <= 8.0] and a Chebyshev loop carrying the selection (unrolled)
     assert_same_call(BESSEL, bessel_and_piecewise, x, accumulate=True)
+
+
+def inverse_cube_where_positive(pos, soft):
+    dx = pos[:, 0:1].T - pos[:, 0:1]
+    r2 = dx ** 2 + soft ** 2
+    r2[r2 > 0] = r2[r2 > 0] ** (-1.5)     # the power emits many ops between the two masks
+    return r2
+
+
+def test_a_write_through_the_same_mask_recomputed_after_many_ops_is_one_selection():
+    pos = np.random.default_rng(5).random((7, 3))
+    assert_same_call(pyjitc.jit(inverse_cube_where_positive), inverse_cube_where_positive, pos, 0.1)

@@ -181,11 +181,15 @@ def _read_selection(em, x: Traced, flags: Traced) -> masked.Masked:
     return masked.Masked(Traced(flat.value, None, x.params), 0, ("flags", f), ("flags", mask_key(em, flags), flags.shape), None)
 
 
-def mask_key(em, flags: Traced, depth: int = 6):
+def mask_key(em, flags: Traced, depth: int = 6, producers: dict | None = None):
     """What makes two masks the same selection: the same value, or the same op on the same
     operands (SSA values never change, so `x[x > 0] = 1 / x[x > 0]` computes x > 0 twice from
-    the same x and selects the same elements)."""
-    op = _producer(em, flags.value) if depth else None
+    the same x and selects the same elements). Every op of the current block is looked at, so the
+    key of a value does not depend on how many ops came after it (a float power between a read
+    and a write through `y[y > 0]` emits about a hundred)."""
+    if producers is None:
+        producers = {r.id: op for op in em.b.blocks[-1].ops for r in op.results}
+    op = producers.get(flags.value.id) if depth else None
     if op is not None and op.name == "constant" and np.asarray(op.attrs["value"]).size <= 64:
         c = np.asarray(op.attrs["value"])
         return ("constant", c.dtype.str, c.shape, c.tobytes())
@@ -193,7 +197,7 @@ def mask_key(em, flags: Traced, depth: int = 6):
         return ("value", flags.value.id)
     attrs = tuple(sorted((k, repr(v)) for k, v in op.attrs.items()))
     return (op.name, attrs, op.results.index(flags.value) if len(op.results) > 1 else 0,
-            tuple(mask_key(em, Traced(o), depth - 1) for o in op.operands))
+            tuple(mask_key(em, Traced(o), depth - 1, producers) for o in op.operands))
 
 
 def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Traced:
