@@ -691,3 +691,26 @@ def test_a_loop_carrying_arrays_an_earlier_loop_left_runs_when_neither_ran(n):
         return {"X": X, "A": A}, (X, X, A, n)
     same_answer(two_loops_the_second_carrying_the_firsts_arrays, make,
                 jitted=pyjitc.jit(two_loops_the_second_carrying_the_firsts_arrays))
+
+
+def constant_passed_through_one_branch_replaced_in_the_other(x, y, A):
+    w1 = np.zeros(4)
+    if A[0, 0] > 0.0:
+        y[-5] = 0.5
+        w1[:] = x[2:]
+    else:
+        A[:] = A[::-1]
+    return w1
+
+
+@pytest.mark.parametrize("corner", [0.5, -0.5])
+def test_a_constant_one_branch_passes_through_and_the_other_replaces_runs(corner):
+    # statement fuzzer seed 9104 program 940: on the else path IREE 3.13 failed at run time ("ref
+    # is null; while invoking native function hal.buffer_view.create")
+    def make():
+        A = np.arange(25.0).reshape(5, 5) / 7
+        A[0, 0] = corner
+        X, Y = np.arange(6.0), np.arange(6.0) * 2
+        return {"X": X, "Y": Y, "A": A}, (X, Y, A)
+    same_answer(constant_passed_through_one_branch_replaced_in_the_other, make,
+                jitted=pyjitc.jit(constant_passed_through_one_branch_replaced_in_the_other))

@@ -77,8 +77,12 @@ def _lower_if(ctx, operands, **_):
         # a constant made in this branch where the other yields a computed array is copied: IREE
         # 3.13 failed the if whose branches yield a constant and a computed buffer ("successor
         # operand type '!stream.resource<constant>' should match successor input type
-        # '!stream.resource<external>'", statement fuzzer seed 7033 program 470)
-        mixed = [c and not other for c, other in zip(made_constant[k], constant[1 - k])]
+        # '!stream.resource<external>'", statement fuzzer seed 7033 program 470). So is a constant
+        # made before the if and passed through (`w1 = np.zeros(4)`, replaced by `w1[:] = x[2:]` in
+        # the other branch, which also updated an argument in place while this one replaced
+        # another): IREE 3.13 returned a null buffer ("ref is null; hal.buffer_view.create",
+        # statement fuzzer seed 9104 program 940)
+        mixed = [c and not other for c, other in zip(constant[k], constant[1 - k])]
 
         def leave(results, outside=outside, returned=returned, updated_elsewhere=updated_elsewhere, mixed=mixed):
             # a part of an argument (a slice, a row) passed through is copied too, unless the other
