@@ -131,6 +131,10 @@ def escape_counts(c, maxit):
     return count
 
 
+def running_sum(x):
+    return np.cumsum(x)
+
+
 def test_run_time_loops_carrying_arrays_cross_compile_for_cuda():
     # IREE 3.13's CUDA pipeline segfaulted on the element-by-element copy an array gets on
     # entering a run-time loop, and rejected the copy of a complex one (trisolv, covariance and
@@ -140,6 +144,9 @@ def test_run_time_loops_carrying_arrays_cross_compile_for_cuda():
     assert pyjitc.jit(forward_substitution, target="cuda", cpu="sm_80").lower(L, b).compile().vmfb
     c = np.linspace(-2, 1, 12).reshape(3, 4) + 0.5j
     assert pyjitc.jit(escape_counts, target="cuda", cpu="sm_80").lower(c, 5).compile().vmfb
+    # a cumulative sum: a native loop on CPU, whole-array steps for a GPU (lowering/scans.py)
+    cuda_cumsum = pyjitc.jit(running_sum, target="cuda", cpu="sm_80").lower(b)
+    assert "scf.while" not in cuda_cumsum.as_text() and cuda_cumsum.compile().vmfb
 
 
 def test_a_cuda_chip_iree_has_no_details_for_is_refused_with_the_chip_to_use():

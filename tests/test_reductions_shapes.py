@@ -207,3 +207,25 @@ def test_reductions_of_integer_arrays_folded_to_constants_and_converted_match_nu
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
     for g, w in zip(pyjitc.jit(reductions_of_converted_integer_splats)(x), reductions_of_converted_integer_splats(x)):
         assert_same(g, w)
+
+
+def running_totals(x, A):
+    return (np.cumsum(x), np.cumprod(x[:40] + 0.5), np.maximum.accumulate(x), np.cumsum(A, axis=0),
+            np.cumsum(A, axis=1), np.add.accumulate(A.astype(np.float32), axis=1))
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_cumulative_sums_round_exactly_as_numpys_sequential_order_on_cpu(monkeypatch, native):
+    # on CPU a scan is one sequential loop per row in one dispatch (lowering/scans.py): NumPy's
+    # order, so the float results are NumPy's bit for bit; without native loops (as on GPU
+    # targets) it is log2(n) whole-array steps, equal to NumPy's to reduction tolerance
+    monkeypatch.setenv("PYJITC_NATIVE_LOOPS", native)
+    r = np.random.default_rng(8)
+    x, A = r.standard_normal(1000), r.standard_normal((30, 70))
+    got, want = pyjitc.jit(running_totals)(x, A), running_totals(x, A)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if native == "1":
+            assert np.array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-5 if g.dtype == np.float32 else 1e-12, atol=1e-5)

@@ -260,6 +260,17 @@ def _reduce(e, op, ins, outs, g):
     return NotImplemented
 
 
+@rule("scan")
+def _scan(e, op, ins, outs, g):
+    """cumsum along the last axis: each input element reaches every later output, so its
+    cotangent is the reversed cumulative sum of the output's. (Products and extrema are traced
+    for autodiff as shift-and-combine steps, which have rules of their own.)"""
+    if op.attrs["kind"] != "add":
+        return NotImplemented
+    flip = lambda v: e("reverse", v, dims=(1,))
+    return [flip(e("scan", flip(g), kind="add", identity=op.attrs["identity"]))]
+
+
 def _prod_vjp(e, x: Value, axes, g: Value, kept) -> Value | None:
     """d prod / d x_i = the product of the other elements, as exclusive prefix and suffix products
     (Hillis-Steele scans, log2(n) steps): exact where x has zeros (one zero: only its own

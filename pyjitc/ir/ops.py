@@ -510,6 +510,21 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
 
 register_op("dot_general", _dot_type, _lower_dot)
 
+def _scan_type(ts, kind, identity, **_):
+    (t,) = ts
+    if t.ndim != 2 or kind not in BINARY:
+        raise OpTypeError(f"scan: a 2-D operand and a binary op, got {t} and {kind!r}")
+    return t
+
+
+def _lower_scan(ctx, operands, **_):
+    raise OpTypeError("scan is expanded by lowering.stablehlo.lower_block (lowering/scans.py)")
+
+
+# The inclusive scan of a 2-D array along its last axis with the binary op `kind` (add, mul, max,
+# ...; `identity` its identity element): cumsum, cumprod, ufunc.accumulate.
+register_op("scan", _scan_type, _lower_scan)
+
 
 # ---------------------------------------------------------------- run-time indexing
 

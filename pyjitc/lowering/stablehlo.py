@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import native_loops, scalar_arrays, scalar_loop
+from . import native_loops, scalar_arrays, scalar_loop, scans
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -549,6 +549,13 @@ def lower_block(block: Block, env: dict) -> None:
         operands = [env[v.id] for v in op.operands]
         if op.name == "while" and getattr(_options, "scalar_loops", False) and native_loops.eligible(op):
             out = scalar_loop.lower(ctx, op, operands, env, _location)
+        elif op.name == "scan":     # expanded into a native loop or whole-array steps (lowering/scans.py)
+            native = getattr(_options, "scalar_loops", False)
+            block = scans.expand(op, native)
+            if native and not all(native_loops.eligible(o) for o in block.ops if o.name == "while"):
+                block = scans.expand(op, False)
+            lower_block(block, env)
+            out = env[block.results[0].id]
         else:
             out = opdef.lower(ctx, operands, **op.attrs)
         outs = out if isinstance(out, (list, tuple)) else [out]

@@ -347,8 +347,18 @@ def _scan(name, prim, identity, np_fn):
 
 def scan(em, x, ax, kind, identity):
     """The inclusive scan of x along ax with the IR primitive `kind` (add, mul, max, ...), whose
-    identity element is `identity`: log2(n) steps of shift-and-combine (Hillis-Steele)."""
+    identity element is `identity`. Static shapes: the IR op `scan` on x as (rows, n), a
+    sequential loop per row where loops run natively (NumPy's order: the same rounding as its
+    accumulate) and shift-and-combine steps elsewhere (lowering/scans.py). With run-time sizes,
+    and under autodiff for products and extrema (the op's VJP rule is for sums): log2(n) steps
+    of shift-and-combine (Hillis-Steele) here."""
     n = x.shape[ax]
+    if (not em.differentiable or kind == "add") and not dims.is_symbolic(x.shape) and n > 1 and 0 not in x.shape:
+        moved = FUNCTIONS["numpy.moveaxis"](em, x, ax, -1)
+        rows = moved.shape[:-1]
+        flat = reshape(em, moved, (int(np.prod(rows, dtype=np.int64)), n))
+        out = em.emit("scan", flat, kind=kind, identity=identity)
+        return FUNCTIONS["numpy.moveaxis"](em, reshape(em, out, rows + (n,)), -1, ax)
     step = 1
     while step < n:
         shifted = take_slice(em, x, ax, 0, n - step)
@@ -362,6 +372,7 @@ def scan(em, x, ax, kind, identity):
 
 
 register("numpy.cumsum", method="cumsum",
-         note="float sums in a different order than NumPy's sequential one (reduction tolerance)")(
+         note="on CPU in NumPy's sequential order; on GPU targets in log2(n) steps, float sums then "
+              "rounded differently (reduction tolerance)")(
     _scan("cumsum", "add", 0, np.cumsum))
 register("numpy.cumprod", method="cumprod")(_scan("cumprod", "mul", 1, np.cumprod))
