@@ -714,3 +714,27 @@ def test_a_constant_one_branch_passes_through_and_the_other_replaces_runs(corner
         return {"X": X, "Y": Y, "A": A}, (X, Y, A)
     same_answer(constant_passed_through_one_branch_replaced_in_the_other, make,
                 jitted=pyjitc.jit(constant_passed_through_one_branch_replaced_in_the_other))
+
+
+def copy_of_a_copy_updated_in_separate_branches(x, y, A):
+    w1 = np.copy(A[1:-1])
+    w2 = np.copy(w1)
+    if y.sum() > -0.995:
+        A[1:-1] -= 1.0
+    else:
+        w2[1:-1] *= 0.5
+    if np.any(x > 2.0):
+        w1[0] = 1.5
+    return w1, w2
+
+
+@pytest.mark.parametrize("level", [2.5, -2.5])
+def test_a_copy_passed_through_one_if_keeps_its_values_when_a_later_if_updates_the_original(level):
+    # statement fuzzer seed 9104 program 1462, a silent wrong answer: w2 (yielded unchanged by
+    # the first if) came back with w1's later w1[0] = 1.5
+    def make():
+        A = np.arange(30.0).reshape(5, 6) / 7 - 2
+        X = np.full(6, level)
+        return {"X": X, "A": A}, (X, X, A)
+    same_answer(copy_of_a_copy_updated_in_separate_branches, make,
+                jitted=pyjitc.jit(copy_of_a_copy_updated_in_separate_branches))

@@ -615,12 +615,16 @@ def _through_views(v, producer: dict, stop=frozenset()):
     return v
 
 
-def _captured_then_updated(block) -> set[int]:
+def _captured_then_updated(block, captured=frozenset(), producer=None) -> set[int]:
     """The dynamic_update_slice ops (by id, in `block` and the blocks nested in it) whose target
-    an earlier if or while of the same block reads inside its regions: IREE 3.13 updated the
-    target's buffer in place before the branch read it (`y[y > 0] = 1; if t > 0: x -= y;
-    y[1:] += 1` returned x minus the final y, statement fuzzer seed 7005 program 498)."""
-    out, captured, producer = set(), set(), {}
+    an earlier if or while reads inside its regions or yields: IREE 3.13 updated the target's
+    buffer in place before the branch read it (`y[y > 0] = 1; if t > 0: x -= y; y[1:] += 1`
+    returned x minus the final y, statement fuzzer seed 7005 program 498). Earlier means in this
+    block or in an enclosing one: an update inside a later if's branch of a value an earlier if
+    passed through (`w2 = w1` yielded unchanged by one branch, then `w1[0] = 1.5` in a later
+    branch) was made in the shared buffer, and w2 changed too (statement fuzzer seed 9104 program
+    1462, a silent wrong answer)."""
+    out, captured, producer = set(), set(captured), dict(producer or {})
     for op in block.ops:
         if op.name == "dynamic_update_slice":
             # the target, or what it is a slice or reshape of (IREE updates such views in their
@@ -628,6 +632,8 @@ def _captured_then_updated(block) -> set[int]:
             if _through_views(op.operands[0], producer, captured).id in captured:
                 out.add(id(op))
         if op.regions:
+            for region in op.regions:    # what ops before this one captured (not this op itself)
+                out |= _captured_then_updated(region, captured, producer)
             # what the regions read, and what that was computed from in this block (IREE may
             # fuse `y = A[1]` or `b = x * 2` into the branch, which then reads A or x itself)
             todo = _captured(op)
@@ -637,8 +643,6 @@ def _captured_then_updated(block) -> set[int]:
                     captured.add(vid)
                     if vid in producer:
                         todo.extend(v.id for v in producer[vid].operands)
-            for region in op.regions:
-                out |= _captured_then_updated(region)
         producer.update((r.id, op) for r in op.results)
     return out
 
