@@ -193,21 +193,25 @@ def test_searchsorted_is_a_binary_search_with_numpys_results():
     assert_same(got, numpy_result(search_many, np.array([0.5]), a8, a100, v))
 
 
-def sorts(x, b):
+def sorts_(x, b):
     return (np.sort(x), np.argsort(x, kind="stable"), np.sort(x, axis=0), np.argsort(x, axis=0, kind="stable"),
             np.median(x, axis=1), np.sort(b), np.argsort(b, kind="stable"))
 
 
-def test_long_axes_sort_by_a_bitonic_network_in_numpys_order(monkeypatch):
-    # the network pads to a power of two; NaN sorts last, -0.0 and 0.0 tie (stable), bool as uint8
-    from pyjitc.frontend.numpy import sorting
-    monkeypatch.setattr(sorting, "BITONIC_FROM", 300)
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_sorts_by_merging_on_cpu_and_by_a_bitonic_network_without_native_loops(monkeypatch, native):
+    # lowering/sorts.py: on CPU a stable merge sort per row in one native loop; without native
+    # loops (as on GPU targets) rows of BITONIC_FROM or more go through a bitonic network that
+    # pads to a power of two. Both: NaN sorts last, -0.0 and 0.0 tie (stable), bool as uint8
+    from pyjitc.lowering import sorts
+    monkeypatch.setenv("PYJITC_NATIVE_LOOPS", native)
+    monkeypatch.setattr(sorts, "BITONIC_FROM", 300)
     rng = np.random.default_rng(3)
     x = (rng.normal(size=(3, 600)) * 5).round()
     x.flat[::7], x.flat[::11], x.flat[3::13] = np.nan, -np.inf, -0.0
-    x = np.concatenate([x, x[:, ::-1]])   # 6 rows: axis 0 stays short (IREE's sort)
+    x = np.concatenate([x, x[:, ::-1]])   # 6 rows: axis 0 stays short (IREE's sort without native loops)
     b = rng.normal(size=(2, 301)) > 0
-    assert_same(pyjitc.jit(sorts)(x, b), numpy_result(sorts, x, b))
+    assert_same(pyjitc.jit(sorts_)(x, b), numpy_result(sorts_, x, b))
 
 
 # ---------------------------------------------------------------- SciPy routines NumPy-level library code calls

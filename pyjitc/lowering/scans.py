@@ -48,10 +48,10 @@ def _sequential(b: Builder, x: Value, kind: str) -> Value:
     flat = b.emit("reshape", x, shape=(rows * n,))
 
     def get(a, i):
-        return b.emit("reshape", b.emit("dynamic_slice", a, i, sizes=(1,)), shape=())
+        return b.emit("reshape", b.emit("dynamic_slice", a, i, sizes=(1,), in_bounds=True), shape=())
 
     def put(a, v, i):
-        return b.emit("dynamic_update_slice", a, b.emit("reshape", v, shape=(1,)), i)
+        return b.emit("dynamic_update_slice", a, b.emit("reshape", v, shape=(1,)), i, in_bounds=True)
 
     def row(r, vals):
         (a,) = vals

@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import native_loops, scalar_arrays, scalar_loop, scans
+from . import native_loops, scalar_arrays, scalar_loop, scans, sorts
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -556,11 +556,26 @@ def lower_block(block: Block, env: dict) -> None:
                 block = scans.expand(op, False)
             lower_block(block, env)
             out = env[block.results[0].id]
+        elif op.name == "sort" and (block := _sort_expansion(op)) is not None:   # lowering/sorts.py
+            lower_block(block, env)
+            out = [env[v.id] for v in block.results]
         else:
             out = opdef.lower(ctx, operands, **op.attrs)
         outs = out if isinstance(out, (list, tuple)) else [out]
         for v, r in zip(op.results, outs):
             env[v.id] = r
+
+
+def _sort_expansion(op: Op) -> Block | None:
+    """The IR ops a sort expands into on this target (a native merge sort where native loops
+    run), or None for IREE's own sort."""
+    if is_symbolic(op.operands[0].type.shape):
+        return None
+    native = getattr(_options, "scalar_loops", False)
+    block = sorts.expand(op, native)
+    if native and block is not None and not all(native_loops.eligible(o) for o in block.ops if o.name == "while"):
+        block = sorts.expand(op, False)
+    return block
 
 
 @dataclass

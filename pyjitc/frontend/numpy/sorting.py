@@ -15,8 +15,8 @@ from ..values import Traced, fold, is_static
 from .elementwise import cmp, isnan, sel
 from .shapes import normalize_axis, reshape, take_slice
 
-@register("numpy.sort", note="NaN sorts last, as in NumPy; axes of 4096+ elements by a bitonic network "
-                               "(fast to run, ~5-14 s to compile)")
+@register("numpy.sort", note="NaN sorts last, as in NumPy; on CPU a merge sort in one native loop, on GPU "
+                               "targets IREE's sort or (axes of 4096+ elements) a bitonic network")
 def sort(em, a, axis=-1, kind=None, order=None, stable=None):
     if order is not None:
         raise NotSupportedError("sort: order= is not supported")
@@ -80,70 +80,13 @@ def argsort(em, a, axis=-1, kind=None, order=None, stable=None):
 # a bitonic network instead (log2(n)^2 / 2 steps, each a reverse, a comparison and a select over
 # the whole array): 4,096 elements 0.6 ms, 16,384 3.8 ms, 1e5 82 ms, 1e6 0.64 s, but about 5 s more
 # to compile (7-14 s from 16,384 to 1e6 elements), so only from 4,096 elements on.
-BITONIC_FROM = 4096
-
-
 def sort_along(em, x, ax, with_index):
     """x sorted along axis ax in NumPy's order (NaN last), and with_index: (values, the stable
-    argsort). Short axes: IREE's sort; long ones: a bitonic network (bitonic_sort)."""
-    n = x.shape[ax] if x.ndim else 1
-    if n < BITONIC_FROM:
-        if with_index:
-            return em.emit_multi("sort", x, axis=ax, with_index=True)
-        return em.emit("sort", x, axis=ax, with_index=False), None
-    last = x.ndim - 1
-    moved = FUNCTIONS["numpy.moveaxis"](em, x, ax, last) if ax != last else x
-    values, index = bitonic_sort(em, moved)
-    if ax != last:
-        values, index = (FUNCTIONS["numpy.moveaxis"](em, v, last, ax) for v in (values, index))
-    return (values, index) if with_index else (values, None)
-
-
-def bitonic_sort(em, x):
-    """Sort along the last axis by Batcher's bitonic network, keys compared as (value in NumPy's
-    order with NaN last, original position): the stable order. The axis is padded to a power of
-    two with elements that sort after every real one (their position is >= n)."""
-    n, batch = x.shape[-1], x.shape[:-1]
-    size = 1 << (n - 1).bit_length()
-    key = em.cast(x, np.uint8) if x.dtype == np.bool_ else x
-    i64 = np.dtype(np.int64)
-    index = em.emit("iota", shape=batch + (size,), dim=len(batch), dtype=i64)
-    if size > n:
-        key = em.emit("concatenate", key, em.full(0, key.dtype, batch + (size - n,)), axis=len(batch))
-    k = 2
-    while k <= size:
-        j = k // 2
-        while j >= 1:
-            shape = batch + (size // (2 * j), 2, j)
-            kv, iv = reshape(em, key, shape), reshape(em, index, shape)
-            pk, pi = (em.emit("reverse", v, dims=(len(batch) + 1,)) for v in (kv, iv))
-            first = _sorts_first(em, pk, pi, kv, iv, n)          # the partner sorts before this element
-            blocks = np.arange(size // (2 * j))
-            descending = ((blocks * 2 * j) & k) != 0
-            flip = descending[:, None, None] ^ (np.arange(2)[None, :, None] == 1)   # upper half keeps the larger
-            take = em.emit("xor", first, em.broadcast(em.asarray(flip), shape))
-            key = reshape(em, sel(em, take, pk, kv), batch + (size,))
-            index = reshape(em, sel(em, take, pi, iv), batch + (size,))
-            j //= 2
-        k *= 2
-    if size > n:
-        key = getitem(em, key, (Ellipsis, slice(0, n)))
-        index = getitem(em, index, (Ellipsis, slice(0, n)))
-    return (em.cast(key, np.bool_) if x.dtype == np.bool_ else key), index
-
-
-def _sorts_first(em, a, ia, b, ib, n):
-    """(a, ia) comes before (b, ib): padding (position >= n) last, then NumPy's order of the values
-    (NaN last), then the position."""
-    pad_a, pad_b = (cmp(em, i, em.full(n, np.int64, i.shape), "GE") for i in (ia, ib))
-    less, equal = cmp(em, a, b, "LT"), cmp(em, a, b, "EQ")
-    if is_float(a.dtype):
-        nan_a, nan_b = isnan(em, a), isnan(em, b)
-        less = em.emit("or", less, em.emit("and", nan_b, em.emit("not", nan_a)))
-        equal = em.emit("or", equal, em.emit("and", nan_a, nan_b))
-    by_value = em.emit("or", less, em.emit("and", equal, cmp(em, ia, ib, "LT")))
-    return em.emit("or", em.emit("and", em.emit("not", pad_a), pad_b),
-                   em.emit("and", cmp(em, pad_a, pad_b, "EQ"), by_value))
+    argsort). One IR op; how it runs is the lowering's choice for the target (lowering/sorts.py:
+    a native merge sort on CPU, IREE's sort or a bitonic network elsewhere)."""
+    if with_index:
+        return em.emit_multi("sort", x, axis=ax, with_index=True)
+    return em.emit("sort", x, axis=ax, with_index=False), None
 
 
 @register("numpy.take", complex_ok=True)
