@@ -738,3 +738,24 @@ def test_a_copy_passed_through_one_if_keeps_its_values_when_a_later_if_updates_t
         return {"X": X, "A": A}, (X, X, A)
     same_answer(copy_of_a_copy_updated_in_separate_branches, make,
                 jitted=pyjitc.jit(copy_of_a_copy_updated_in_separate_branches))
+
+
+def unread_update_in_a_branch_after_a_loop_updated_it(A, n):
+    U1 = np.ones((7, 8))
+    U3 = A[1:-1] * 1.0
+    u4 = U3[1:-1, 1:-1]
+    for i in range(n):
+        u4[i % 1] += u4[0]
+    if np.any(A > 2.0):
+        U1 += 1.0
+        u4 -= 1.0
+    return U1[::2, ::-1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_an_if_result_nothing_reads_is_dropped_and_the_module_compiles(n):
+    # statement fuzzer seed 9105 program 600: "maximum iteration count exceeded in fixed point
+    # pipeline" in IREE 3.13 while the if still yielded U3, which nothing read
+    A = np.arange(30.0).reshape(5, 6) / 5 - 2
+    assert_same(pyjitc.jit(unread_update_in_a_branch_after_a_loop_updated_it)(A.copy(), n),
+                unread_update_in_a_branch_after_a_loop_updated_it(A.copy(), n))

@@ -119,6 +119,8 @@ def prune(block: Block) -> set[int]:
             continue
         if op.name == "while":
             _drop_dead_carries(op, used)
+        elif op.name == "if":
+            _drop_dead_results(op, used)
         kept.append(op)
         used.update(v.id for v in op.operands)
         for region in op.regions:
@@ -159,6 +161,20 @@ def _drop_dead_carries(op: Op, used: set[int]) -> None:
     for region in (cond, body):
         region.params[:] = [region.params[i] for i in keep]
     body.results[:] = [body.results[i] for i in keep]
+
+
+def _drop_dead_results(op: Op, used: set[int]) -> None:
+    """Remove from an if op the results nothing reads afterwards, and what its branches yield for
+    them (their work is then dropped too). IREE 3.13 never settled on a module whose if yielded an
+    unread array that a branch updated after a loop had updated it at a run-time position
+    ("maximum iteration count exceeded in fixed point pipeline", statement fuzzer seed 9105
+    program 600)."""
+    keep = [i for i, r in enumerate(op.results) if r.id in used]
+    if len(keep) == len(op.results):
+        return
+    op.results = tuple(op.results[i] for i in keep)
+    for region in op.regions:
+        region.results[:] = [region.results[i] for i in keep]
 
 
 def _fmt_attr(v) -> str:
