@@ -186,7 +186,8 @@ def comparisons_and_more(z):
     return (np.isclose(z, z[::-1]), np.isclose(z, 1j, equal_nan=True), np.allclose(z, z), np.array_equal(z, z),
             np.array_equal(z, z * 1, equal_nan=True), np.array_equiv(z, z[:1]), np.select([z.real > 0], [z], 1j),
             np.nan_to_num(z), np.nan_to_num(z, nan=2.0, posinf=1.0), np.atleast_1d(z[0, 0]), np.atleast_2d(z[0]),
-            np.atleast_3d(z), np.kron(z[0], z[1, :2]))
+            np.atleast_3d(z), np.kron(z[0], z[1, :2]), np.block([[z, z], [z, z]]), np.vecdot(z, z[::-1]),
+            np.matrix_transpose(z), z.mT)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -118,7 +118,8 @@ def test_stencil_updates_argument_arrays_in_place_over_100_steps_without_recompi
     assert_same_call(jit_stencil, stencil, x, np.zeros(32), 37, 0.1, accumulate=True)
     info = jit_stencil.cache_info()
     assert info.misses == 1, "a new step count or coefficient must not recompile"
-    assert "stablehlo.while" in jit_stencil.lower(x, np.zeros(32), 100, 0.2).as_text()
+    text = jit_stencil.lower(x, np.zeros(32), 100, 0.2).as_text()
+    assert "stablehlo.while" in text or "scf.while" in text   # one run-time loop (here a native one), not unrolled
 
 
 def test_a_1000_step_loop_stays_one_loop_in_the_program():

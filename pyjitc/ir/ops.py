@@ -600,7 +600,7 @@ def _lower_dynamic_update_slice(ctx, operands, in_bounds=False):
         # an argument written in place that is also read elsewhere is written in a copy: IREE 3.13
         # folded `b = x * 1.0` into x and then updated x's buffer in place, so b came back with
         # the write (a silent wrong answer, statement fuzzer seed 7006 program 1140); an array
-        # an earlier branch reads likewise (seed 7005 program 498; see _captured_then_updated)
+        # an earlier branch reads likewise (seed 7005 program 498; see lowering/writes.captured_then_updated)
         x = ctx.distinct_copy(x, ctx.in_types[0])
     if is_symbolic(ctx.in_types[0].shape) or is_symbolic(ctx.in_types[1].shape):
         return ctx.insert_slice(x, update, starts, ctx.in_types[0], ctx.in_types[1])

@@ -15,7 +15,8 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import native_loops, scalar_arrays, scalar_loop, scans, sorts
+from . import native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts
+from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
 
 def element_type(dtype: np.dtype) -> ir.Type:
@@ -549,6 +550,12 @@ def lower_block(block: Block, env: dict) -> None:
         operands = [env[v.id] for v in op.operands]
         if op.name == "while" and getattr(_options, "scalar_loops", False) and native_loops.eligible(op):
             out = scalar_loop.lower(ctx, op, operands, env, _location)
+        elif op.name == "while" and getattr(_options, "scalar_loops", False) and \
+                (rewritten := _with_scratch(op)) is not None:   # lowering/scratch.py
+            loop, inits = rewritten
+            for v in inits:
+                env[v.id] = ctx.splat(0, v.type)
+            out = scalar_loop.lower(ctx, loop, operands + [env[v.id] for v in inits], env, _location)[:len(op.results)]
         elif op.name == "scan":     # expanded into a native loop or whole-array steps (lowering/scans.py)
             native = getattr(_options, "scalar_loops", False)
             block = scans.expand(op, native)
@@ -564,6 +571,16 @@ def lower_block(block: Block, env: dict) -> None:
         outs = out if isinstance(out, (list, tuple)) else [out]
         for v, r in zip(op.results, outs):
             env[v.id] = r
+
+
+def _with_scratch(op: Op):
+    """The loop rewritten with scratch arrays (lowering/scratch.py) where that makes it a native
+    loop, else None."""
+    rewritten = scratch.with_scratch(op)
+    if rewritten is None or is_symbolic(op.results[0].type.shape if op.results else ()) or \
+            not native_loops.eligible(rewritten[0]):
+        return None
+    return rewritten
 
 
 def _sort_expansion(op: Op) -> Block | None:
@@ -591,160 +608,6 @@ def lower_function(fn: Function, reflection: dict[str, str] | None = None, scala
     return lower_functions([(fn, reflection)], scalar_loops)
 
 
-def _live_argument_writes(fn) -> set[int]:
-    """The top-level dynamic_update_slice ops (by id) writing an array (a parameter or a computed
-    one) that a result depends on other than through that update: the results are walked back to
-    what they read, treating the update's own result as a leaf. NumPy keeps the old value for
-    them, so the update needs a copy anyway; IREE 3.13 sometimes made the update in place first
-    (`x += 1.0; y += x[::-1]; x[5] = 3.0` gave y the new x[5], statement fuzzer seed 7007
-    program 2313, a silent wrong answer)."""
-    producer = {r.id: op for op in fn.body.ops for r in op.results}
-    out = set()
-    for update in fn.body.ops:   # (_options.uses: the read counts lower_functions computed)
-        if update.name != "dynamic_update_slice" or _options.uses.get(update.operands[0].id, 0) < 2:
-            continue
-        seen, todo = set(), [v.id for v in fn.body.results]
-        while todo:
-            vid = todo.pop()
-            if vid in seen:
-                continue
-            seen.add(vid)
-            op = producer.get(vid)
-            if op is None or op is update:
-                continue
-            todo.extend(v.id for v in op.operands)
-            todo.extend(_captured(op))
-        if update.operands[0].id in seen:
-            out.add(id(update))
-    return out
-
-
-_VIEWS = ("slice", "reshape", "transpose")
-
-
-def _through_views(v, producer: dict, stop=frozenset()):
-    """`v`, or what it is a slice, reshape or transpose of (through any number of them, as
-    `producer` maps value ids to ops), stopping at a value whose id is in `stop`."""
-    while v.id not in stop and v.id in producer and producer[v.id].name in _VIEWS:
-        v = producer[v.id].operands[0]
-    return v
-
-
-def _captured_then_updated(block, captured=frozenset(), producer=None) -> set[int]:
-    """The dynamic_update_slice ops (by id, in `block` and the blocks nested in it) whose target
-    an earlier if or while reads inside its regions or yields: IREE 3.13 updated the target's
-    buffer in place before the branch read it (`y[y > 0] = 1; if t > 0: x -= y; y[1:] += 1`
-    returned x minus the final y, statement fuzzer seed 7005 program 498). Earlier means in this
-    block or in an enclosing one: an update inside a later if's branch of a value an earlier if
-    passed through (`w2 = w1` yielded unchanged by one branch, then `w1[0] = 1.5` in a later
-    branch) was made in the shared buffer, and w2 changed too (statement fuzzer seed 9104 program
-    1462, a silent wrong answer)."""
-    out, captured, producer = set(), set(captured), dict(producer or {})
-    for op in block.ops:
-        if op.name == "dynamic_update_slice":
-            # the target, or what it is a slice or reshape of (IREE updates such views in their
-            # base's buffer)
-            if _through_views(op.operands[0], producer, captured).id in captured:
-                out.add(id(op))
-        if op.regions:
-            for region in op.regions:    # what ops before this one captured (not this op itself)
-                out |= _captured_then_updated(region, captured, producer)
-            # what the regions read, and what that was computed from in this block (IREE may
-            # fuse `y = A[1]` or `b = x * 2` into the branch, which then reads A or x itself)
-            todo = _captured(op)
-            while todo:
-                vid = todo.pop()
-                if vid not in captured:
-                    captured.add(vid)
-                    if vid in producer:
-                        todo.extend(v.id for v in producer[vid].operands)
-        producer.update((r.id, op) for r in op.results)
-    return out
-
-
-def _updates_of_passed_arguments(fn) -> set[int]:
-    """The dynamic_update_slice ops (by id, anywhere) whose target is an if's result that a branch
-    passes through as an argument (or a view of one) unchanged: IREE 3.13 then updated the
-    argument's own buffer in place, and later reads of the argument saw the write (`P1 =
-    np.array(x); if c: P1 += 1.0; P1[0] = -1.0; ... x[::-1]`, statement fuzzer seed 7007
-    program 1363, a silent wrong answer)."""
-    params = {v.id for v in fn.params}
-    out = set()
-
-    def walk(block, producer):
-        producer = dict(producer)
-        passed = set()
-        for op in block.ops:
-            if op.name == "dynamic_update_slice":
-                if _through_views(op.operands[0], producer, passed).id in passed:
-                    out.add(id(op))
-            for region in op.regions:
-                walk(region, producer)
-            if op.name == "if":
-                for region in op.regions:
-                    seen = {**producer, **{r.id: o for o in region.ops for r in o.results}}
-                    for i, v in enumerate(region.results):
-                        if _through_views(v, seen, params).id in params:
-                            passed.add(op.results[i].id)
-            producer.update((r.id, op) for r in op.results)
-    walk(fn.body, {})
-    return out
-
-
-def _written_parameters(fn) -> set[int]:
-    """Ids of the parameters some dynamic_update_slice (anywhere, branches and loops included)
-    writes, directly or through slices, reshapes and transposes of them."""
-    producer = {}
-
-    def index(block):
-        for op in block.ops:
-            producer.update((r.id, op) for r in op.results)
-            for region in op.regions:
-                index(region)
-    index(fn.body)
-    params = {v.id for v in fn.params}
-    out = set()
-
-    def walk(block):
-        for op in block.ops:
-            if op.name == "dynamic_update_slice":
-                root = _through_views(op.operands[0], producer)
-                if root.id in params:
-                    out.add(root.id)
-            for region in op.regions:
-                walk(region)
-    walk(fn.body)
-    return out
-
-
-def _captured(op) -> list[int]:
-    """Ids of the values an op's regions read (nested blocks included)."""
-    ids = []
-    for block in op.regions:
-        for inner in block.ops:
-            ids.extend(v.id for v in inner.operands)
-            ids.extend(_captured(inner))
-        ids.extend(v.id for v in block.results)
-    return ids
-
-
-def _use_counts(fns) -> dict[int, int]:
-    """How many times each IR value is read (by ops, nested regions included, and as a result)."""
-    counts: dict[int, int] = {}
-
-    def walk(block):
-        for op in block.ops:
-            for v in op.operands:
-                counts[v.id] = counts.get(v.id, 0) + 1
-            for region in op.regions:
-                walk(region)
-        for v in block.results:
-            counts[v.id] = counts.get(v.id, 0) + 1
-    for fn, _ in fns:
-        walk(fn.body)
-    return counts
-
-
 _contexts = threading.local()
 
 
@@ -765,10 +628,10 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     _options.scalar_loops = scalar_loops
     _options.copies = 0
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
-    _options.uses = _use_counts(fns)
+    _options.uses = use_counts(fns)
     _options.copied_writes = {key for fn, _ in fns
-                                     for key in _live_argument_writes(fn) | _captured_then_updated(fn.body)
-                                     | _updates_of_passed_arguments(fn)}
+                                     for key in live_argument_writes(fn, _options.uses) | captured_then_updated(fn.body)
+                                     | updates_of_passed_arguments(fn)}
     context = _context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -782,7 +645,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
                 func = ir.Operation.create("func.func", regions=1, attributes=attrs)
             entry = func.regions[0].blocks.append(*[mlir_type(v.type) for v in fn.params])
             env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
-            written = _written_parameters(fn)
+            written = written_parameters(fn)
             _options.written_arguments = {a for v, a in zip(fn.params, entry.arguments) if v.id in written}
             with ir.InsertionPoint(entry):
                 _options.dims = _dimension_sizes(fn, entry.arguments)

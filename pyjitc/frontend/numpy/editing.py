@@ -174,17 +174,21 @@ def put(em, a, ind, v, mode="raise"):
     return None
 
 
+def _mask_of_array(em, a, mask, name) -> Traced:
+    """`mask` as booleans in `a`'s shape; NumPy's errors where `a` is not an array or sizes differ."""
+    if not isinstance(a, Traced):
+        raise ShapeError(f"TypeError: {name}: the first argument must be a numpy array")
+    m = em.asarray(mask)
+    if int(np.prod(m.shape)) != int(np.prod(a.shape)):
+        raise ShapeError(f"ValueError: {name}: mask and data must be the same size")
+    return reshape(em, em.cast(m, np.bool_), a.shape)
+
+
 @register("numpy.putmask", note="in place; the values repeat over the whole array (a.flat[i] = values[i % len])")
 def putmask(em, a, mask, values):
     from ..assignment import store
-    if not isinstance(a, Traced):
-        raise ShapeError("TypeError: argument a of putmask must be a numpy array")
-    m = em.asarray(mask)
-    if int(np.prod(m.shape)) != int(np.prod(a.shape)):
-        raise ShapeError("ValueError: putmask: mask and data must be the same size")
-    m = reshape(em, em.cast(m, np.bool_), a.shape)
-    size = int(np.prod(a.shape))
-    v = reshape(em, _cycled(em, values, a.dtype, size), a.shape)
+    m = _mask_of_array(em, a, mask, "putmask")
+    v = reshape(em, _cycled(em, values, a.dtype, int(np.prod(a.shape))), a.shape)
     store(em, a, Ellipsis, sel(em, m, v, a), "np.putmask")
     return None
 
@@ -192,13 +196,7 @@ def putmask(em, a, mask, values):
 @register("numpy.place", note="in place; the k-th True position takes values[k % len(values)]")
 def place(em, arr, mask, vals):
     from ..assignment import store
-    if not isinstance(arr, Traced):
-        raise ShapeError("TypeError: argument 1 must be numpy.ndarray")
-    m = em.asarray(mask)
-    size = int(np.prod(arr.shape))
-    if int(np.prod(m.shape)) != size:
-        raise ShapeError("ValueError: place: mask and data must be the same size")
-    flags = reshape(em, em.cast(m, np.bool_), (-1,))
+    flags = reshape(em, _mask_of_array(em, arr, mask, "place"), (-1,))
     v = reshape(em, em.cast(em.asarray(vals), arr.dtype), (-1,))
     k = v.shape[0]
     if k == 0:
