@@ -46,6 +46,7 @@ CASES = {
     "nanvar": ("np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1, keepdims=True), np.nanstd(x, ddof=2)",
                     [F, I, F32, np.array([[np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])]),
     "fabs": ("np.fabs(x)", [F, I, F32]),
+    "lexsort": ("np.lexsort((x[0], x[1])), np.lexsort(x), np.lexsort([x[2] > 0, x[0]])", [F, I, B]),
     "insert": ("np.insert(x, 1, 5), np.insert(x, [0, 2], x[:, :1], axis=1), np.insert(x, 2, x[0], axis=0), "
                "np.delete(x, [1, 2]), np.delete(x, 0, axis=1), np.compress([1, 0, 1], x, axis=0), x.compress([0, 1, 1])",
                [F, I, B]),

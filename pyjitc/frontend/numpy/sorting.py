@@ -373,3 +373,23 @@ def isin(em, element, test_elements, assume_unique=False, invert=False, *, kind=
     if invert:
         hit = em.emit("not", hit)
     return reshape(em, hit, shape)
+
+
+@register("numpy.lexsort", note="1-D keys: stable sorts by each key in turn, the last key deciding first, "
+                                "NaN last as in NumPy")
+def lexsort(em, keys, axis=-1):
+    if em.static(axis, "lexsort: axis") not in (-1, 0):
+        raise NotSupportedError("lexsort: only axis=-1 (1-D keys) is supported")
+    rows = [FUNCTIONS["numpy.take"](em, keys, i, axis=0) for i in range(keys.shape[0])] \
+        if isinstance(keys, Traced) else list(keys)
+    if not rows:
+        raise ShapeError("TypeError: need sequence of keys with len > 0 in lexsort")
+    rows = [em.asarray(k) for k in rows]
+    if any(k.ndim != 1 for k in rows) or len({k.shape for k in rows}) != 1:
+        raise NotSupportedError("lexsort: keys of one dimension and one length are supported")
+    order = None
+    for key in rows:     # the least significant first: each later stable sort keeps its ties' order
+        picked = key if order is None else FUNCTIONS["numpy.take"](em, key, order)
+        step = argsort(em, picked, kind="stable")
+        order = step if order is None else FUNCTIONS["numpy.take"](em, order, step)
+    return order
