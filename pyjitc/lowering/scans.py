@@ -5,12 +5,8 @@ round exactly as NumPy's accumulate does, in O(n). Elsewhere (GPU targets), log2
 shift-and-combine (Hillis-Steele), whole-array ops a GPU runs in parallel."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..ir.graph import Block, Builder, Op, Value
-from ..ir.types import TensorType
-
-I64 = TensorType((), np.dtype(np.int64))
+from .ir_builders import const, counted_loop, element, with_element
 
 
 def expand(op: Op, native: bool) -> Block:
@@ -24,22 +20,6 @@ def expand(op: Op, native: bool) -> Block:
     return b.close_block([out])
 
 
-def _const(b: Builder, value, dtype=np.int64) -> Value:
-    return b.emit("constant", value=np.asarray(value, dtype=dtype))
-
-
-def _loop(b: Builder, lo: Value, hi: Value, init: list, body) -> list:
-    """`for k in range(lo, hi): vals = body(k, vals)` as one IR while op."""
-    types = [v.type for v in init] + [I64]
-    cond = b.open_block(types)
-    b.close_block([b.emit("compare", cond.params[-1], hi, direction="LT")])
-    block = b.open_block(types)
-    *vals, k = block.params
-    outs = body(k, list(vals))
-    b.close_block(list(outs) + [b.emit("add", k, _const(b, 1))])
-    return list(b.emit("while", *init, lo, regions=(cond, block))[:-1])
-
-
 def _sequential(b: Builder, x: Value, kind: str) -> Value:
     """Each row accumulated in order, in one native loop nest over the array raveled: a 2-D array
     read in nested loops broke IREE 3.13's CollapseDimensions pass ("operand does not dominate
@@ -47,24 +27,18 @@ def _sequential(b: Builder, x: Value, kind: str) -> Value:
     rows, n = x.type.shape
     flat = b.emit("reshape", x, shape=(rows * n,))
 
-    def get(a, i):
-        return b.emit("reshape", b.emit("dynamic_slice", a, i, sizes=(1,), in_bounds=True), shape=())
-
-    def put(a, v, i):
-        return b.emit("dynamic_update_slice", a, b.emit("reshape", v, shape=(1,)), i, in_bounds=True)
-
     def row(r, vals):
         (a,) = vals
-        start = b.emit("mul", r, _const(b, n))
+        start = b.emit("mul", r, const(b, n))
 
         def step(k, vals):
             a, acc = vals
             i = b.emit("add", start, k)
-            acc = b.emit(kind, acc, get(a, i))   # read before the write: updated in place
-            return [put(a, acc, i), acc]
-        a, _ = _loop(b, _const(b, 1), _const(b, n), [a, get(a, start)], step)
+            acc = b.emit(kind, acc, element(b, a, i))   # read before the write: updated in place
+            return [with_element(b, a, acc, i), acc]
+        a, _ = counted_loop(b, const(b, 1), const(b, n), [a, element(b, a, start)], step)
         return [a]
-    (out,) = _loop(b, _const(b, 0), _const(b, rows), [flat], row)
+    (out,) = counted_loop(b, const(b, 0), const(b, rows), [flat], row)
     return b.emit("reshape", out, shape=(rows, n))
 
 
@@ -73,7 +47,7 @@ def _shift_and_combine(b: Builder, x: Value, kind: str, identity) -> Value:
     step = 1
     while step < n:
         shifted = b.emit("slice", x, start=(0, 0), limit=(rows, n - step), strides=(1, 1))
-        pad = b.emit("broadcast_in_dim", _const(b, identity, x.type.dtype), shape=(rows, step), dims=())
+        pad = b.emit("broadcast_in_dim", const(b, identity, x.type.dtype), shape=(rows, step), dims=())
         x = b.emit(kind, x, b.emit("concatenate", pad, shifted, axis=1))
         step *= 2
     return x

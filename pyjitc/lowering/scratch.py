@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Block, Op, Value
-from ..ir.types import TensorType
+from .ir_builders import I64
 
 _MAKERS = {"dynamic_update_slice", "while", "if", "barrier"}
-I64 = TensorType((), np.dtype(np.int64))
 
 
 def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:

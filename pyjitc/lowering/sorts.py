@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Block, Builder, Op, Value
-from ..ir.types import TensorType, is_float
-from .scans import I64, _const, _loop
+from ..ir.types import is_float
+from .ir_builders import const, counted_loop, element, while_loop, with_element
 
 BITONIC_FROM = 4096
 
@@ -67,15 +67,9 @@ def _merge_sort(b: Builder, x: Value, with_index: bool):
     state = [keys]
     if with_index:
         state.append(b.emit("reshape", b.emit("iota", shape=(rows, n), dim=1, dtype=np.dtype(np.int64)), shape=(total,)))
-    scratch = [b.emit("broadcast_in_dim", _const(b, 0, a.type.dtype), shape=(total,), dims=()) for a in state]
-    one, n_ = _const(b, 1), _const(b, n)
+    scratch = [b.emit("broadcast_in_dim", const(b, 0, a.type.dtype), shape=(total,), dims=()) for a in state]
+    one, n_ = const(b, 1), const(b, n)
     m = len(state)
-
-    def get(a, i):
-        return b.emit("reshape", b.emit("dynamic_slice", a, i, sizes=(1,), in_bounds=True), shape=())
-
-    def put(a, v, i):
-        return b.emit("dynamic_update_slice", a, b.emit("reshape", v, shape=(1,)), i, in_bounds=True)
 
     def smaller(u, v):
         return b.emit("select", b.emit("compare", u, v, direction="LT"), u, v)
@@ -97,25 +91,25 @@ def _merge_sort(b: Builder, x: Value, with_index: bool):
             def step(vals):     # the left run's element unless the right one sorts strictly before it (stable)
                 *dst, i, j, k = vals
                 at_i, at_j, at = (b.emit("add", base, v) for v in (i, j, k))
-                right_first = _before(b, get(src[0], at_j), get(src[0], at_i))
+                right_first = _before(b, element(b, src[0], at_j), element(b, src[0], at_i))
                 at_src = b.emit("select", right_first, at_j, at_i)
-                out = [put(d, get(a, at_src), at) for d, a in zip(dst, src)]
+                out = [with_element(b, d, element(b, a, at_src), at) for d, a in zip(dst, src)]
                 i = b.emit("select", right_first, i, b.emit("add", i, one))
                 j = b.emit("select", right_first, b.emit("add", j, one), j)
                 return out + [i, j, b.emit("add", k, one)]
-            *dst, i, j, k = _while(b, list(dst) + [lo, mid, lo], both_open, step)
+            *dst, i, j, k = while_loop(b, list(dst) + [lo, mid, lo], both_open, step)
 
             def rest(start, stop, dst, k):     # what is left of one run, copied
                 def copy(t, vals):
                     *dst, k = vals
                     at = b.emit("add", base, t)
-                    return [put(d, get(a, at), b.emit("add", base, k)) for d, a in zip(dst, src)] + [b.emit("add", k, one)]
-                *dst, k = _loop(b, start, stop, list(dst) + [k], copy)
+                    return [with_element(b, d, element(b, a, at), b.emit("add", base, k)) for d, a in zip(dst, src)] + [b.emit("add", k, one)]
+                *dst, k = counted_loop(b, start, stop, list(dst) + [k], copy)
                 return dst, k
             dst, k = rest(i, mid, dst, k)
             dst, _ = rest(j, hi, dst, k)
             return dst
-        return _loop(b, _const(b, 0), runs, list(dst), run)
+        return counted_loop(b, const(b, 0), runs, list(dst), run)
 
     def row(r, vals):
         base = b.emit("mul", r, n_)
@@ -126,23 +120,13 @@ def _merge_sort(b: Builder, x: Value, with_index: bool):
             w2 = b.emit("add", w, w)
             arrays = merge_pass(spare, arrays, w2, base)
             return arrays + spare + [b.emit("add", w2, w2)]
-        pairs = _const(b, ((n - 1).bit_length() + 1) // 2)
-        return _loop(b, _const(b, 0), pairs, list(vals) + [one], pair)[:2 * m]
-    out = _loop(b, _const(b, 0), _const(b, rows), state + scratch, row)[:m]
+        pairs = const(b, ((n - 1).bit_length() + 1) // 2)
+        return counted_loop(b, const(b, 0), pairs, list(vals) + [one], pair)[:2 * m]
+    out = counted_loop(b, const(b, 0), const(b, rows), state + scratch, row)[:m]
     keys = b.emit("reshape", out[0], shape=(rows, n))
     if boolean:
         keys = b.emit("convert", keys, dtype=np.dtype(np.bool_))
     return keys, (b.emit("reshape", out[1], shape=(rows, n)) if with_index else None)
-
-
-def _while(b: Builder, init: list, cond, body) -> list:
-    """`while cond(vals): vals = body(vals)` as one IR while op."""
-    types = [v.type for v in init]
-    test = b.open_block(types)
-    b.close_block([cond(list(test.params))])
-    step = b.open_block(types)
-    b.close_block(body(list(step.params)))
-    return list(b.emit("while", *init, regions=(test, step)))
 
 
 def _bitonic(b: Builder, x: Value):
@@ -155,7 +139,7 @@ def _bitonic(b: Builder, x: Value):
     key = b.emit("convert", x, dtype=np.dtype(np.uint8)) if boolean else x
     index = b.emit("iota", shape=(rows, size), dim=1, dtype=np.dtype(np.int64))
     if size > n:
-        pad = b.emit("broadcast_in_dim", _const(b, 0, key.type.dtype), shape=(rows, size - n), dims=())
+        pad = b.emit("broadcast_in_dim", const(b, 0, key.type.dtype), shape=(rows, size - n), dims=())
         key = b.emit("concatenate", key, pad, axis=1)
     k = 2
     while k <= size:
@@ -183,7 +167,7 @@ def _bitonic(b: Builder, x: Value):
 def _sorts_first(b: Builder, a, ia, c, ic, n: int):
     """(a, ia) comes before (c, ic): padding (position >= n) last, then NumPy's order of the values
     (NaN last), then the position."""
-    limit = b.emit("broadcast_in_dim", _const(b, n), shape=ia.type.shape, dims=())
+    limit = b.emit("broadcast_in_dim", const(b, n), shape=ia.type.shape, dims=())
     pad_a, pad_c = (b.emit("compare", i, limit, direction="GE") for i in (ia, ic))
     less, equal = b.emit("compare", a, c, direction="LT"), b.emit("compare", a, c, direction="EQ")
     if is_float(a.type.dtype):

@@ -556,15 +556,8 @@ def lower_block(block: Block, env: dict) -> None:
             for v in inits:
                 env[v.id] = ctx.splat(0, v.type)
             out = scalar_loop.lower(ctx, loop, operands + [env[v.id] for v in inits], env, _location)[:len(op.results)]
-        elif op.name == "scan":     # expanded into a native loop or whole-array steps (lowering/scans.py)
-            native = getattr(_options, "scalar_loops", False)
-            block = scans.expand(op, native)
-            if native and not all(native_loops.eligible(o) for o in block.ops if o.name == "while"):
-                block = scans.expand(op, False)
-            lower_block(block, env)
-            out = env[block.results[0].id]
-        elif op.name == "sort" and (block := _sort_expansion(op)) is not None:   # lowering/sorts.py
-            lower_block(block, env)
+        elif op.name in ("scan", "sort") and (block := _expansion(op)) is not None:
+            lower_block(block, env)     # lowering/scans.py, lowering/sorts.py
             out = [env[v.id] for v in block.results]
         else:
             out = opdef.lower(ctx, operands, **op.attrs)
@@ -577,21 +570,22 @@ def _with_scratch(op: Op):
     """The loop rewritten with scratch arrays (lowering/scratch.py) where that makes it a native
     loop, else None."""
     rewritten = scratch.with_scratch(op)
-    if rewritten is None or is_symbolic(op.results[0].type.shape if op.results else ()) or \
-            not native_loops.eligible(rewritten[0]):
-        return None
-    return rewritten
+    return rewritten if rewritten is not None and native_loops.eligible(rewritten[0]) else None
 
 
-def _sort_expansion(op: Op) -> Block | None:
-    """The IR ops a sort expands into on this target (a native merge sort where native loops
-    run), or None for IREE's own sort."""
+_EXPANDERS = {"scan": scans.expand, "sort": sorts.expand}
+
+
+def _expansion(op: Op) -> Block | None:
+    """The IR ops a scan or sort expands into on this target: native loops where they run and
+    IREE accepts them, else whole-array steps (None: the op's own lowering, IREE's sort)."""
     if is_symbolic(op.operands[0].type.shape):
         return None
+    expand = _EXPANDERS[op.name]
     native = getattr(_options, "scalar_loops", False)
-    block = sorts.expand(op, native)
+    block = expand(op, native)
     if native and block is not None and not all(native_loops.eligible(o) for o in block.ops if o.name == "while"):
-        block = sorts.expand(op, False)
+        block = expand(op, False)
     return block
 
 

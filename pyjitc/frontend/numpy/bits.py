@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import NotSupportedError, ShapeError
 from ..registry import register
 from ..values import fold, is_static
-from .elementwise import cmp, const, in_double, sel, signbit
+from .elementwise import cmp, const, sel, signbit
 from .ufuncs import ufunc
 
 # Euclid's algorithm needs at most this many remainder steps for operands of each width (the

@@ -86,7 +86,7 @@ def _reduction(np_fn, kind_for):
         # nothing to reduce (a 0-d array): a new value, not the argument itself (NumPy returns a scalar)
         out = em.emit("reduce", x, kind=kind, axes=axes) if axes else Traced(x.value, None, x.params)
         if initial is not None:
-            out = em.emit(kind, out, em.full(em.static(initial, f"{name}: initial"), acc, out.shape))
+            out = em.emit(kind, out, em.full(initial, acc, out.shape))
         return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
     impl.__name__ = name
     return impl
@@ -338,7 +338,6 @@ def _scan(name, prim, identity, np_fn):
         res = np.asarray(np_fn(np.ones(1, dtype=a.dtype), dtype=dtype)).dtype
         x = em.cast(reshape(em, a, -1) if axis is None else a, res)
         ax = 0 if axis is None else normalize_axis(axis, a.ndim, name)
-        n = x.shape[ax]
         kind = prim if not is_bool(res) else {"add": "or", "mul": "and"}[prim]
         return scan(em, x, ax, kind, identity)
     impl.__name__ = name
