@@ -130,7 +130,7 @@ def test_complex_values_through_loops_and_in_place_updates():
 
 
 @pytest.mark.parametrize("expression", [
-    "np.maximum(z, 1)", "z < 1", "np.sort(z)", "np.var(z)", "z ** 0.5", "np.linalg.solve(z, z)", "np.max(z)",
+    "np.maximum(z, 1)", "z < 1", "np.sort(z)", "np.var(z)", "np.linalg.det(z)", "np.linalg.cholesky(z)", "np.max(z)",
     "np.sin(x, dtype=np.complex128)",
 ])
 def test_functions_not_known_to_handle_complex_numbers_are_located_errors(expression, tmp_path):
@@ -262,9 +262,55 @@ def test_complex_to_a_compile_time_integer_power_is_numpys_repeated_products():
         assert_same(g, w)
 
 
-def test_complex_to_a_non_integer_power_is_a_located_refusal():
-    with pytest.raises(pyjitc.NotSupportedError, match="compile-time integer exponent"):
-        pyjitc.jit(lambda z: z ** 0.5)(np.array([1 + 1j]))
+def run_time_powers(z, w, x, p):
+    return z ** w, np.power(z, w), z ** x, np.power(z, x), z ** p, z ** 0.5, np.power(z, 0.5), z ** 2.5, z ** -1.5j
+
+
+def test_complex_to_any_power_is_numpys_cpow_including_exponents_known_only_at_run_time():
+    # npy_cpow: w = 0 gives 1; a zero base 0 or NaN; integral w below 100 repeated products (the
+    # exponent's bits at run time); anything else exp(w log z); `z ** 0.5` is sqrt (the operator's
+    # fast path), np.power(z, 0.5) is not: they differ at inf
+    zs = np.array([0, 1, -1, 1j, 2 + 3j, -0.5 + 0.1j, 1e-3j, np.inf, -2.0, 0.3 - 4j, 1e5 + 1e-5j])
+    ws = np.array([0, 1, 2, 3, -1, -2, 5, 7, 99, 100, -99, 0.5, -0.5, 2.5, 1j, 1 + 1j, -3.0, 1e-9, 150.0])
+    z, w = (np.ascontiguousarray(v) for v in np.meshgrid(zs, ws))
+    fn = pyjitc.jit(run_time_powers)
+    for p in (0.5, 3.0, 1.25):
+        with np.errstate(all="ignore"):
+            want = run_time_powers(z, w, w.real.copy(), p)
+        for got, exp in zip(fn(z, w, w.real.copy(), p), want):
+            assert_same(got, exp)
+    z32, w32 = z[:8].astype(np.complex64), w[:8].astype(np.complex64)   # (overflow in float32 aside)
+    with np.errstate(all="ignore"):
+        assert_same(fn(z32, w32, w32.real.copy(), 1.25)[:5], run_time_powers(z32, w32, w32.real.copy(), 1.25)[:5])
+
+
+def test_complex_exp_has_c99s_values_at_infinities_nan_and_near_overflow():
+    v = np.array([complex(a, b) for a in (-np.inf, np.inf, np.nan, 0.0, 1.5, 709.0, 710.0)
+                  for b in (0.0, np.nan, np.inf, -np.inf, 1.0, 3.0)])
+    with np.errstate(all="ignore"):
+        want = np.exp(v)
+    assert_same(transcendental(v)[0], want)
+
+
+def complex_systems(a, b):
+    made = np.ndarray(a.shape, a.dtype)
+    made[...] = a
+    return np.linalg.solve(a, b), np.linalg.solve(a[0], b[0, :, 0]), np.linalg.inv(made)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape", [(1, 1, 1), (1, 5, 5), (2, 4, 4)])
+def test_complex_solve_and_inv_match_numpy(dtype, shape):
+    rng = np.random.default_rng(sum(shape))
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    b = (rng.standard_normal(shape[:-1] + (3,)) + 1j * rng.standard_normal(shape[:-1] + (3,))).astype(dtype)
+    for got, want in zip(pyjitc.jit(complex_systems)(a, b), complex_systems(a, b)):
+        assert_same(got, want, accumulate=True)
+
+
+def test_complex_singular_matrix_raises_as_numpy_does():
+    with pytest.raises(pyjitc.RunError, match="Singular matrix"):
+        pyjitc.jit(complex_systems)(np.zeros((1, 3, 3), complex), np.ones((1, 3, 3), complex))
 
 
 def complex_shapes_and_comparisons(z, w):

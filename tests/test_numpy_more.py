@@ -331,3 +331,40 @@ def test_put_and_choose_check_run_time_positions_as_numpy_does():
 def test_insert_and_compress_need_compile_time_positions():
     with pytest.raises(pyjitc.JitError, match="insert: the positions .* must be known at compile time"):
         pyjitc.jit(lambda v, i: np.insert(v, i, 0.0))(np.arange(3.0), np.int64(1))
+
+
+def grids_and_outs(x, n):
+    xi, yi = np.mgrid[0:n, 0:3]   # run-time n: made static
+    xi.shape = yi.shape = 3 * n
+    out = np.ndarray((3 * n,), dtype=x.dtype)
+    np.multiply(x, 2.0, out)   # out= given by position
+    np.add(out, xi, out)
+    np.logical_not(x > 0, x > 1)
+    return xi, yi, out
+
+
+def test_setting_shape_positional_out_and_grids_of_run_time_sizes_match_numpy():
+    x = np.linspace(-1, 2, 12)
+    assert_same_call(pyjitc.jit(grids_and_outs), grids_and_outs, x, 4)
+
+
+def reshape_a_shared_array(x):
+    y = np.zeros(6)
+    z = y
+    y.shape = (2, 3)
+    return z
+
+
+def reshape_the_argument(x):
+    x.shape = (3, 2)
+    return x
+
+
+@pytest.mark.parametrize("fn, message", [
+    (reshape_the_argument, "including the caller's"),
+    (reshape_a_shared_array, "through 'z' too, which holds the same array"),
+])
+def test_setting_shape_where_others_would_see_it_is_a_located_refusal(fn, message):
+    with pytest.raises(pyjitc.NotSupportedError, match=message) as e:
+        pyjitc.jit(fn)(np.zeros(6))
+    assert ".shape = ..." in str(e.value) and "reshape" in str(e.value) and ".py:" in str(e.value)

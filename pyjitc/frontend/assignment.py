@@ -13,7 +13,8 @@ from ..errors import JitError, NotSupportedError, ShapeError
 from . import indexing, masked
 from .operators import apply_operator
 from .sequences import Seq
-from .values import Traced, contains_unknown, is_static, known
+from .registry import FUNCTIONS
+from .values import Traced, call_known, contains_unknown, is_static, items_of, known
 
 # NumPy's in-place operators, for contents known at compile time
 IN_PLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
@@ -237,3 +238,30 @@ def update_in_place(em, old: Traced, new, what: str):
 
 def _pos(node):
     return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
+
+
+def set_shape(fc, name: str, shape):
+    """`x.shape = s`: NumPy gives the array object `x` names a new shape, without copying. Here
+    `x` is rebound to a view of the same memory with that shape (writes through either reach the
+    other, as in NumPy), which is NumPy's answer where no other name holds that object: checked,
+    or refused with what to write instead."""
+    em, obj = fc.em, fc.env.get(name)
+    instead = f"write {name} = {name}.reshape(...) instead"
+    if not isinstance(obj, Traced):
+        raise NotSupportedError(f"{name}.shape = ... is supported on arrays only", hint=instead)
+    if fc.parent is not None or len(fc.stack) > 1 or id(obj) in em.arguments:
+        raise NotSupportedError(
+            f"{name}.shape = ... changes the shape of the array for every name that holds it, including "
+            "the caller's; pyjitc supports it on arrays the compiled function made itself", hint=instead)
+    others = [k for k, v in fc.env.items() if k != name and isinstance(k, str)
+              and any(item is obj for item in items_of(v, Traced))]
+    if others:
+        raise NotSupportedError(
+            f"{name}.shape = ... would change the shape seen through {others[0]!r} too, which holds the same "
+            "array", hint=instead)
+    new = call_known(em, FUNCTIONS["numpy.reshape"], (obj, em.static(shape, "a new shape")))
+    if new.view is None or new.view.base is not obj and new.view.base is not (obj.view and obj.view.base):
+        raise NotSupportedError(
+            f"{name}.shape = ... needs the array's memory to be contiguous (NumPy raises "
+            "'Incompatible shape for in-place modification')", hint=instead)
+    return new

@@ -26,7 +26,7 @@ from . import assignment, attributes, branches, indexing, loops, masked, policy,
 from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
-from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, known
+from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, items_of, known
 from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .attributes import BoundMethod
 from .source import SourceFunction, parse_function, real_signature
@@ -171,6 +171,8 @@ class FunctionCompiler(ast.NodeVisitor):
             base = self.visit(target.value)   # every array is a value with identity: all aliases see the write
             index = self.visit(target.slice)
             assignment.store(self.em, base, index, value, ast.unparse(target))
+        elif isinstance(target, ast.Attribute) and target.attr == "shape" and isinstance(target.value, ast.Name):
+            self.env[target.value.id] = assignment.set_shape(self, target.value.id, value)
         else:
             raise UnsupportedSyntaxError(f"can't assign to {ast.unparse(target)} inside @jit")
 
@@ -558,7 +560,7 @@ class FunctionCompiler(ast.NodeVisitor):
             return call_known(self.em, _getitem, (base, index))
         index = self.em.static(index, "an index into a Python value")
         try:
-            return base[index]
+            return hold(self.em, base[index])   # np.mgrid[...] makes an array the program holds
         except (IndexError, KeyError, TypeError) as e:
             err = JitError(f"{ast.unparse(node)}: {type(e).__name__}: {e}")
             err.python = e

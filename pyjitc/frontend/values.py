@@ -310,6 +310,8 @@ class Emitter:
             raise JitError(f"{what} must be known at compile time, but it depends on array values")
         if isinstance(x, (tuple, list)):
             return type(x)(self.static(v, what) for v in x)
+        if isinstance(x, slice):
+            return slice(*(self.static(v, what) for v in (x.start, x.stop, x.step)))
         return x
 
     def dtype_of(self, x):

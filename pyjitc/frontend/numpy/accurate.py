@@ -400,3 +400,25 @@ def arctanh(em, x):
     small = op("add", two_a, op("div", op("mul", two_a, a), one_m))
     r = op("mul", c(0.5), op("log1p", sel(em, cmp(em, a, c(0.5), "LT"), small, op("div", two_a, one_m))))
     return op("mul", op("sign", x), r)
+
+
+def complex_exp(em, z):
+    """exp(x + iy) = e**x (cos y + i sin y), with C99's special values (as NumPy's cexp): the
+    expansion alone gives NaN for e**-inf times a NaN or infinite sin/cos, and for inf * sin 0, and
+    inf where e**x overflows but e**x cos y does not (x > 700: e**(x/2) twice)."""
+    r = em.emit("exp", z)
+    x, y = em.emit("real", z), em.emit("imag", z)
+    c = lambda v: em.full(v, x.dtype, x.shape)
+    re, im = em.emit("real", r), em.emit("imag", r)
+    big = em.emit("and", cmp(em, x, c(700.0), "GT"), em.emit("is_finite", x))   # e**x overflows before e**x cos y
+    h = em.emit("exp", em.emit("mul", sel(em, big, x, c(0.0)), c(0.5)))
+    re = sel(em, big, em.emit("mul", em.emit("mul", h, em.emit("cos", y)), h), re)
+    im = sel(em, big, em.emit("mul", em.emit("mul", h, em.emit("sin", y)), h), im)
+    y_bad = em.emit("not", em.emit("is_finite", y))
+    neg_inf, pos_inf = cmp(em, x, c(-np.inf), "EQ"), cmp(em, x, c(np.inf), "EQ")
+    re = sel(em, em.emit("and", neg_inf, y_bad), c(0.0), re)
+    im = sel(em, em.emit("and", neg_inf, y_bad), c(0.0), im)
+    re = sel(em, em.emit("and", pos_inf, y_bad), c(np.inf), re)
+    im = sel(em, em.emit("and", pos_inf, y_bad), c(np.nan), im)
+    im = sel(em, cmp(em, y, c(0.0), "EQ"), y, im)    # exp(x + 0i) is real, for x = inf or NaN too
+    return em.emit("complex", re, im)

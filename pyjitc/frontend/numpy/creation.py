@@ -143,6 +143,14 @@ def logspace(em, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis
 register("numpy.empty", complex_ok=True, note="zero-filled")(_creation(np.zeros))
 
 
+@register("numpy.ndarray", complex_ok=True, note="np.ndarray(shape, dtype): as np.empty (zero-filled)")
+def ndarray(em, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+    if buffer is not None or offset != 0 or strides is not None or order not in (None, "C"):
+        raise NotSupportedError("np.ndarray(...) is supported with a shape and a dtype only",
+                                hint="use np.empty(shape, dtype) or np.frombuffer outside the function")
+    return FUNCTIONS["numpy.empty"](em, shape, dtype)
+
+
 @register("numpy.full", complex_ok=True)
 def full(em, shape, fill_value, dtype=None):
     shape = em.static(shape, "np.full: shape")

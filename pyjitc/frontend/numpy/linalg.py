@@ -31,7 +31,7 @@ def _linalg_dtype(name, *xs) -> np.dtype:
         if x.dtype == np.float16:
             raise ShapeError(f"{name}: array type float16 is unsupported in linalg")
     dt = np.result_type(*[x.dtype for x in xs])
-    return dt if dt.kind == "f" else np.dtype(np.float64)
+    return dt if dt.kind in "fc" else np.dtype(np.float64)
 
 
 def _square(em, a, name) -> Traced:
@@ -56,8 +56,10 @@ def _check_singular(em, u_diag):
     em.check(F["numpy.any"](em, F["numpy.equal"](em, u_diag, 0)), "LinAlgError: Singular matrix")
 
 
-@register("numpy.linalg.solve", note="float32/64 (integers as float64); stacks of matrices; LU with partial pivoting "
-                                       "in a run-time loop; a singular matrix raises RunError (a LinAlgError)")
+@register("numpy.linalg.solve", complex_ok=True,
+          note="float32/64 (integers as float64); stacks of matrices; LU with partial pivoting "
+               "in a run-time loop; a singular matrix raises RunError (a LinAlgError); complex as the real "
+               "system [[Re a, -Im a], [Im a, Re a]] of twice the size")
 def solve(em, a, b):
     a = _square(em, a, "solve")
     b = em.asarray(b)
@@ -77,6 +79,8 @@ def solve(em, a, b):
     b_full = em.broadcast(em.cast(bm, dt), out_shape)
     if 0 in out_shape or n == 0:
         x = em.full(0, dt, out_shape)
+    elif dt.kind == "c":
+        x = _complex_solve(em, a_full, b_full)
     else:
         # one right-hand side travels with a zero column: IREE 3.13 failed to compile the
         # single-column module ("LLVM Translation failed for operation: unrealized_conversion_cast")
@@ -88,6 +92,23 @@ def solve(em, a, b):
         x = em.emit("reshape", em.emit("slice", x, start=(0, 0, 0), limit=x.shape[:2] + (k,), strides=(1, 1, 1)),
                     shape=out_shape)
     return reshape(em, x, batch + (n,)) if vector else x
+
+
+def _complex_solve(em, a, b):
+    """a x = b for complex a (..., n, n) and b (..., n, k), as the real system of twice the size
+    [[ar, -ai], [ai, ar]] [xr; xi] = [br; bi]: the same singular values (each twice), so the
+    same conditioning; singular exactly where a is."""
+    cat = lambda xs, axis: F["numpy.concatenate"](em, xs, axis=axis)
+    ar, ai, br, bi = (em.emit(part, v) for v in (a, b) for part in ("real", "imag"))
+    big = cat([cat([ar, F["numpy.negative"](em, ai)], -1), cat([ai, ar], -1)], -2)
+    x = solve(em, big, cat([br, bi], -2))
+    n = a.shape[-1]
+    return em.emit("complex", _rows(em, x, 0, n), _rows(em, x, n, 2 * n))
+
+
+def _rows(em, x, lo, hi):
+    start, limit = (0,) * x.ndim, x.shape[:-2] + (hi, x.shape[-1])
+    return em.emit("slice", x, start=start[:-2] + (lo, 0), limit=limit, strides=(1,) * x.ndim)
 
 
 @register("numpy.linalg.matrix_power", note="n known at compile time; NumPy's order of products "
@@ -117,7 +138,7 @@ def matrix_power(em, a, n):
     return result
 
 
-@register("numpy.linalg.inv", note="as solve(a, identity)")
+@register("numpy.linalg.inv", complex_ok=True, note="as solve(a, identity)")
 def inv(em, a):
     a = _square(em, a, "inv")
     dt = _linalg_dtype("inv", a)

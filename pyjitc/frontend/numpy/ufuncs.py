@@ -82,6 +82,8 @@ def ufunc_impl(np_ufunc, lower):
     def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
         if where is not True or kwargs:
             raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['where'] * (where is not True) + list(kwargs))} are not supported")
+        if out is None and len(args) == np_ufunc.nin + np_ufunc.nout:   # np.add(x, y, z): z is out
+            args, out = args[:np_ufunc.nin], args[np_ufunc.nin:]
         if out is not None:
             return _into(em, np_ufunc, out, impl(em, *args, dtype=dtype))
         if len(args) != np_ufunc.nin:
@@ -328,17 +330,51 @@ def _check_int_power(em, base, exponent):
 _unchecked_power = ufunc_impl(np.power, accurate.power)
 
 
-def _complex_integer_power(em, base, exponent):
+def _complex_power(em, base, exponent):
+    """complex ** w as NumPy's npy_cpow computes it: w = 0 gives 1; a zero base 0 (Re w > 0) or
+    NaN; an integer w with |w| < 100 repeated products (n = 1, 2, 3 unrolled, others binary
+    powering, 1 / that for w < 0); any other w the C library's cpow, exp(w log z)."""
+    n_value = np.asarray(exponent)
+    if not isinstance(exponent, Traced) and n_value.shape == () and n_value.dtype.kind != "c" \
+            and float(n_value) == int(n_value) and -100 < int(n_value) < 100:
+        return _complex_integer_power(em, base, exponent, int(n_value))
+    F = FUNCTIONS
+    dt = np.power.resolve_dtypes((em.dtype_of(base), em.dtype_of(exponent), None))[2]
+    shape = dims.broadcast_shapes(em.shape_of(base), em.shape_of(exponent))
+    z, w = (em.broadcast(em.asarray(v, dt), shape) for v in (base, exponent))
+    real = lambda v: em.emit("real", v)
+    ar, ai, br, bi = real(z), em.emit("imag", z), real(w), em.emit("imag", w)
+    general = F["numpy.exp"](em, F["numpy.multiply"](em, w, F["numpy.log"](em, z)))
+    # integer exponents: binary powering with the exponent's bits known only at run time
+    mul = lambda a, b: em.emit("mul", a, b)
+    k = em.cast(em.emit("min", em.emit("abs", br), const(em, 127, br)), np.dtype(np.int64))
+    one = em.full(1, dt, shape)
+    acc, p = one, z
+    for bit in range(7):
+        has = cmp(em, em.emit("and", k, em.full(1 << bit, k.dtype, shape)), em.full(0, k.dtype, shape), "NE")
+        acc = sel(em, has, mul(acc, p), acc)
+        p = mul(p, p)
+    square = mul(z, z)
+    for n, r in ((1, z), (2, square), (3, mul(z, square))):
+        acc = sel(em, cmp(em, br, const(em, n, br), "EQ"), r, acc)
+    negative = cmp(em, br, const(em, 0, br), "LT")
+    acc = sel(em, negative, accurate.complex_divide(em, one, acc), acc)
+    zero_i = cmp(em, bi, const(em, 0, bi), "EQ")
+    whole = F["numpy.logical_and"](em, zero_i, F["numpy.logical_and"](
+        em, cmp(em, F["numpy.trunc"](em, br), br, "EQ"), cmp(em, em.emit("abs", br), const(em, 100, br), "LT")))
+    out = sel(em, whole, acc, general)
+    zero_base = F["numpy.logical_and"](em, cmp(em, ar, const(em, 0, ar), "EQ"), cmp(em, ai, const(em, 0, ai), "EQ"))
+    at_zero = sel(em, cmp(em, br, const(em, 0, br), "GT"), em.full(0, dt, shape), em.full(complex(np.nan, np.nan), dt, shape))
+    out = sel(em, zero_base, at_zero, out)
+    out = sel(em, F["numpy.logical_and"](em, cmp(em, br, const(em, 0, br), "EQ"), zero_i), one, out)
+    return Traced(out.value, None, join_params([base, exponent]))
+
+
+def _complex_integer_power(em, base, exponent, n: int):
     """complex ** n for a compile-time integer n, |n| < 100, as NumPy's npy_cpow computes it:
     n = 0 gives 1, 1 the base, 2 and 3 products, others binary powering (1 / that for n < 0)."""
-    n_value = np.asarray(exponent)
-    if isinstance(exponent, Traced) or n_value.shape != () or n_value.dtype.kind == "c" \
-            or float(n_value) != int(n_value) or not -100 < int(n_value) < 100:
-        raise NotSupportedError("complex ** is supported for a compile-time integer exponent between -99 and 99",
-                                hint="use np.exp(n * np.log(z)) for other exponents")
     dt = np.power.resolve_dtypes((em.dtype_of(base), em.dtype_of(exponent), None))[2]
     z = em.asarray(base, dt)
-    n = int(n_value)
     one = em.full(1, dt, z.shape)
     if n == 0:
         return one
@@ -363,20 +399,38 @@ def _complex_integer_power(em, base, exponent):
 
 @register("numpy.power", "numpy.pow", complex_ok=True,
           note="float: C99 pow special cases, computed in float64 with ln x in double-double (within 1 ulp); "
-               "integer ** integer needs a compile-time non-negative exponent; complex ** a compile-time "
-               "integer between -99 and 99 (NumPy's repeated products)")
+               "integer ** integer needs a compile-time non-negative exponent; complex: NumPy's repeated products "
+               "for integer exponents below 100, else exp(w log z) as the C library's cpow")
 def power(em, a, b, **kw):
     """The power ufunc, after NumPy's checks on integer exponents and with its exact fast paths."""
     if any(isinstance(d, np.dtype) and d.kind == "c" or d is complex for d in (em.dtype_of(a), em.dtype_of(b))):
         if kw:
             raise NotSupportedError("complex **: keyword arguments are not supported")
-        return _complex_integer_power(em, a, b)
+        return _complex_power(em, a, b)
     _check_int_power(em, a, b)
     fast = None if kw else _fast_power(em, a, b)
     return fast if fast is not None else _unchecked_power(em, a, b, **kw)
 
 
 power.ufunc = np.power   # elementwise, with compile-time checks only: masked arrays may use it
+
+
+def _power_operator(em, a, b):
+    """`z ** 0.5` on a complex array is np.sqrt(z) (NumPy's operator fast path; np.power(z, 0.5)
+    is the cpow: they differ at infinities). Everything else as np.power."""
+    if not isinstance(a, Traced) or em.dtype_of(a).kind != "c":
+        return power(em, a, b)
+    if type(b) in (int, float):
+        return FUNCTIONS["numpy.sqrt"](em, a) if b == 0.5 else power(em, a, b)
+    if isinstance(b, Traced) and b.weak in (int, float) and b.ndim == 0:   # a Python number argument
+        half = cmp(em, em.cast(b, np.dtype(np.float64)), em.full(0.5, np.dtype(np.float64), ()), "EQ")
+        root, general = FUNCTIONS["numpy.sqrt"](em, a), power(em, a, b)
+        return Traced(sel(em, em.broadcast(half, general.shape), em.cast(root, general.dtype), general).value,
+                      None, general.params)
+    return power(em, a, b)
+
+
+power.operator = _power_operator
 
 
 # ---------------------------------------------------------------- the ufuncs
@@ -448,7 +502,7 @@ ufunc(np.trunc, by_kind(f=_trunc, any=identity), "numpy.trunc", "numpy.fix")
 ufunc(np.rint, _rint, "numpy.rint")
 
 # exponents, logarithms, roots
-ufunc(np.exp, by_kind(c=via_float64("exp"), any=accurate.exp_f32("exp")), complex_ok=True)
+ufunc(np.exp, by_kind(c=in_double(lambda em, z: accurate.complex_exp(em, z)), any=accurate.exp_f32("exp")), complex_ok=True)
 ufunc(np.expm1, accurate.exp_f32("expm1"))
 ufunc(np.exp2, in_double(accurate.exp2), note=_COMPOSED_NOTE)
 for _u, _p in ((np.log, "log"), (np.sqrt, "sqrt")):
