@@ -368,3 +368,60 @@ def test_setting_shape_where_others_would_see_it_is_a_located_refusal(fn, messag
     with pytest.raises(pyjitc.NotSupportedError, match=message) as e:
         pyjitc.jit(fn)(np.zeros(6))
     assert ".shape = ..." in str(e.value) and "reshape" in str(e.value) and ".py:" in str(e.value)
+
+
+def through_flat(a, b):
+    n = a.shape[0]
+    c = np.zeros((n, n))
+    c.flat[::n + 1] = 1.0          # a made array: the write is kept
+    a.flat[::n + 1] = 5.0          # an argument: the caller sees it
+    b.T.flat[2:5] = -1.0           # C order of the transposed view, written into b
+    s = 0.0
+    for v in a.flat:
+        s += v
+    d = np.empty((2, 3))
+    d.flat = np.arange(6.0)
+    e = np.empty(4)
+    e.flat = 2.5
+    return c, s, a.T.flat[3], a.flat[[1, 4]], d, e, np.asarray(b.T.flat) + 1
+
+
+def test_flat_reads_writes_and_loops_follow_c_order_and_reach_the_array():
+    assert_same_call(pyjitc.jit(through_flat), through_flat, np.arange(16.0).reshape(4, 4),
+                     np.arange(12.0).reshape(3, 4))
+
+
+def test_assigning_fewer_values_to_flat_than_elements_is_a_located_refusal():
+    def repeat(a):
+        a.flat = np.array([1.0, 2.0])
+        return a
+    with pytest.raises(pyjitc.NotSupportedError, match="NumPy repeats them"):
+        pyjitc.jit(repeat)(np.zeros(6))
+
+
+def steps(x, y):
+    return np.nextafter(x, y), np.spacing(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_nextafter_and_spacing_are_exact_at_zeros_subnormals_extremes_and_nan(dtype):
+    fi = np.finfo(dtype)
+    v = np.array([0.0, -0.0, 1.0, -1.0, 1.5, fi.max, -fi.max, fi.tiny, -fi.tiny, fi.smallest_subnormal,
+                  -fi.smallest_subnormal, np.inf, -np.inf, np.nan, 1e-3, 2.0 ** -20], dtype=dtype)
+    x, y = (np.ascontiguousarray(a.ravel()) for a in np.meshgrid(v, v))
+    got = pyjitc.jit(steps)(x, y)
+    with np.errstate(all="ignore"):
+        want = steps(x, y)
+    for g, w in zip(got, want):   # exact, signed zeros and subnormals included
+        assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True)
+        numbers = ~np.isnan(w)
+        assert np.array_equal(np.signbit(g[numbers]), np.signbit(w[numbers]))
+
+
+def test_nextafter_of_float16_matches_numpy_and_its_spacing_is_refused():
+    v = np.array([0.0, -0.0, 1.0, -2.5, 6.1e-5, 65504.0, np.inf, np.nan], dtype=np.float16)
+    x, y = (np.ascontiguousarray(a.ravel()) for a in np.meshgrid(v, v))
+    with np.errstate(all="ignore"):
+        assert_same(pyjitc.jit(lambda x, y: np.nextafter(x, y))(x, y), np.nextafter(x, y))
+    with pytest.raises(pyjitc.NotSupportedError, match="spacing of float16"):
+        pyjitc.jit(lambda x: np.spacing(x))(v)

@@ -13,7 +13,7 @@ from ..errors import JitError, NotSupportedError, ShapeError
 from . import indexing, masked
 from .operators import apply_operator
 from .sequences import Seq
-from .registry import FUNCTIONS
+from .registry import FUNCTIONS, PROPERTIES
 from .values import Traced, call_known, contains_unknown, is_static, items_of, known
 
 # NumPy's in-place operators, for contents known at compile time
@@ -265,3 +265,17 @@ def set_shape(fc, name: str, shape):
             f"{name}.shape = ... needs the array's memory to be contiguous (NumPy raises "
             "'Incompatible shape for in-place modification')", hint=instead)
     return new
+
+
+def set_flat(em, a, value, shown: str):
+    """`a.flat = v`: every element of a, in C order, from v (a scalar, or as many values as a has:
+    NumPy repeats a shorter v, which is refused)."""
+    if not isinstance(a, Traced):
+        raise NotSupportedError(f"{shown} = ...: .flat of a Python value")
+    size = int(np.prod(a.shape, dtype=np.int64))
+    n = int(np.size(value)) if not isinstance(value, Traced) else int(np.prod(value.shape, dtype=np.int64))
+    if n not in (1, size):
+        raise NotSupportedError(f"{shown} = ... with {n} values for {size} elements (NumPy repeats them)",
+                                hint="assign an array of the same size, or np.resize(v, a.size) first")
+    flat = PROPERTIES["flat"](em, a)
+    store(em, flat, Ellipsis, FUNCTIONS["numpy.ravel"](em, value) if n > 1 else value, shown)

@@ -173,6 +173,8 @@ class FunctionCompiler(ast.NodeVisitor):
             assignment.store(self.em, base, index, value, ast.unparse(target))
         elif isinstance(target, ast.Attribute) and target.attr == "shape" and isinstance(target.value, ast.Name):
             self.env[target.value.id] = assignment.set_shape(self, target.value.id, value)
+        elif isinstance(target, ast.Attribute) and target.attr == "flat":
+            assignment.set_flat(self.em, self.visit(target.value), value, ast.unparse(target))
         else:
             raise UnsupportedSyntaxError(f"can't assign to {ast.unparse(target)} inside @jit")
 

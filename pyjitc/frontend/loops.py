@@ -17,6 +17,7 @@ from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build
 
 MAX_UNROLL = 10_000  # loop iterations interpreted at compile time (each unrolled into the program)
 SHORT_LOOP = 4       # compile-time ranges this short are unrolled: static indices, no loop overhead
+SHORT_NEST = 64      # ... while the short loops around them, unrolled too, make at most this many copies
 
 
 def for_loop(fc, node: ast.For):
@@ -31,7 +32,9 @@ def for_loop(fc, node: ast.For):
                          "compile time only: iterate over a range() or an array's rows to get one run-time loop")
     count = seq.count(em)
     forced = marker in em.force_unroll
-    if forced or (not isinstance(count, Traced) and count <= SHORT_LOOP):
+    short = (not isinstance(count, Traced) and count <= SHORT_LOOP and em.unrolled_copies * count <= SHORT_NEST
+             and not _contains_loop(node))
+    if forced or short:
         if isinstance(count, Traced):
             if count.params:
                 raise NeedStatic(count.params, reason=em.force_unroll.get(marker))
@@ -39,6 +42,12 @@ def for_loop(fc, node: ast.For):
                                                           "length depends on array values")
         return _unrolled(fc, node, (seq.item(em, k) for k in range(count)), count, _why_unrolled(em, marker))
     _run_time_for(fc, node, seq, count, marker)
+
+
+def _contains_loop(node) -> bool:
+    """Whether a loop's body holds another loop: copies of a run-time loop cost compile time, and
+    the NeedStatic retry still unrolls the outer loop where its variable must be known."""
+    return any(isinstance(n, (ast.For, ast.While)) for stmt in node.body for n in ast.walk(stmt))
 
 
 def while_loop(fc, node: ast.While):
@@ -106,6 +115,15 @@ def _loop_body(fc, stmts):
 
 def _unrolled(fc, node, items, total=None, why=""):
     """A loop interpreted at compile time: each iteration is built into the program."""
+    copies = fc.em.unrolled_copies
+    fc.em.unrolled_copies = copies * max(total or 1, 1)
+    try:
+        _unrolled_items(fc, node, items, total, why)
+    finally:
+        fc.em.unrolled_copies = copies
+
+
+def _unrolled_items(fc, node, items, total, why):
     saved = _enter_loop(fc)
     if total is not None and total >= progress.UNROLL_WARNING:
         _warn_unrolling(fc, node, total, why)

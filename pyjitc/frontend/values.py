@@ -218,6 +218,7 @@ class Emitter:
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
         self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
+        self.unrolled_copies = 1       # how many copies the compile-time loops around the current point make
         self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
         self.differentiable = DIFFERENTIATING.get()   # tracing for autodiff: no bit tricks (see accurate.power)
         self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)

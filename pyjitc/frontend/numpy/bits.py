@@ -1,6 +1,6 @@
 """bits: functions that work on the representation of numbers: the integer ufuncs gcd, lcm and
-bitwise_count, and the float ufuncs frexp, ldexp and modf (exact: built from the bits and from
-multiplications by powers of two, never from log or exp)."""
+bitwise_count, and the float ufuncs frexp, ldexp, modf, nextafter and spacing (exact: built from
+the bits and from multiplications by powers of two, never from log or exp)."""
 from __future__ import annotations
 
 import numpy as np
@@ -148,3 +148,60 @@ def _frexp(em, x):
 _one_input_two_outputs(np.modf, _modf)
 _one_input_two_outputs(np.frexp, _frexp, note="from the bits; subnormal inputs are flushed to zero, as every IREE "
                                               "CPU float op")
+
+
+def _ordered(em, bits, ints):
+    """Integers in the order of the floats whose bits they are (negative floats' magnitude bits
+    flipped): comparisons without float compares, which IREE's CPU code makes on subnormals
+    flushed to zero."""
+    sign = em.emit("shift_right_arithmetic", bits, em.full(8 * ints.itemsize - 1, ints, bits.shape))
+    return em.emit("xor", bits, em.emit("and", sign, em.full(np.iinfo(ints).max, ints, bits.shape)))
+
+
+def _nextafter(em, x, y, out_dtype=None):
+    """The float after x towards y, from x's bits: one step in the magnitude (bits + 1 or - 1,
+    the sign bit untouched), the smallest subnormal of y's sign from 0, y where x == y, NaN where
+    either is NaN. Bits and integer compares only: subnormal inputs and results are exact."""
+    ints, mant_bits, _ = _float_bits(x.dtype)
+    c = lambda v: em.full(v, ints, x.shape)
+    bx, by = em.emit("bitcast", x, dtype=ints), em.emit("bitcast", y, dtype=ints)
+    mx, my = (em.emit("and", b, c(np.iinfo(ints).max)) for b in (bx, by))
+    inf = c(((1 << (8 * ints.itemsize - 1 - mant_bits)) - 1) << mant_bits)
+    kx, ky = _ordered(em, bx, ints), _ordered(em, by, ints)
+    x_zero, y_zero = cmp(em, mx, c(0), "EQ"), cmp(em, my, c(0), "EQ")
+    up = cmp(em, ky, kx, "GT")
+    away = cmp(em, up, em.emit("not", cmp(em, bx, c(0), "LT")), "EQ")   # towards y is away from 0
+    step = sel(em, away, em.emit("add", bx, c(1)), em.emit("sub", bx, c(1)))
+    tiny = sel(em, up, c(1), c(np.iinfo(ints).min + 1))                 # +-smallest subnormal
+    out = sel(em, x_zero, tiny, step)
+    same = em.emit("or", cmp(em, bx, by, "EQ"), em.emit("and", x_zero, y_zero))
+    out = sel(em, same, by, out)
+    nan = em.emit("or", cmp(em, mx, inf, "GT"), cmp(em, my, inf, "GT"))
+    return sel(em, nan, const(em, np.nan, x), em.emit("bitcast", out, dtype=x.dtype))
+
+
+def _spacing(em, x, out_dtype=None):
+    """The distance from x to the next float away from zero, negative for x < 0: 2**(e - mantissa
+    bits) for x's exponent e, built from bits (a subnormal for tiny x, exact); inf at the largest
+    finite value, NaN at inf and NaN. float16 is refused: NumPy's own half-float spacing is
+    positive for negative x and measures towards zero."""
+    if x.dtype == np.float16:
+        raise NotSupportedError("np.spacing of float16 is not supported", hint="cast to float32 first")
+    ints, mant_bits, _ = _float_bits(x.dtype)
+    c = lambda v: em.full(v, ints, x.shape)
+    bits = em.emit("bitcast", x, dtype=ints)
+    mag = em.emit("and", bits, c(np.iinfo(ints).max))
+    field = em.emit("max", em.emit("shift_right_logical", mag, c(mant_bits)), c(1))   # subnormals: exponent 1
+    biased = em.emit("sub", field, c(mant_bits))                       # the gap's biased exponent
+    normal = em.emit("shift_left", biased, c(mant_bits))
+    sub = em.emit("shift_left", c(1), em.emit("max", em.emit("add", biased, c(mant_bits - 1)), c(0)))
+    gap = sel(em, cmp(em, biased, c(0), "GT"), normal, sub)
+    inf = ((1 << (8 * ints.itemsize - 1 - mant_bits)) - 1) << mant_bits
+    gap = sel(em, cmp(em, mag, c(inf - 1), "EQ"), c(inf), gap)          # the largest finite value
+    gap = sel(em, cmp(em, mag, c(inf), "GE"), c(inf + 1), gap)          # inf and NaN: NaN
+    negative = em.emit("and", cmp(em, bits, c(0), "LT"), cmp(em, mag, c(0), "NE"))
+    return em.emit("bitcast", sel(em, negative, em.emit("or", gap, c(np.iinfo(ints).min)), gap), dtype=x.dtype)
+
+
+ufunc(np.nextafter, _nextafter, note="from the bits: exact, subnormal results included")
+ufunc(np.spacing, _spacing, note="from the bits: exact, subnormal results included; float32/64 only")

@@ -517,6 +517,20 @@ register(attribute="size")(lambda em, a: int(np.prod(a.shape, dtype=np.int64)))
 register(attribute="T")(lambda em, a: transpose(em, a))
 
 
+@register(attribute="flat", complex_ok=True,
+          note="a 1-d view in C order, whatever the layout: reads, writes through it (a.flat[::n + 1] = 0) "
+               "and loops; a.flat = v for a scalar or an array of a's size")
+def flat(em, a):
+    if isinstance(a, np.ndarray):   # known contents: sharing memory, call_known runs this on the array itself
+        return a
+    a = em.asarray(a)
+    new = tuple(dims.reshaped(a.shape, (-1,)))
+    old = a.shape
+    return make_view(a, em.emit("reshape", a, shape=new, weak=a.weak),
+                     lambda base: em.b.emit("reshape", base, shape=new),
+                     lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", new))
+
+
 @register("numpy.matrix_transpose", complex_ok=True)
 def matrix_transpose(em, x):
     """The last two axes swapped (a view, as NumPy's); also the `.mT` attribute."""

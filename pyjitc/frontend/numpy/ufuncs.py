@@ -418,7 +418,8 @@ power.ufunc = np.power   # elementwise, with compile-time checks only: masked ar
 def _power_operator(em, a, b):
     """`z ** 0.5` on a complex array is np.sqrt(z) (NumPy's operator fast path; np.power(z, 0.5)
     is the cpow: they differ at infinities). Everything else as np.power."""
-    if not isinstance(a, Traced) or em.dtype_of(a).kind != "c":
+    kind = em.dtype_of(a)
+    if not isinstance(a, Traced) or not (kind is complex or isinstance(kind, np.dtype) and kind.kind == "c"):
         return power(em, a, b)
     if type(b) in (int, float):
         return FUNCTIONS["numpy.sqrt"](em, a) if b == 0.5 else power(em, a, b)
