@@ -425,3 +425,19 @@ def test_nextafter_of_float16_matches_numpy_and_its_spacing_is_refused():
         assert_same(pyjitc.jit(lambda x, y: np.nextafter(x, y))(x, y), np.nextafter(x, y))
     with pytest.raises(pyjitc.NotSupportedError, match="spacing of float16"):
         pyjitc.jit(lambda x: np.spacing(x))(v)
+
+
+def integer_powers(r, k, e):
+    n = r ** k                      # Python ints known at run time
+    grid = np.mgrid[0:r, 0:n]       # ... and made static where a shape needs them
+    return n, grid.shape, np.arange(4) ** e, np.transpose(grid, axes=(0, 2, 1)).shape
+
+
+def test_integer_power_with_a_run_time_exponent_matches_numpy_and_raises_where_numpy_would():
+    f = pyjitc.jit(integer_powers)
+    for r, k in ((2, 3), (3, 2)):
+        assert_same(f(r, k, np.array(2)), integer_powers(r, k, np.array(2)))
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        integer_powers(2, 3, np.array(-1))
+    with pytest.raises(pyjitc.RunError, match="Integers to negative integer powers"):
+        f(2, 3, np.array(-1))

@@ -71,7 +71,11 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
 
 
 @register("numpy.transpose", method="transpose", complex_ok=True)
-def transpose(em, a, *axes):
+def transpose(em, a, *axes, **kw):
+    if kw:   # np.transpose(a, axes=(1, 0, 2))
+        if set(kw) != {"axes"} or axes:
+            raise ShapeError(f"transpose() got an unexpected keyword argument {next(iter(set(kw) - {'axes'}), 'axes')!r}")
+        axes = (kw["axes"],)
     axes = em.static(axes, "transpose: axes")
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list, np.ndarray))):
         axes = axes[0]

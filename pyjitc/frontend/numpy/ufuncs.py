@@ -319,10 +319,10 @@ def _fast_power(em, base, exponent):
 def _check_int_power(em, base, exponent):
     dts = [em.dtype_of(base), em.dtype_of(exponent)]
     if all(d is int or d is bool or (isinstance(d, np.dtype) and d.kind in "biu") for d in dts):
-        if isinstance(exponent, Traced):
-            raise NotSupportedError(
-                "integer ** integer with an exponent known only at run time: NumPy raises for negative "
-                "exponents, which compiled code can't", hint="use a constant exponent, or cast to float first")
+        if isinstance(exponent, Traced):   # NumPy raises for a negative one: so does the compiled code
+            em.check(FUNCTIONS["numpy.any"](em, cmp(em, exponent, const(em, 0, exponent), "LT")),
+                     "ValueError: Integers to negative integer powers are not allowed.")
+            return
         if np.any(np.asarray(exponent) < 0):
             raise ShapeError("Integers to negative integer powers are not allowed.")
 
