@@ -210,6 +210,16 @@ def test_lambdas_with_a_recoverable_source_line_compile():
     assert_same(double(np.arange(3.0)), np.arange(3.0) * 2)
 
 
+def test_each_of_several_lambdas_on_one_line_compiles_its_own_body():
+    # all four took the first lambda's body (same argument names): y @ A answered as A @ y
+    fs = {"Ay": lambda A, y: A @ y, "yA": lambda A, y: y @ A, "ATy": lambda A, y: A.T @ y, "add": lambda A, y: A + y}
+    a, y = np.arange(9.0).reshape(3, 3), np.array([1.0, 10.0, 100.0])
+    for f in fs.values():
+        assert_same(pyjitc.jit(f)(a, y), f(a, y))
+    g, h = (lambda x: x + 1), (lambda x: x * (2 + 1))
+    assert pyjitc.jit(g)(1.0) == 2.0 and pyjitc.jit(h)(1.0) == 3.0
+
+
 def test_functions_without_readable_source_get_a_clear_error():
     namespace = {}
     exec("import numpy as np\ndef made(x):\n    return x + 1\n", namespace)

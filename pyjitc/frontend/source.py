@@ -90,10 +90,27 @@ def _find_lambda(text: str, code) -> ast.Lambda | None:
         except SyntaxError:
             return None
     want = list(code.co_varnames[: code.co_argcount])
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == want:
-            return n
-    return None
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == want]
+    if len(found) > 1:   # several on one line (`{"a": lambda x: x + 1, "b": lambda x: x * 2}`)
+        found = _by_position(found, code) or found
+    return found[0] if found else None
+
+
+def _by_position(found: list, code) -> list:
+    """The lambdas whose body is the source text the code's own instructions point at."""
+    import linecache
+    spots = [(line, col, end) for line, end_line, col, end in code.co_positions()
+             if line is not None and col is not None and end is not None and end_line == line and end > col]
+    if not spots:
+        return []
+    line = min(l for l, _, _ in spots)
+    text = linecache.getline(code.co_filename, line)
+    cols = [(c, e) for l, c, e in spots if l == line]
+    body = text[min(c for c, _ in cols):max(e for _, e in cols)]
+    # the widest span is the lambda's body expression (or a piece of it)
+    same = lambda n: ast.unparse(n.body).replace(" ", "") == body.replace(" ", "")
+    inside = lambda n: body.replace(" ", "") in ast.unparse(n.body).replace(" ", "")
+    return [n for n in found if same(n)] or [n for n in found if inside(n)]
 
 
 def real_signature(fn) -> inspect.Signature:
