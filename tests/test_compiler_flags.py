@@ -106,3 +106,25 @@ def test_loop_unrolling_only_for_modules_holding_native_loops():
 
 def lambda_free_axpy(x, y):
     return 2.0 * x + y
+
+
+def products(A, x, y):
+    return A @ x, y @ A, A.T @ y, np.dot(A, x), x @ A.T
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(333, 517), (1000, 70), (256, 256)])
+def test_matrix_vector_products_with_their_own_tile_sizes_match_numpy(dtype, shape):
+    # matvec as linalg.matvec carrying measured tile sizes (lowering/matvec.py) on shapes that
+    # the tiles don't divide; vecmat keeps IREE's default
+    rng = np.random.default_rng(shape[0])
+    A, x, y = (rng.standard_normal(s).astype(dtype) for s in (shape, shape[1:], shape[:1]))
+    f = pyjitc.jit(products)
+    assert "linalg.matvec" in f.lower(A, x, y).as_text()
+    for got, want in zip(f(A, x, y), products(A, x, y)):
+        assert_same(got, want, accumulate=True)
+
+
+def test_small_matrix_vector_products_keep_the_dot_general():
+    A, x = np.ones((100, 50)), np.ones(50)
+    assert "linalg.matvec" not in pyjitc.jit(lambda A, x: A @ x).lower(A, x).as_text()

@@ -491,15 +491,21 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
         # `r @ A` takes 0.9 (f64 2000x2100)
         sa, sb = ctx.static_shape(a), ctx.static_shape(b)
         ca, cb = lhs_contract[0], rhs_contract[0]
-        if sa is not None and sb is not None and (sb[1 - cb] == 1 and ca == 0 or sa[1 - ca] == 1 and cb == 1):
-            (matrix, shape, c), vector = ((a, sa, ca), b) if sb[1 - cb] == 1 else ((b, sb, cb), a)
+        vec_a, vec_b = sa is not None and sa[1 - ca] == 1, sb is not None and sb[1 - cb] == 1
+        if sa is not None and sb is not None and (vec_a or vec_b):
+            (matrix, shape, c), vector = ((a, sa, ca), b) if vec_b else ((b, sb, cb), a)
             k, m, dtype = shape[c], shape[1 - c], ctx.in_types[0].dtype
-            row = ctx.hlo("stablehlo.reshape", vector, type=ctx.mlir_type(TensorType((1, k), dtype)))
-            pair, out = ((row, matrix), (1, m)) if c == 0 else ((matrix, row), (m, 1))
-            out = ctx.hlo("stablehlo.dot_general", *pair, type=ctx.mlir_type(TensorType(out, dtype)),
-                          dot_dimension_numbers=ctx.attr(f"#stablehlo.dot<lhs_contracting_dimensions = [1], "
-                                                         f"rhs_contracting_dimensions = [{c}]>"))
-            return ctx.hlo("stablehlo.reshape", out)
+            flat = ctx.hlo("stablehlo.reshape", vector, type=ctx.mlir_type(TensorType((k,), dtype)))
+            tuned = ctx.tuned_matvec(matrix, flat, c, dtype)   # (CPU: tile sizes of its own)
+            if tuned is not None:
+                return ctx.hlo("stablehlo.reshape", tuned)
+            if vec_b and ca == 0 or vec_a and cb == 1:
+                row = ctx.hlo("stablehlo.reshape", vector, type=ctx.mlir_type(TensorType((1, k), dtype)))
+                pair, out = ((row, matrix), (1, m)) if c == 0 else ((matrix, row), (m, 1))
+                out = ctx.hlo("stablehlo.dot_general", *pair, type=ctx.mlir_type(TensorType(out, dtype)),
+                              dot_dimension_numbers=ctx.attr(f"#stablehlo.dot<lhs_contracting_dimensions = [1], "
+                                                             f"rhs_contracting_dimensions = [{c}]>"))
+                return ctx.hlo("stablehlo.reshape", out)
     operands = (a, b)
     dims = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
             f"rhs_batching_dimensions = {list(rhs_batch)}, "

@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts
+from . import matvec, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
 
@@ -247,6 +247,13 @@ class LowerCtx:
         """`value`'s shape as a tuple of ints, or None where an extent is known at run time only."""
         t = ir.RankedTensorType(value.type)
         return None if any(t.is_dynamic_dim(i) for i in range(t.rank)) else tuple(t.shape)
+
+    def tuned_matvec(self, matrix: ir.Value, vector: ir.Value, contract: int, dtype):
+        """A matrix-vector product with measured tile sizes on CPU targets (lowering/matvec.py),
+        or None: the caller emits the dot_general."""
+        if not getattr(_options, "scalar_loops", False):   # (GPU targets, or native loops off)
+            return None
+        return matvec.product(self, matrix, vector, contract, dtype)
 
     def transpose_of(self, value: ir.Value):
         """(operand, permutation) if `value` is a stablehlo.transpose, else None."""
