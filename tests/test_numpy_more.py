@@ -441,3 +441,23 @@ def test_integer_power_with_a_run_time_exponent_matches_numpy_and_raises_where_n
         integer_powers(2, 3, np.array(-1))
     with pytest.raises(pyjitc.RunError, match="Integers to negative integer powers"):
         f(2, 3, np.array(-1))
+
+
+def real_code_idioms(x, idx, n):
+    y = np.empty_like(x)
+    np.clip(x, 0.2, 0.8, out=y)
+    vals = [x[0], x[1], x[2]]
+
+    def fact(k):
+        return 1 if k <= 1 else k * fact(k - 1)
+    return (np.take(x, idx, mode="wrap"), np.take(x, idx, mode="clip"), y, max(vals), min(vals),
+            np.array([i * i for i in range(n)]), sum(k for k in range(n)), fact(n))
+
+
+def test_take_modes_clip_out_max_of_a_list_comprehensions_and_recursion_over_run_time_numbers():
+    # the recursion's depth comes from n: made static (it took 2**24 retries of both branches of
+    # `1 if k <= 1 else k * fact(k - 1)` before); so is the comprehension's length
+    x = np.linspace(0.0, 1.0, 7)
+    f = pyjitc.jit(real_code_idioms)
+    for n in (4, 6):
+        assert_same_call(f, real_code_idioms, x, np.array([-9, -1, 0, 3, 6, 7, 15]), n)

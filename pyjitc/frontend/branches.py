@@ -99,8 +99,9 @@ def _eager_select(fc, test: Traced, then, orelse):
             out = select_values(em, condition(em, test), a, c)
             if out is not None:
                 return out
-    except (JitError, NeedStatic):
-        pass
+    except (JitError, NeedStatic) as e:
+        if getattr(e, "final", False) or getattr(getattr(e, "reason", None), "final", False):
+            raise   # (a recursion too deep: the other strategy would go as deep again)
     b.rollback(checkpoint)
     del em.checks[n_checks:]
     em.err.value = err

@@ -421,6 +421,7 @@ class FunctionCompiler(ast.NodeVisitor):
             error = NotSupportedError(f"{shown} calls itself more than {MAX_RECURSION} levels deep; a recursion is "
                                       "compiled by inlining each call, so its depth must be decided at compile time "
                                       "(by shapes or static values)", hint="write the recursion as a loop")
+            error.final = True   # no retry on the way out (each level's `a if c else f(n - 1)` retried both: 2**24)
             params = frozenset().union(*(v.params for v in items_of(args, Traced) if v.params))
             if params:   # countdown(x, n - 1): the scalar arguments it depends on, made static
                 raise NeedStatic(params, reason=error)

@@ -11,7 +11,7 @@ from ..errors import JitError, NotSupportedError, ShapeError
 from . import indexing
 from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
-from .sequences import as_seq
+from .sequences import RangeSeq, as_seq
 from .values import NeedStatic, Traced
 from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
 
@@ -80,6 +80,16 @@ def iterate(em, value):
         if value.ndim == 0:
             raise ShapeError("iteration over a 0-d array")
         return [indexing.getitem(em, value, i) for i in range(value.shape[0])]
+    if isinstance(value, RangeSeq):   # range(n) in a comprehension: its items are made now
+        count = value.count(em)
+        if isinstance(count, Traced):
+            why = JitError("a comprehension over range() makes a list, whose length must be known at "
+                           "compile time, but this one's changes at run time")
+            if count.params:
+                raise NeedStatic(count.params, reason=why)
+            raise NotSupportedError("a comprehension over a range whose length depends on array values",
+                                    hint="write a for loop that fills an array instead")
+        return [value.item(em, k) for k in range(count)]
     try:
         return iter(value)
     except TypeError:

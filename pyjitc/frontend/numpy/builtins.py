@@ -221,6 +221,9 @@ def _pick(fn, numpy_name, hint):
     def impl(em, *args, **kwargs):
         if len(args) == 1 and not kwargs and isinstance(args[0], Traced):
             return _pick_of_array(em, fn, args[0])
+        if len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) and len(args[0]) > 1 \
+                and not is_static(*args[0]):   # max([a, b, c]) of run-time numbers: as max(a, b, c)
+            return impl(em, *args[0])
         if kwargs or len(args) < 2 or is_static(*args) or any(em.shape_of(a) != () for a in args):
             return static(em, *args, **kwargs)
         types = {em.dtype_of(a) for a in args}

@@ -91,13 +91,22 @@ def sort_along(em, x, ax, with_index):
 
 @register("numpy.take", complex_ok=True)
 def take(em, a, indices, axis=None, out=None, mode=None):
-    if mode not in (None, "raise"):
-        raise NotSupportedError("take: only mode='raise' is supported")
+    mode = em.static(mode, "take: mode")
+    if mode not in (None, "raise", "wrap", "clip"):
+        raise ShapeError(f"ValueError: clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if out is not None:
+        raise NotSupportedError("take: out= is not supported", hint="assign the result instead")
     x = em.asarray(a)
     if axis is None:
-        return getitem(em, reshape(em, x, -1), indices if not isinstance(indices, list) else np.asarray(indices))
-    ax = normalize_axis(em.static(axis, "take: axis"), x.ndim, "take")
-    idx = np.asarray(indices) if isinstance(indices, list) else indices
+        x, ax = reshape(em, x, -1), 0
+    else:
+        ax = normalize_axis(em.static(axis, "take: axis"), x.ndim, "take")
+    idx = np.asarray(indices) if isinstance(indices, (list, tuple)) else indices
+    if mode in ("wrap", "clip"):   # every index lands in range: wrapped (Python's modulo) or clipped
+        n = x.shape[ax]
+        if n == 0:
+            raise ShapeError("IndexError: cannot do a non-empty take from an empty axes.")
+        idx = FUNCTIONS["numpy.mod"](em, idx, n) if mode == "wrap" else FUNCTIONS["numpy.clip"](em, idx, 0, n - 1)
     return getitem(em, x, (slice(None),) * ax + (idx,))
 
 

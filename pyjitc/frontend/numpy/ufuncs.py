@@ -558,8 +558,10 @@ _clip_ufunc = np._core.umath.clip
 def clip(em, a, a_min=None, a_max=None, out=None, **kwargs):
     if "min" in kwargs or "max" in kwargs:
         a_min, a_max = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
-    if out is not None or kwargs:
-        raise NotSupportedError("clip: out= and other keywords are not supported")
+    if kwargs:
+        raise NotSupportedError(f"clip: the arguments {', '.join(kwargs)} are not supported")
+    if out is not None:   # computed, then written into out (views and arguments see it)
+        return _into(em, _clip_ufunc, out, clip(em, a, a_min, a_max))
     if a_min is None and a_max is None:
         raise ShapeError("clip: One of max or min must be given")
     if a_min is None:
