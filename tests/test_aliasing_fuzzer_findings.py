@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pyjitc
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 from tests.test_aliasing import plain, same_answer
 
 
@@ -759,3 +759,25 @@ def test_an_if_result_nothing_reads_is_dropped_and_the_module_compiles(n):
     A = np.arange(30.0).reshape(5, 6) / 5 - 2
     assert_same(pyjitc.jit(unread_update_in_a_branch_after_a_loop_updated_it)(A.copy(), n),
                 unread_update_in_a_branch_after_a_loop_updated_it(A.copy(), n))
+
+
+def element_written_then_read_back_into_the_whole_array(y, A, n):
+    def set_first(b, v):
+        b[0] = v
+    b1 = np.abs(y) * 1.0
+    w3 = np.ones(A.shape)
+    for i in range(n):
+        set_first(b1, 3.0)
+        A -= w3 * w3
+        b1[:] = b1[0] + w3[-5]
+    return b1
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_loop_result_computed_from_a_constant_written_in_the_body_compiles(n):
+    # statement fuzzer seed 9107 program 875: iree-compile crashed (code -11 in
+    # ScfWhileOpConversion): b1[0] read back the 3.0 written just before, so the new b1 was a
+    # constant the loop yielded; the loop-invariance check now sees through that read
+    y, A = np.linspace(-1, 1, 6), np.arange(36.0).reshape(6, 6)
+    assert_same_call(pyjitc.jit(element_written_then_read_back_into_the_whole_array),
+                     element_written_then_read_back_into_the_whole_array, y, A, n)

@@ -148,6 +148,35 @@ def _loop_invariant_results(block) -> list[int]:
     """Positions of the block results that depend on none of the block's arguments: a value from
     outside the loop, or one computed from constants only (e.g. `tmp[:, :] = 0.0` ending the body)."""
     variant = {p.id for p in block.params}
+    producer = {r.id: op for op in block.ops for r in op.results}
+
+    def constant_int(v):
+        op = producer.get(v.id)
+        if op is None or op.name != "constant" or np.size(op.attrs["value"]) != 1:
+            return None
+        return int(np.asarray(op.attrs["value"]).reshape(()))
+
+    def sliced(op):
+        """What a slice reads through constant-position updates it lies wholly inside or outside
+        of, as the lowering forwards it (ops.py _through_updates): `b[0] = 3.0` then `b[0]` is the
+        3.0, which IREE folds (statement fuzzer seed 9107 program 875: iree-compile crashed)."""
+        x = op.operands[0]
+        start, strides = op.attrs["start"], op.attrs["strides"]
+        shape = op.results[0].type.shape
+        if not all(isinstance(n, int) and n for n in shape) or any(k < 1 for k in strides):
+            return x
+        last = [b + (n - 1) * k for b, k, n in zip(start, strides, shape)]
+        while (src := producer.get(x.id)) is not None and src.name == "dynamic_update_slice":
+            at = [constant_int(v) for v in src.operands[2:]]
+            extent = src.operands[1].type.shape
+            if None in at or not all(isinstance(n, int) for n in extent):
+                break
+            if all(a <= b and e < a + u for a, b, e, u in zip(at, start, last, extent)):
+                return src.operands[1]
+            if not any(e < a or b >= a + u for a, b, e, u in zip(at, start, last, extent)):
+                break
+            x = src.operands[0]
+        return x
 
     def read(op):
         """The operands `op` may read once IREE has folded constants: a select whose predicate
@@ -160,6 +189,8 @@ def _loop_invariant_results(block) -> list[int]:
             return op.operands[1:] if all(v.id in variant for v in op.operands[1:]) else ()
         if op.name == "dynamic_update_slice" and op.operands[1].type.shape == op.operands[0].type.shape:
             return op.operands[1:]   # the update covers the whole array (`b[i % 1] = v` for a 1-item b)
+        if op.name == "slice":
+            return (sliced(op),)
         return op.operands
 
     def reads_variant(op) -> bool:   # its operands, and what its regions read or yield from here
