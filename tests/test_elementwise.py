@@ -259,13 +259,18 @@ def test_power_with_constant_exponents_matches_numpy(dtype):
     assert_same(powers(x), numpy_result(powers.__wrapped__, x))
 
 
-def test_integer_power_with_run_time_exponent_is_refused_not_guessed():
+def test_integer_power_with_run_time_exponent_matches_numpy_and_raises_where_numpy_does():
     @pyjitc.jit
     def ipow(x, y):
         return x ** y
 
-    with pytest.raises(pyjitc.NotSupportedError, match="exponent"):
-        ipow(np.arange(3), np.arange(3))
+    assert_same(ipow(np.arange(3), np.arange(3)), np.arange(3) ** np.arange(3))
+    assert_same(ipow(np.arange(-3, 3, dtype=np.int8), np.array([0, 1, 2, 3, 7, 2], np.int8)),
+                np.arange(-3, 3, dtype=np.int8) ** np.array([0, 1, 2, 3, 7, 2], np.int8))
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        np.arange(3) ** np.array([1, -1, 2])
+    with pytest.raises(pyjitc.RunError, match="Integers to negative integer powers"):
+        ipow(np.arange(3), np.array([1, -1, 2]))
     assert_same(ipow(np.arange(3.0), np.arange(3)), np.arange(3.0) ** np.arange(3))
 
 
