@@ -3,6 +3,7 @@ mapped back to the user's real file."""
 from __future__ import annotations
 
 import ast
+import linecache
 import inspect
 import textwrap
 import types
@@ -98,7 +99,6 @@ def _find_lambda(text: str, code) -> ast.Lambda | None:
 
 def _by_position(found: list, code) -> list:
     """The lambdas whose body is the source text the code's own instructions point at."""
-    import linecache
     spots = [(line, col, end) for line, end_line, col, end in code.co_positions()
              if line is not None and col is not None and end is not None and end_line == line and end > col]
     if not spots:

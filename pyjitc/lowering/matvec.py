@@ -1,4 +1,4 @@
-"""matvec: matrix-vector products on CPU targets as linalg.matvec / linalg.vecmat carrying their
+"""matvec: matrix-vector products on CPU targets as linalg.matvec carrying their
 own tile sizes (an IREE compilation_info attribute), instead of a stablehlo.dot_general that IREE
 tiles by its defaults. Its default configuration for f64 matvec (32 rows by 16 columns a vector
 step) spends its time in shuffles (vpermt2pd): 2.5-3.5 ms for a 2000x2000 f64 matvec where NumPy
@@ -11,29 +11,26 @@ import os
 
 import numpy as np
 from iree.compiler import ir
+from iree.compiler.dialects import linalg
 
-# (distribution rows, rows a vector step, reduction a vector step) by element type and direction:
-# swept with iree-benchmark-module on local-task, 2000 and 4000 square, f32 and f64 (IREE's default
-# for matvec: 32 rows by 16; 8 by 8 took 2000x2000 f64 from 4.45 to 1.61 ms, 4000x4000 from 10.5
-# to 6.1)
-TILES = {
-    ("matvec", np.dtype(np.float64)): (80, 8, 8),
-    ("matvec", np.dtype(np.float32)): (80, 8, 8),
-}
+# (distribution rows, rows a vector step, reduction a vector step) by element type: swept with
+# iree-benchmark-module on local-task, 2000 and 4000 square, f32 and f64 (IREE's default for matvec:
+# 32 rows by 16; 8 by 8 took 2000x2000 f64 from 4.45 to 1.61 ms, 4000x4000 from 10.5 to 6.1).
 # vecmat (`y @ A`, `A.T @ y`) keeps IREE's default: the best swept tiles (512 columns a workgroup,
 # 64 a vector step, one row) measured faster alone but slower in the pipeline (2000^2 f64 2.8 ->
-# 4.3 ms), so TILES holds none
+# 4.3 ms), so only matvec is emitted here
+TILES = {np.dtype(np.float64): (80, 8, 8), np.dtype(np.float32): (80, 8, 8)}
 MIN_ELEMENTS = 1 << 16   # below, the default configuration is as good and dispatch costs dominate
 
 
-def tiles_for(kind: str, dtype, shape) -> tuple | None:
+def tiles_for(dtype, shape) -> tuple | None:
     if int(np.prod(shape)) < MIN_ELEMENTS or os.environ.get("PYJITC_TUNED_MATVEC", "1") == "0":
         return None
-    return TILES.get((kind, np.dtype(dtype)))
+    return TILES.get(np.dtype(dtype))
 
 
 def compilation_info(tiles) -> ir.Attribute:
-    d, p, r = tiles   # both ops iterate (output position: parallel, contracted: reduction)
+    d, p, r = tiles   # matvec iterates (output row: parallel, contracted: reduction)
     config = f"distribution = [{d}, 0], vector_common_parallel = [{p}, 0], vector_reduction = [0, {r}]"
     return ir.Attribute.parse(
         f"#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<{config}>, "
@@ -41,20 +38,16 @@ def compilation_info(tiles) -> ir.Attribute:
 
 
 def product(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.Value | None:
-    """matrix (m, k) @ vector (k,) for contract == 1, vector (k,) @ matrix (k, m) for contract == 0,
-    as a (m,) value; None where the default lowering is kept (small, or no measured tiles)."""
-    from iree.compiler.dialects import linalg
+    """matrix (m, k) @ vector (k,) (contract == 1) as a (m,) value; None where the default
+    lowering is kept (a vecmat, contract == 0; small; or no measured tiles)."""
     shape = ctx.static_shape(matrix)
-    kind = "matvec" if contract == 1 else "vecmat"
-    tiles = None if shape is None else tiles_for(kind, dtype, shape)
+    tiles = None if shape is None or contract != 1 else tiles_for(dtype, shape)
     if tiles is None:
         return None
-    m = shape[1 - contract]
-    out_type = ir.RankedTensorType.get([m], ir.RankedTensorType(vector.type).element_type)
+    out_type = ir.RankedTensorType.get([shape[0]], ir.RankedTensorType(vector.type).element_type)
     zero = ctx.hlo("stablehlo.constant", type=out_type,
                    value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
     with ctx.loc:
-        result = linalg.matvec(matrix, vector, outs=[zero]) if kind == "matvec" else \
-            linalg.vecmat(vector, matrix, outs=[zero])
+        result = linalg.matvec(matrix, vector, outs=[zero])
     result.owner.attributes["compilation_info"] = compilation_info(tiles)
     return result

@@ -397,13 +397,18 @@ def _complex_integer_power(em, base, exponent, n: int):
     return accurate.complex_divide(em, one, r) if n < 0 else r
 
 
+def _is_complex(em, x) -> bool:
+    d = em.dtype_of(x)   # (a dtype, or Python's type for a weak scalar)
+    return d is complex or isinstance(d, np.dtype) and d.kind == "c"
+
+
 @register("numpy.power", "numpy.pow", complex_ok=True,
           note="float: C99 pow special cases, computed in float64 with ln x in double-double (within 1 ulp); "
                "integer ** integer needs a compile-time non-negative exponent; complex: NumPy's repeated products "
                "for integer exponents below 100, else exp(w log z) as the C library's cpow")
 def power(em, a, b, **kw):
     """The power ufunc, after NumPy's checks on integer exponents and with its exact fast paths."""
-    if any(isinstance(d, np.dtype) and d.kind == "c" or d is complex for d in (em.dtype_of(a), em.dtype_of(b))):
+    if _is_complex(em, a) or _is_complex(em, b):
         if kw:
             raise NotSupportedError("complex **: keyword arguments are not supported")
         return _complex_power(em, a, b)
@@ -418,8 +423,7 @@ power.ufunc = np.power   # elementwise, with compile-time checks only: masked ar
 def _power_operator(em, a, b):
     """`z ** 0.5` on a complex array is np.sqrt(z) (NumPy's operator fast path; np.power(z, 0.5)
     is the cpow: they differ at infinities). Everything else as np.power."""
-    kind = em.dtype_of(a)
-    if not isinstance(a, Traced) or not (kind is complex or isinstance(kind, np.dtype) and kind.kind == "c"):
+    if not isinstance(a, Traced) or not _is_complex(em, a):
         return power(em, a, b)
     if type(b) in (int, float):
         return FUNCTIONS["numpy.sqrt"](em, a) if b == 0.5 else power(em, a, b)
