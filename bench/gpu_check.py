@@ -5,18 +5,20 @@ GPU machine may have IREE's runtime but not its compiler:
       (any machine, IREE's compiler needed) cross-compiles each case ahead of time with
       pyjitc.jit(fn, target=..., cpu=...).lower(*args).compile() into DIR/NAME.vmfb; a case
       pyjitc refuses or IREE fails on is listed in DIR/build.txt with its first error line.
-  python bench/gpu_check.py run DIR [--device cuda] [--quick] [--repeat 5]
+  python bench/gpu_check.py run DIR [--device cuda] [--quick] [--repeat 5] [--case-timeout S]
       (the GPU machine; iree-base-runtime and NumPy are enough) loads each file with
       pyjitc.load(path, device=...), calls it on the same inputs as NumPy (fixed seed, fresh copies),
       checks results and every argument array afterwards as bench_kernels does, and times both:
       best of --repeat after one warm-up call. pyjitc's time includes the host-to-device copies of
       the inputs and the copies of the results back (pyjitc has no device-resident arrays), so it is
       the time a caller sees. With JAX installed, the suite cases are also timed with jax.jit on
-      NumPy inputs (copies included, as for pyjitc)."""
+      NumPy inputs (copies included, as for pyjitc). --case-timeout S runs each case in its own
+      process, stopped after S seconds, so that one case that hangs costs S and not the rest."""
 from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -138,9 +140,46 @@ def _timed(call):
     return time.perf_counter() - t0
 
 
-def run(src: Path, device: str, quick: bool, repeat: int, only):
+HEADER = f"{'case':28s} {'NumPy':>10s} {'pyjitc':>10s} {'ratio':>8s} {'jax.jit':>10s}  status"
+
+
+def run_each(src: Path, device: str, quick: bool, repeat: int, only, limit: float):
+    """`run`, each case in its own process stopped after `limit` seconds, so that one case that
+    hangs (a host loop dispatching every step on a GPU) costs `limit` and not the rest."""
     print(f"devices: {pyjitc.devices()}")
-    print(f"{'case':28s} {'NumPy':>10s} {'pyjitc':>10s} {'ratio':>8s} {'jax.jit':>10s}  status")
+    print(HEADER, flush=True)
+    ratios = []
+    for name, _, _ in all_cases(quick):
+        if only and name not in only:
+            continue
+        command = [sys.executable, __file__, "run", str(src), "--device", device, "--repeat", str(repeat),
+                   "--only", name, "--quiet"] + (["--quick"] if quick else [])
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=limit)
+            lines = done.stdout.strip().splitlines() or [f"{name:28s} exit {done.returncode}: "
+                                                           f"{done.stderr.strip().splitlines()[-1:]}"]
+        except subprocess.TimeoutExpired:
+            lines = [f"{name:28s} {'':>10s} {'':>10s} {'':>8s} {'':>10s}  timed out after {limit:.0f} s"]
+        for line in lines:
+            print(line, flush=True)
+            fields = line.split()
+            if fields[-1:] == ["ok"] and fields[3].endswith("x"):
+                ratios.append(float(fields[3][:-1]))
+    summary(ratios, repeat)
+
+
+def summary(ratios, repeat):
+    if ratios:
+        geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        print(f"geometric mean of pyjitc/NumPy over {len(ratios)} ok cases: {geo:.2f}x")
+    print(f"ratio = pyjitc time / NumPy time on this machine's CPU (below 1: pyjitc faster); best of {repeat}; "
+          "times include copying arguments (fresh copies for each call, both sides)")
+
+
+def run(src: Path, device: str, quick: bool, repeat: int, only, quiet: bool = False):
+    if not quiet:
+        print(f"devices: {pyjitc.devices()}")
+        print(HEADER)
     ratios = []
     for name, fn, args in all_cases(quick):
         if only and name not in only:
@@ -170,11 +209,8 @@ def run(src: Path, device: str, quick: bool, repeat: int, only):
             ratios.append(t_pj / t_np)
         jx = f"{t_jax * 1e3:8.3f}ms" if t_jax is not None else f"{'-':>10s}"
         print(f"{name:28s} {t_np * 1e3:8.3f}ms {t_pj * 1e3:8.3f}ms {t_pj / t_np:7.2f}x {jx}  {status}", flush=True)
-    if ratios:
-        geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
-        print(f"geometric mean of pyjitc/NumPy over {len(ratios)} ok cases: {geo:.2f}x")
-    print(f"ratio = pyjitc time / NumPy time on this machine's CPU (below 1: pyjitc faster); best of {repeat}; "
-          "times include copying arguments (fresh copies for each call, both sides)")
+    if not quiet:
+        summary(ratios, repeat)
 
 
 def main():
@@ -187,11 +223,16 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", nargs="+", metavar="NAME")
+    parser.add_argument("--case-timeout", type=float, metavar="S",
+                        help="run each case in its own process, stopped after S seconds")
+    parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.step == "build":
         build(opts.dir, opts.target, opts.cpu, opts.quick, opts.only)
+    elif opts.case_timeout:
+        run_each(opts.dir, opts.device, opts.quick, opts.repeat, opts.only, opts.case_timeout)
     else:
-        run(opts.dir, opts.device, opts.quick, opts.repeat, opts.only)
+        run(opts.dir, opts.device, opts.quick, opts.repeat, opts.only, opts.quiet)
 
 
 if __name__ == "__main__":

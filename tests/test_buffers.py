@@ -1,6 +1,8 @@
 """Results and arguments as buffers: large results are NumPy arrays over IREE's memory, a result
 passed back in (and a large 64-byte aligned array) is used without a copy, and none of this ever
 makes two arrays share memory where NumPy's would not."""
+import os
+
 import numpy as np
 import pytest
 
@@ -187,3 +189,31 @@ def test_repeated_calls_reuse_iree_memory_instead_of_faulting_in_new_pages():
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
         del y
     assert sorted(faults)[2] < 200, faults
+
+
+RUNTIME_FLAGS_PROGRAM = """
+import numpy as np, pyjitc
+@pyjitc.jit
+def twice_plus_one(x):
+    return x * 2 + 1
+x = np.arange(5.0)
+assert np.array_equal(twice_plus_one(x), x * 2 + 1)
+print("same as NumPy")
+"""
+
+
+@pytest.mark.parametrize("flags, ok", [("--task_topology_max_group_count=1", True), ("--no_such_flag=1", False)])
+def test_runtime_flags_from_the_environment_reach_iree_or_name_the_variable(tmp_path, flags, ok):
+    # PYJITC_RUNTIME_FLAGS is parsed by IREE's runtime before the first device is made (a fresh
+    # process: flags are read once); an unknown flag is an error naming the variable
+    import subprocess
+    import sys
+    script = tmp_path / "runtime_flags.py"
+    script.write_text(RUNTIME_FLAGS_PROGRAM)
+    env = {**os.environ, "PYJITC_RUNTIME_FLAGS": flags, "PYJITC_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    if ok:
+        assert done.returncode == 0 and "same as NumPy" in done.stdout, done.stderr
+    else:
+        assert done.returncode != 0
+        assert "PYJITC_RUNTIME_FLAGS" in done.stderr and "no_such_flag" in done.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import threading
 
@@ -88,20 +89,42 @@ def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> b
 # CPU drivers allocate through IREE's caching allocator: freed buffers of up to 256 MiB (512 MiB
 # in all, 64 of them) are kept for the next call instead of going back to the OS. Without it a
 # large result's pages are faulted in afresh on every call: softmax on f32[1000,1000,5] after a
-# NumPy call took 8.7 ms (4852 page faults per call), 5.3 ms with it (none). PYJITC_ALLOCATOR
-# sets another IREE allocator spec (`default`: IREE's own, uncached).
+# NumPy call took 8.7 ms (4852 page faults per call), 5.3 ms with it (none).
 CPU_ALLOCATOR = "caching:device_local=256mib;512mib;64"
+# GPU drivers keep every freed buffer (as JAX's allocator keeps the GPU memory it took). With
+# IREE's uncached allocator each step of a host loop allocated and freed device memory; on an
+# H100 (bench/gpu_check.py, one run each) a 1000-step recurrence took 1975 ms, 150 ms cached,
+# floyd_warshall 124 -> 7.2 ms, lu over 20 s -> 0.73 s. The CPU spec above, limited to
+# `device_local` heaps, did not help there (3.4 s): CUDA's buffers are not allocated from it.
+GPU_ALLOCATOR = "caching"
+# PYJITC_ALLOCATOR sets another IREE allocator spec for every driver (`default`: IREE's own,
+# uncached).
 
 
 def _allocators(driver: str):
-    spec = os.environ.get("PYJITC_ALLOCATOR", CPU_ALLOCATOR if driver in ("local-sync", "local-task") else "default")
+    spec = os.environ.get("PYJITC_ALLOCATOR",
+                          CPU_ALLOCATOR if driver in ("local-sync", "local-task") else GPU_ALLOCATOR)
     return None if spec == "default" else [spec]
+
+
+def _parse_runtime_flags():
+    """IREE runtime flags from PYJITC_RUNTIME_FLAGS (e.g. `--cuda_use_streams=true`), parsed
+    once before the first device is made: the drivers read them when they are created."""
+    text = os.environ.get("PYJITC_RUNTIME_FLAGS", "").strip()
+    if text:
+        try:
+            ireert.flags.parse_flags(*shlex.split(text))
+        except ValueError as exc:
+            raise ValueError(f"PYJITC_RUNTIME_FLAGS={text!r}: {exc} (`iree-run-module --help` lists "
+                             "IREE's runtime flags)") from None
 
 
 class _Runtime:
     """One IREE VM instance, device and HAL module per driver, shared by all executables."""
 
     def __init__(self, driver: str):
+        if not _runtimes:
+            _parse_runtime_flags()
         self.driver = driver
         self.instance = ireert.VmInstance()
         self.device = ireert.get_driver(driver).create_default_device(allocators=_allocators(driver))
