@@ -15,7 +15,7 @@ from ..ir.types import TensorType, is_float
 # Derivative zero wherever defined (JAX's convention at the jumps), or results that are not floats.
 ZERO = frozenset({"sign", "floor", "ceil", "round_even", "not", "and", "or", "xor", "shift_left",
                   "shift_right_arithmetic", "shift_right_logical", "is_finite", "compare", "constant", "iota",
-                  "dim_size"})
+                  "dim_size", "scatter_max"})   # (scatter_max: only on integer entry numbers)
 # Transformed by reverse.py (their regions are differentiated there).
 REGION_OPS = frozenset({"if", "while"})
 

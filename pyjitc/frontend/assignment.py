@@ -34,6 +34,10 @@ def store(em, base, index, value, shown):
         index = known(index)
         if masked.as_mask(index) is not None:   # y[np.nonzero(m)] = v is y[m] = v
             index = masked.as_mask(index)
+        items = masked.index_items(index)
+        if items is not None:   # N[Xi[m], Yi[m]] = v
+            base.value = masked.scatter(em, base, items, value, shown).value
+            return
         if overlapping_store(em, base, index, value):
             return
         if not store_known(em, base, index, value):

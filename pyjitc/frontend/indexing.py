@@ -488,11 +488,12 @@ def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     return _set_region(em, x, items, v)
 
 
-def _set_run_time_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
+def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep: Traced | None = None) -> Traced:
     """x[i, j, ...] = v with integer index arrays known only at run time on the leading axes (the
     rest whole): where several entries name one position, the last one's value is written, as
-    NumPy does (so `x[idx] += v` adds once per distinct position). Each position compares itself
-    with every index: memory and work grow with positions x indices."""
+    NumPy does (so `x[idx] += v` adds once per distinct position): each position takes the largest
+    entry number naming it (a scatter with max), then that entry's value. `keep` (bool, one per
+    entry): only those entries write (the index arrays are selections: masked.scatter)."""
     k = 0
     while k < len(items) and items[k].kind in ("array", "int", "dyn"):
         k += 1
@@ -523,16 +524,25 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what) -> Tr
         linear = term if linear is None else em.emit("add", linear, term)
     v = em.emit("reshape", _values_for(em, value, x.dtype, shape + tail, what), shape=(m,) + tail)
     flat = em.emit("reshape", x, shape=(n,) + tail)
-    positions = em.emit("iota", shape=(n, m), dim=0, dtype=np.dtype(np.int64))
-    order = em.emit("iota", shape=(n, m), dim=1, dtype=np.dtype(np.int64))
-    named = em.emit("compare", positions, em.emit("broadcast_in_dim", linear, shape=(n, m), dims=(1,)), direction="EQ")
-    last = em.emit("reduce", em.emit("select", named, order, em.full(-1, np.int64, (n, m))), kind="max", axes=(1,))
+    if not m:
+        return Traced(x.value, x.weak, x.params)
+    order = em.emit("iota", shape=(m,), dim=0, dtype=np.dtype(np.int64))
+    if keep is not None:   # an entry not kept writes -1 at position 0: the max leaves it as it was
+        order = em.emit("select", keep, order, em.full(-1, np.int64, (m,)))
+        linear = em.emit("select", keep, linear, em.full(0, np.int64, (m,)))
+    last = em.emit("scatter_max", em.full(-1, np.int64, (n,)), linear, order)
     written = em.emit("compare", last, em.full(0, np.int64, (n,)), direction="GE")
-    source = em.emit("take", v, em.emit("max", last, em.full(0, np.int64, (n,)))) if m else flat
+    source = em.emit("take", v, em.emit("max", last, em.full(0, np.int64, (n,))))
     if tail:
         written = em.emit("broadcast_in_dim", written, shape=(n,) + tail, dims=(0,))
     new = em.emit("select", written, source, flat)
     return em.emit("reshape", new, shape=x.shape, sources=(x,), weak=x.weak)
+
+
+def set_selected_positions(em, x: Traced, index: tuple, value, what, keep: Traced) -> Traced:
+    """x[a, b] = v for run-time index arrays of which only the entries where `keep` holds write."""
+    items = parse(em, x, index, run_time_length=True)
+    return _set_run_time_positions(em, x, items, value, what, keep)
 
 
 def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:

@@ -641,25 +641,31 @@ register_op("take", _take_type, _lower_take)
 def _scatter_add_type(ts, **_):
     x, idx, updates = ts
     if x.ndim < 1 or not is_int(idx.dtype) or updates != x.with_shape(idx.shape + x.shape[1:]):
-        raise OpTypeError(f"scatter_add: {updates} into {x} at rows {idx}")
+        raise OpTypeError(f"scatter: {updates} into {x} at rows {idx}")
     return x
 
 
-def _lower_scatter_add(ctx, operands):
-    """x with updates[i..., rest...] added to row idx[i...] (take's transpose, for autodiff)."""
-    x, idx, _ = ctx.in_types
-    k = idx.ndim
-    dims = (f"#stablehlo.scatter<update_window_dims = {list(range(k, k + x.ndim - 1))}, "
-            f"inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = {k}>")
-    op = ctx.op("stablehlo.scatter", operands, ctx.out_types,
-                {"scatter_dimension_numbers": ctx.attr(dims)}, regions=1)
-    scalar = TensorType((), x.dtype)
-    with ctx.block(op.regions[0], [scalar, scalar]) as args:
-        ctx.op("stablehlo.return", [ctx.hlo("stablehlo.add", *args, type=ctx.mlir_type(scalar))], [])
-    return op.result
+def _scatter_lowering(combine: str):
+    def lower(ctx, operands):
+        x, idx, _ = ctx.in_types
+        k = idx.ndim
+        dims = (f"#stablehlo.scatter<update_window_dims = {list(range(k, k + x.ndim - 1))}, "
+                f"inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = {k}>")
+        op = ctx.op("stablehlo.scatter", operands, ctx.out_types,
+                    {"scatter_dimension_numbers": ctx.attr(dims)}, regions=1)
+        scalar = TensorType((), x.dtype)
+        with ctx.block(op.regions[0], [scalar, scalar]) as args:
+            ctx.op("stablehlo.return", [ctx.hlo(combine, *args, type=ctx.mlir_type(scalar))], [])
+        return op.result
+    return lower
 
 
+# x with updates[i..., rest...] added to row idx[i...] (take's transpose, for autodiff)
+_lower_scatter_add = _scatter_lowering("stablehlo.add")
 register_op("scatter_add", _scatter_add_type, _lower_scatter_add)
+# x with row idx[i...] the largest of it and updates[i..., rest...]: which write of several to one
+# position comes last (indexing._set_run_time_positions)
+register_op("scatter_max", _scatter_add_type, _scatter_lowering("stablehlo.maximum"))
 
 
 def _pad_type(ts, low, high, interior, **_):
