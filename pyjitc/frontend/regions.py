@@ -5,46 +5,29 @@ NumPy would see it; the `if` and `while` ops are built with regions that yield t
 Loop-carried values are found by interpreting the body, not by reading it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import tree
 from ..errors import JitError, NotSupportedError
-from ..ir.types import SUPPORTED_DTYPES, TensorType, short_name
+from ..ir.types import TensorType
+from .carried import (Carried, _current, _entry_value, _entry_values, _flatten_as, _leaves,
+                      _rebuilders, _as_template, _widen)
 from .masked import Masked
+from .unify import (MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify,  # noqa: F401
+                    _leaf_type)
 from .values import Emitter, NeedStatic, Traced, make_view
 
 # Reserved names in the interpreter's environment (never Python identifiers).
 BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"
 FLAGS = (BREAK, CONTINUE, RETURN)
-MISSING = object()
 RAISED = object()    # the return value of a path that raised (frontend/raising.py): never read
 ZERO = object()      # a placeholder yielded where a value is never read (a return value not yet set)
 
 
 class Exit(Exception):
     """break / continue / return: the flag is already set in the environment."""
-
-
-class Undefined:
-    """A name assigned on only some paths; using it is an error."""
-
-    def __init__(self, name: str, where: str):
-        self.name, self.where = name, where
-
-    def error(self) -> JitError:
-        return JitError(f"'{self.name}' is assigned on only some paths ({self.where}), so it may be undefined here",
-                        hint="assign it before the if/loop")
-
-
-class MergeError(JitError):
-    """A value that would have different types on two paths (`name`: the variable, if one)."""
-
-    def __init__(self, message, span=None, hint=None, name=None):
-        super().__init__(message, span, hint)
-        self.name = name
 
 
 def loop_marker(node) -> str:
@@ -90,98 +73,6 @@ class State:
             if c._value is not v:
                 out.append((("cell", cid), Traced(c._value, c.weak, c.params)))
         return out
-
-
-# ---------------------------------------------------------------- types of values on two paths
-
-class TypeOnly:
-    """A stand-in carrying only a leaf type, for folding unify over many paths."""
-
-    def __init__(self, t):
-        self.shape, self.dtype, self.weak = t
-
-
-def _leaf_type(x):
-    """(shape, dtype, weak) of a value that can live in a region result; None if it can't."""
-    if isinstance(x, TypeOnly):
-        return x.shape, x.dtype, x.weak
-    if isinstance(x, Traced):
-        return x.shape, x.dtype, x.weak
-    if type(x) is bool:
-        return (), np.dtype(np.bool_), bool
-    if type(x) is int:
-        return ((), np.dtype(np.int64), int) if -2**63 <= x < 2**63 else None
-    if type(x) is float:
-        return (), np.dtype(np.float64), float
-    if type(x) is complex:
-        return (), np.dtype(np.complex128), complex
-    if isinstance(x, (np.generic, np.ndarray)) and x.dtype in SUPPORTED_DTYPES:
-        return x.shape, x.dtype, None
-    return None
-
-
-def _describe(t) -> str:
-    shape, dtype, weak = t
-    return f"Python {weak.__name__}" if weak else f"{short_name(dtype)}[{','.join(map(str, shape))}]"
-
-
-_KIND_ORDER = {bool: 0, int: 1, float: 2, complex: 3}
-
-
-def unify(a, b, name: str, cross_kind: bool = False):
-    """The one type a value has on both paths, or a MergeError. A Python scalar (weak, NEP 50)
-    meeting an array scalar of the same kind (int and int32, float and float32) takes that dtype;
-    of another kind (int and float64) only where `cross_kind` (loops: the Python scalar survives
-    only if the loop runs zero times; a branch would give NumPy's two types at random)."""
-    ta, tb = _leaf_type(a), _leaf_type(b)
-    if ta is None or tb is None:
-        bad = a if ta is None else b
-        raise MergeError(f"'{name}' holds a {type(bad).__name__}, which can't change at run time",
-                         hint="make the condition or loop bound a compile-time value")
-    if ta[0] != tb[0] or (ta[1] != tb[1] and not (ta[2] or tb[2])):
-        raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
-                         hint="give it the same shape and dtype on every path (e.g. with .astype)", name=name)
-    if ta[1] == tb[1]:
-        return ta[0], ta[1], ta[2] if ta[2] == tb[2] else None
-    if ta[2] and tb[2]:   # two Python scalar types: only a loop may raise the entry's kind
-        if _KIND_ORDER[tb[2]] < _KIND_ORDER[ta[2]] or not cross_kind:
-            raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
-                             hint="give it the same type on every path (e.g. 0.0 instead of 0)", name=name)
-        return tb
-    weak, strong = (ta, tb) if ta[2] else (tb, ta)
-    same_kind = np.dtype(weak[1]).kind == strong[1].kind or (weak[2] is int and strong[1].kind in "iu")
-    # in a loop, `a` is the value on entry and `b` after the body: a Python scalar on entry that the
-    # body makes a NumPy scalar differs from NumPy only when the loop runs zero times
-    cross_ok = cross_kind and weak is ta
-    if np.result_type(strong[1], weak[2](0)) != strong[1] or not (same_kind or cross_ok):
-        raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
-                         hint="give it the same type on every path (e.g. np.float64(0) instead of 0)", name=name)
-    return strong[0], strong[1], None
-
-
-def _same_static(a, b) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-                and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
-
-
-def _join(params_list):
-    out = frozenset()
-    for p in params_list:
-        if p is None:
-            return None
-        out |= p
-    return out
-
-
-def _params_of(x):
-    return x.params if isinstance(x, Traced) else frozenset()
 
 
 # ---------------------------------------------------------------- merging paths
@@ -616,129 +507,3 @@ def _swapped_identity(em, start: dict, end: dict, written: set) -> str | None:
 
 
 GO_KEY = ("name", GO)
-def _entry_value(before: State, key):
-    kind, k = key
-    if kind == "name":
-        return before.env.get(k, MISSING)
-    c, v = before.cells[k]
-    return Traced(v, c.weak, c.params)
-
-
-def _current(env, before, key):
-    kind, k = key
-    if kind == "name":
-        return env.get(k, MISSING)
-    c = before.cells[k][0]
-    return Traced(c._value, c.weak, c.params)
-
-
-# The carried form of a value: its tuples, lists and dicts (tree.py) with one of these at each leaf.
-
-@dataclass(frozen=True)
-class Static:
-    """A value known at compile time on every pass so far."""
-    value: Any
-
-
-@dataclass(frozen=True)
-class Carried:
-    """A run-time value: its type, and the parameters (loop markers) it is computed from."""
-    shape: tuple
-    dtype: np.dtype
-    weak: type | None
-    params: frozenset | None
-
-
-@dataclass(frozen=True)
-class Unset:
-    """A name not (yet) bound: no type so far."""
-
-
-UNSET = Unset()
-
-
-def _as_template(value, marker):
-    """The carried form of `value`."""
-    return tree.map(lambda v: _leaf_template(v, marker), value)
-
-
-def _leaf_template(v, marker):
-    if v is MISSING or isinstance(v, Undefined):
-        return UNSET
-    if isinstance(v, Traced):
-        return Carried(v.shape, v.dtype, v.weak, _param_with(v.params, marker))
-    return Static(v)
-
-
-def _param_with(params, marker):
-    return None if params is None else params | {marker}
-
-
-def _widen(t, now, name, marker):
-    """Template t widened so that `now` fits it."""
-    shown = lambda path: name + "".join(f"[{k!r}]" for k in path)
-    try:
-        return tree.map_with_path(lambda path, s, v: _widen_leaf(s, v, shown(path), marker), t, now)
-    except tree.StructureError as e:
-        what = "keys" if e.node.kind is dict else "structure"
-        raise MergeError(f"'{shown(e.path)}' changes {what} inside the loop") from None
-
-
-def _widen_leaf(t, now, name, marker):
-    if isinstance(t, Unset):
-        return _as_template(now, marker)
-    if now is MISSING or isinstance(now, Undefined):
-        return t
-    if isinstance(t, Static):
-        if not isinstance(now, Traced) and _same_static(t.value, now):
-            return t
-        shape, dtype, weak = unify(t.value, now, name, cross_kind=True)
-        return Carried(shape, dtype, weak, _param_with(_join([_params_of(t.value), _params_of(now)]), marker))
-    s2, d2, w2 = unify(TypeOnly((t.shape, t.dtype, t.weak)), now, name, cross_kind=True)
-    return Carried(s2, d2, w2, _param_with(_join([t.params, _params_of(now)]), marker))
-
-
-def _leaves(t) -> list[Carried]:
-    return [s for s in tree.leaves(t) if isinstance(s, Carried)]
-
-
-def _build(t, values: list):
-    """Rebuild a value from its template, taking run-time leaves from `values` (in order)."""
-    items = iter(values)
-    return tree.map(lambda s: Traced(next(items), s.weak, s.params) if isinstance(s, Carried)
-                    else MISSING if isinstance(s, Unset) else s.value, t)
-
-
-def _rebuilders(carried):
-    offset = 0
-    out = []
-    for key, t in carried.items():
-        n = len(_leaves(t))
-        out.append((key, lambda res, t=t, o=offset, n=n: _build(t, list(res[o:o + n]))))
-        offset += n
-    return out
-
-
-def _flatten_as(em, t, value) -> list:
-    """The IR values of `value` in template t's run-time leaf types (zeros where it is unset)."""
-    items, treedef = tree.flatten(t)
-    parts = treedef.flatten_up_to(value, fill=MISSING, strict=False)
-    return [_leaf_as(em, s, v) for s, v in zip(items, parts) if isinstance(s, Carried)]
-
-
-def _leaf_as(em, t: Carried, value):
-    if value is MISSING or isinstance(value, Undefined):
-        return em.full(0, t.dtype, t.shape).value
-    if isinstance(value, Traced):
-        return em.cast(Traced(value.value), t.dtype).value
-    return em.broadcast(em.asarray(value, t.dtype), t.shape).value
-
-
-def _entry_values(em, before: State, carried: dict):
-    """Entry values of the carried state (converted outside the loop), their leaf types, and how
-    to bind the region arguments back to names and arrays."""
-    entry, types = [], []
-    for key, t in carried.items():
-        entry.extend(_flatten_as(em, t, _entry_value(before, key)))
-        types.extend((c.shape, c.dtype, c.weak) for c in _leaves(t))
-    return entry, types, _rebuilders(carried)
