@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import tree
+from .masked import Masked
 from .unify import MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify
 from .values import Traced
 
@@ -17,6 +18,8 @@ def _entry_value(before, key):
     kind, k = key
     if kind == "name":
         return before.env.get(k, MISSING)
+    if kind == "flags":
+        return MISSING     # (computed by _entry_values)
     c, v = before.cells[k]
     return Traced(v, c.weak, c.params)
 
@@ -25,6 +28,8 @@ def _current(env, before, key):
     kind, k = key
     if kind == "name":
         return env.get(k, MISSING)
+    if kind == "flags":   # the flags the names of the group share at the end of the body
+        return env[k[0]].where[1]
     c = before.cells[k][0]
     return Traced(c._value, c.weak, c.params)
 
@@ -102,8 +107,14 @@ def _leaves(t) -> list[Carried]:
 def _build(t, values: list):
     """Rebuild a value from its template, taking run-time leaves from `values` (in order)."""
     items = iter(values)
-    return tree.map(lambda s: Traced(next(items), s.weak, s.params) if isinstance(s, Carried)
-                    else MISSING if isinstance(s, Unset) else s.value, t)
+
+    def leaf(s):
+        if isinstance(s, Selected):
+            return Pending(Traced(next(items), s.weak, s.params), s.group)
+        if isinstance(s, Carried):
+            return Traced(next(items), s.weak, s.params)
+        return MISSING if isinstance(s, Unset) else s.value
+    return tree.map(leaf, t)
 
 
 def _rebuilders(carried):
@@ -124,6 +135,8 @@ def _flatten_as(em, t, value) -> list:
 
 
 def _leaf_as(em, t: Carried, value):
+    if isinstance(value, Masked):     # a selection carried (Selected): its data
+        value = value.data
     if value is MISSING or isinstance(value, Undefined):
         return em.full(0, t.dtype, t.shape).value
     if isinstance(value, Traced):
@@ -136,6 +149,104 @@ def _entry_values(em, before, carried: dict):
     to bind the region arguments back to names and arrays."""
     entry, types = [], []
     for key, t in carried.items():
-        entry.extend(_flatten_as(em, t, _entry_value(before, key)))
+        value = _entry_flags(em, before, key[1], t.shape) if key[0] == "flags" else _entry_value(before, key)
+        entry.extend(_flatten_as(em, t, value))
         types.extend((c.shape, c.dtype, c.weak) for c in _leaves(t))
     return entry, types, _rebuilders(carried)
+
+
+# ---------------------------------------------------------------- selections carried by a loop
+#
+# `Z = Z[abs(Z) < 2]; C = C[abs(Z) < 2]` in a loop (an escape-time Mandelbrot that shrinks its
+# arrays each step): a selection (masked.py) keeps its elements at their positions with flags
+# saying which belong, so the loop carries each such name's data at full length (a Selected
+# leaf) and, once per group of names whose selections are aligned at the end of the body, their
+# flags (the key ("flags", group)). An array that enters the loop whole enters with every flag
+# set. NumPy moves the kept elements together; nothing here can tell, since a selection is used
+# only elementwise, reduced, counted, or written through as the same selection.
+
+@dataclass(frozen=True)
+class Selected(Carried):
+    """A name carried as a 1-D selection: its data (this leaf's type) and its group's names."""
+    group: tuple = ()
+
+
+@dataclass
+class Pending:
+    """A Selected name's data rebuilt from region values, waiting for its group's flags."""
+    data: Traced
+    group: tuple
+
+
+def carries_as_selection(m) -> bool:
+    """Whether a value at the end of a loop body can be carried as a selection."""
+    return isinstance(m, Masked) and m.where[0] == "flags" and m.axis == 0 and m._data is not None
+
+
+def plan_selections(em, before, carried: dict, now: dict, marker) -> tuple[dict, list]:
+    """The templates of the names in `now` (name -> its selection at the end of the body) and of
+    their groups' flags, and the names that can't be carried so (their entry value is seen by
+    another name or the caller, or is a selection of another mask than its group's)."""
+    groups: dict = {}
+    for name, m in now.items():
+        groups.setdefault(m.key, []).append(name)
+    out, failed = {}, []
+    for names in groups.values():
+        group = tuple(sorted(names))
+        try:
+            out.update(_plan_group(em, before, carried, now, group, marker))
+        except MergeError:
+            failed.extend(group)
+    return out, failed
+
+
+def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker) -> dict:
+    n = now[group[0]].where[1].shape[0]
+    entries = [before.env.get(name, MISSING) for name in group]
+    if any(isinstance(e, Masked) for e in entries) and not (
+            all(carries_as_selection(e) for e in entries) and len({e.key for e in entries}) == 1):
+        raise MergeError(f"'{group[0]}' is a selection of one mask before the loop and of another in it")
+    out = {}
+    for name, e in zip(group, entries):
+        data = e.data if isinstance(e, Masked) else e
+        if data is not MISSING:      # (a name the body binds before reading it: no entry value)
+            if not isinstance(data, Traced) or data.ndim == 0 or data.shape[0] != n:
+                raise MergeError(f"'{name}' becomes a selection in the loop and has no array of its length before it")
+            if not isinstance(e, Masked) and _seen_elsewhere(em, before, name, data):
+                raise MergeError(f"'{name}' becomes a selection in the loop, and the array it names before the loop "
+                                 "is also seen elsewhere (another name, an argument)")
+        old = carried.get(("name", name))
+        base = TypeOnly((old.shape, old.dtype, old.weak)) if isinstance(old, Selected) else \
+            now[name].data if data is MISSING else data
+        shape, dtype, weak = unify(base, now[name].data, name, cross_kind=True)
+        out[("name", name)] = Selected(shape, dtype, weak, _param_with(frozenset(), marker), group)
+    out[("flags", group)] = Carried((n,), np.dtype(np.bool_), None, _param_with(frozenset(), marker))
+    return out
+
+
+def _seen_elsewhere(em, before, name: str, data: Traced) -> bool:
+    """Whether the array `name` holds before the loop (or the array it is a view of) is an argument
+    or held by another name: an in-place update in the loop's first iteration would reach it, and
+    the loop carries a copy from there on."""
+    if id(data) in em.arguments or id(data.root) in em.arguments:
+        return True
+    return any(isinstance(v, Traced) and v.root is data.root
+               for k, value in before.env.items() if k != name for v in tree.leaves(value))
+
+
+def _entry_flags(em, before, group: tuple, shape) -> Traced:
+    entry = before.env.get(group[0], MISSING)
+    if isinstance(entry, Masked):
+        return entry.where[1]
+    return em.full(True, np.bool_, shape)
+
+
+def bind_selections(env: dict, values: dict, pending: list, marker, inside: bool) -> None:
+    """Bind each pending Selected name to a selection of its group's flags (values[("flags",
+    group)]): inside the body, a selection that asks for its length at compile time unrolls the
+    loop (params: the loop's marker), as before; after the loop, one made by the data."""
+    for key, p in pending:
+        flags = values[("flags", p.group)]
+        params = frozenset({marker}) if inside else None
+        env[key[1]] = Masked(Traced(p.data.value, p.data.weak, params), 0, ("flags", flags),
+                             ("carried", marker, p.group, inside), params)

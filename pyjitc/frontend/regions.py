@@ -12,8 +12,8 @@ import numpy as np
 from .. import tree
 from ..errors import JitError, NotSupportedError
 from ..ir.types import TensorType
-from .carried import (Carried, _current, _entry_value, _entry_values, _flatten_as, _leaves,
-                      _rebuilders, _as_template, _widen)
+from .carried import (Carried, Pending, Selected, _as_template, _current, _entry_value, _entry_values, _flatten_as,
+                      _leaves, _rebuilders, _widen, bind_selections, carries_as_selection, plan_selections)
 from .masked import Masked
 from .unify import (MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify,  # noqa: F401
                     _leaf_type)
@@ -42,6 +42,8 @@ def roots(values) -> list[Traced]:
     """The arrays holding state reachable from `values` (views lead to their base)."""
     found: dict[int, Traced] = {}
     for v in tree.leaves(values):
+        if isinstance(v, Masked) and v._data is not None:   # a selection's data updates in place too
+            v = v._data
         if isinstance(v, Traced):
             found.setdefault(id(v.root), v.root)
     return list(found.values())
@@ -86,6 +88,7 @@ class Merge:
         self.types: list[tuple] = []
         self.sides: list[list] = [[] for _ in range(n)]
         self.extra = extra_params
+        self.token = object()   # what makes selections merged here differ from those merged elsewhere
 
     def plan(self, values: list, name: str) -> Callable[[list], Any]:
         first = values[0]
@@ -95,6 +98,14 @@ class Merge:
                 all(v.value is first.value for v in values):
             merged = Traced(first.value, first.weak, _join([v.params for v in values]))
             return lambda res: merged
+        if all(carries_as_selection(v) for v in values) and len({v.data.shape for v in values}) == 1:
+            # a selection on every path (`if not len(Z): break` before `Z = Z[I]`): its data and its
+            # flags merged; names whose selections are aligned on every path stay aligned
+            data = self.plan([v.data for v in values], name)
+            flags = self.plan([v.where[1] for v in values], f"{name} (its mask)")
+            key = ("merged", self.token, tuple(v.key for v in values))
+            params = _join([v.params for v in values])
+            return lambda res: Masked(data(res), 0, ("flags", flags(res)), key, params)
         if any(isinstance(v, Masked) for v in values):   # its bounds differ by path: known only if static
             poisoned = next(v for v in values if isinstance(v, Masked)).poisoned(self.extra)
             return lambda res: poisoned
@@ -319,8 +330,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             entry, types, entry_plans = _entry_values(em, before, carried)
             block = b.open_block([TensorType(s, d) for s, d, _ in types])
             cells = {cid: c for cid, (c, _) in before.cells.items()}
-            for key, rebuild in entry_plans:
-                rebind(env, key, rebuild(list(block.params)), cells)
+            _bind_carried(env, entry_plans, list(block.params), cells, marker, inside=True)
             env.update(poisoned)   # the previous iteration's value: usable only if the loop is unrolled
             start = State(env, em)
             em.loop_depth += 1
@@ -338,13 +348,20 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 raise NeedStatic({marker}, reason=NotSupportedError(swap, hint="copy instead of swapping names "
                                                                           "(b[:] = a), or swap copies"))
             retype = False
+            selections = {}   # names bound to a selection at the end of the body (carried.py)
             for key, now in start.changes(env, before.cells):
                 if isinstance(now, Masked) and key[0] == "name":
-                    if key[1] not in poisoned:
+                    if carries_as_selection(now) and key[1] not in poisoned:
+                        selections[key[1]] = now
+                    elif key[1] not in poisoned:
                         poisoned[key[1]] = now.poisoned(frozenset({marker}))
+                        carried.pop(key, None)
                         retype = True
                     continue
                 old = carried.get(key)
+                if isinstance(old, Selected):
+                    raise NeedStatic({marker}, reason=MergeError(f"'{key[1]}' is a selection (x[mask]) on one pass "
+                                                                 "through the loop and not on another"))
                 name = key[1] if key[0] == "name" else "an array updated in place"
                 try:
                     base = old if old is not None else _as_template(_entry_value(before, key), marker)
@@ -354,6 +371,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 if leaf != old:
                     carried[key] = leaf
                     retype = True
+            retype = _plan_selections(em, env, before, carried, selections, poisoned, marker) or retype
             if retype:
                 b.rollback(checkpoint)
                 continue
@@ -375,8 +393,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         results = b.emit("while", *entry, regions=(cond, block))
         results = list(results) if isinstance(results, tuple) else [results]
         cells = {cid: c for cid, (c, _) in before.cells.items()}
-        for key, rebuild in _rebuilders(carried):
-            rebind(env, key, rebuild(results), cells)
+        _bind_carried(env, _rebuilders(carried), results, cells, marker, inside=False)
         _mark_ambiguous(em, before.env, env, rebound, marker)
         ran = before.env.get(GO)
         for k in rebound:   # which array each such name is, for the caller (codegen._output_leaf)
@@ -390,6 +407,38 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         env.pop(GO, None)
         return
     raise JitError(f"internal error: the types carried by this {what} did not settle")
+
+
+def _bind_carried(env: dict, plans, values: list, cells: dict, marker, inside: bool) -> None:
+    """Bind names and arrays to the carried state rebuilt from region values (`values`)."""
+    flags, pending = {}, []
+    for key, rebuild in plans:
+        value = rebuild(values)
+        if key[0] == "flags":
+            flags[key] = value
+        elif isinstance(value, Pending):
+            pending.append((key, value))
+        else:
+            rebind(env, key, value, cells)
+    bind_selections(env, flags, pending, marker, inside)
+
+
+def _plan_selections(em, env: dict, before: State, carried: dict, selections: dict, poisoned: dict, marker) -> bool:
+    """Carry the names bound to selections (and their groups' flags); a name that can't be carried
+    so is poisoned as before (usable only if the loop is unrolled). Whether the templates changed."""
+    for key, t in carried.items():   # names carried as selections and not rebound by this pass
+        if isinstance(t, Selected) and key[1] not in selections and carries_as_selection(env.get(key[1])):
+            selections[key[1]] = env[key[1]]
+    planned, failed = plan_selections(em, before, carried, selections, marker)
+    for name in failed:
+        poisoned[name] = selections[name].poisoned(frozenset({marker}))
+        carried.pop(("name", name), None)
+    stale = [k for k, t in carried.items() if (k[0] == "flags" or isinstance(t, Selected)) and k not in planned]
+    changed = bool(stale) or any(carried.get(k) != t for k, t in planned.items())
+    for k in stale:
+        del carried[k]
+    carried.update(planned)
+    return changed
 
 
 def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers, paths=None) -> None:

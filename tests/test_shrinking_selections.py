@@ -1,0 +1,101 @@
+"""Loops that shrink arrays by a mask every step (`Z = Z[I]; C = C[I]`, an escape-time Mandelbrot
+as NumPy programs write it): each selection is carried at full length with the flags of its mask
+(frontend/carried.py), names selected by one mask stay aligned, and reads and writes through
+selections (`N[Xi[~I], Yi[~I]] = i`) touch the selected entries only, the last of several writes
+to one position winning as in NumPy. One executable serves every step count."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same, assert_same_call
+
+
+def mandelbrot_shrinking(xmin, xmax, ymin, ymax, xn, yn, itermax, horizon=2.0):
+    Xi, Yi = np.mgrid[0:xn, 0:yn]
+    Xi, Yi = Xi.astype(np.uint32), Yi.astype(np.uint32)
+    X = np.linspace(xmin, xmax, xn, dtype=np.float64)[Xi]
+    Y = np.linspace(ymin, ymax, yn, dtype=np.float64)[Yi]
+    C = X + Y * 1j
+    N_ = np.zeros(C.shape, dtype=np.int64)
+    Z_ = np.zeros(C.shape, dtype=np.complex128)
+    Xi.shape = Yi.shape = C.shape = xn * yn
+    Z = np.zeros(C.shape, np.complex128)
+    for i in range(itermax):
+        if not len(Z):
+            break
+        np.multiply(Z, Z, Z)
+        np.add(Z, C, Z)
+        I = np.less(abs(Z), horizon)
+        N_[Xi[~I], Yi[~I]] = i
+        Z_[Xi[~I], Yi[~I]] = Z[~I]
+        Z = Z[I]
+        Xi, Yi = Xi[I], Yi[I]
+        C = C[I]
+    return Z_.T, N_.T
+
+
+def survivors(z, c, steps):
+    z = z.copy()
+    c = c.copy()
+    for _ in range(steps):
+        z = z * z + c
+        keep = np.abs(z) < 2.0
+        z, c = z[keep], c[keep]
+    return z, c, len(z), z.sum()
+
+
+def halving_argument(z, steps):
+    for _ in range(steps):
+        z *= 0.5               # the first step halves the caller's array in place
+        z = z[z > 0.1]
+    return z
+
+
+def last_write_wins(vals, rows, cols, m):
+    out = np.zeros((3, 4))
+    out[rows[m], cols[m]] = vals[m]
+    return out
+
+
+@pytest.fixture(scope="module")
+def mandelbrot():
+    return pyjitc.jit(mandelbrot_shrinking)
+
+
+@pytest.mark.parametrize("itermax", [0, 1, 7, 60])
+def test_an_escape_time_mandelbrot_that_shrinks_its_arrays_matches_numpy_at_every_step_count(mandelbrot, itermax):
+    assert_same_call(mandelbrot, mandelbrot_shrinking, -2.0, 0.5, -1.25, 1.25, 30, 20, itermax)
+
+
+def test_the_shrinking_loop_compiles_once_for_every_step_count_and_runs_at_run_time():
+    f = pyjitc.jit(mandelbrot_shrinking)
+    for itermax in (3, 11, 40):
+        f(-2.0, 0.5, -1.25, 1.25, 12, 10, itermax)
+    assert f.cache_info().misses == 1
+    assert "stablehlo.while" in f.lower(-2.0, 0.5, -1.25, 1.25, 12, 10, 40).as_text()
+
+
+def test_selections_carried_by_a_loop_are_returned_counted_and_summed_as_numpy_does():
+    f = pyjitc.jit(survivors)
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=50) + 1j * rng.normal(size=50)
+    c = (rng.random(50) - 0.5) + 1j * (rng.random(50) - 0.5)
+    for steps in (0, 1, 3, 9):
+        assert_same(f(z, c, steps), survivors(z, c, steps))
+
+
+def test_an_argument_updated_in_place_before_it_shrinks_still_changes_as_numpy_changes_it():
+    # the loop cannot carry the argument as a selection (its first step writes the caller's
+    # array): it falls back to unrolling for the step count given, never to a different answer
+    rng = np.random.default_rng(5)
+    for steps in (1, 3):
+        assert_same_call(pyjitc.jit(halving_argument), halving_argument, rng.random(20), steps)
+
+
+def test_writes_through_selected_index_arrays_keep_the_last_of_repeated_positions():
+    rng = np.random.default_rng(6)
+    f = pyjitc.jit(last_write_wins)
+    for _ in range(5):
+        vals, rows, cols = rng.random(40), rng.integers(0, 3, 40), rng.integers(0, 4, 40)
+        m = rng.random(40) < 0.6
+        assert_same(f(vals, rows, cols, m), last_write_wins(vals, rows, cols, m))
