@@ -34,6 +34,41 @@ def mandelbrot_shrinking(xmin, xmax, ymin, ymax, xn, yn, itermax, horizon=2.0):
     return Z_.T, N_.T
 
 
+def mandelbrot_escaped(xmin, xmax, ymin, ymax, xn, yn, itermax, horizon=2.0):
+    # another common form: Xi, Yi are views of one np.mgrid array, the escaped points are
+    # selected, and the mask is inverted in place
+    Xi, Yi = np.mgrid[0:xn, 0:yn]
+    X = np.linspace(xmin, xmax, xn, dtype=np.float64)[Xi]
+    Y = np.linspace(ymin, ymax, yn, dtype=np.float64)[Yi]
+    C = X + Y * 1j
+    N_ = np.zeros(C.shape, dtype=np.int64)
+    Z_ = np.zeros(C.shape, dtype=np.complex128)
+    Xi.shape = Yi.shape = C.shape = xn * yn
+    Z = np.zeros(C.shape, np.complex128)
+    for i in range(itermax):
+        if not len(C):
+            break
+        np.multiply(Z, Z, Z)
+        np.add(Z, C, Z)
+        I = np.abs(Z) > horizon
+        N_[Xi[I], Yi[I]] = i + 1
+        Z_[Xi[I], Yi[I]] = Z[I]
+        np.logical_not(I, I)
+        Z = Z[I]
+        Xi, Yi = Xi[I], Yi[I]
+        C = C[I]
+    return Z_.T, N_.T
+
+
+def shrinking_through_an_alias(x, steps):
+    z = x * 1.0
+    w = z                      # the same array: w's write in the first step is seen through z
+    for _ in range(steps):
+        w[0] = 0.75
+        z = z[z > 0.2] * 1.5
+    return z, w
+
+
 def survivors(z, c, steps):
     z = z.copy()
     c = c.copy()
@@ -65,6 +100,17 @@ def mandelbrot():
 @pytest.mark.parametrize("itermax", [0, 1, 7, 60])
 def test_an_escape_time_mandelbrot_that_shrinks_its_arrays_matches_numpy_at_every_step_count(mandelbrot, itermax):
     assert_same_call(mandelbrot, mandelbrot_shrinking, -2.0, 0.5, -1.25, 1.25, 30, 20, itermax)
+
+
+@pytest.mark.parametrize("itermax", [0, 5, 40])
+def test_the_mgrid_views_form_with_the_mask_inverted_in_place_matches_numpy(itermax):
+    assert_same_call(pyjitc.jit(mandelbrot_escaped), mandelbrot_escaped, -2.0, 0.5, -1.25, 1.25, 24, 18, itermax)
+
+
+def test_an_array_written_through_another_name_before_it_shrinks_is_not_carried_as_a_copy():
+    rng = np.random.default_rng(7)
+    for steps in (1, 4):
+        assert_same_call(pyjitc.jit(shrinking_through_an_alias), shrinking_through_an_alias, rng.random(16), steps)
 
 
 def test_the_shrinking_loop_compiles_once_for_every_step_count_and_runs_at_run_time():

@@ -183,10 +183,12 @@ def carries_as_selection(m) -> bool:
     return isinstance(m, Masked) and m.where[0] == "flags" and m.axis == 0 and m._data is not None
 
 
-def plan_selections(em, before, carried: dict, now: dict, marker) -> tuple[dict, list]:
+def plan_selections(em, before, carried: dict, now: dict, marker, touched: set) -> tuple[dict, list]:
     """The templates of the names in `now` (name -> its selection at the end of the body) and of
     their groups' flags, and the names that can't be carried so (their entry value is seen by
-    another name or the caller, or is a selection of another mask than its group's)."""
+    another name or the caller and the body writes it in place, or is a selection of another mask
+    than its group's). `touched`: the names carried as selections whose data the body writes in
+    place, and the ids of the arrays from before the loop that it writes."""
     groups: dict = {}
     for name, m in now.items():
         groups.setdefault(m.key, []).append(name)
@@ -194,13 +196,13 @@ def plan_selections(em, before, carried: dict, now: dict, marker) -> tuple[dict,
     for names in groups.values():
         group = tuple(sorted(names))
         try:
-            out.update(_plan_group(em, before, carried, now, group, marker))
+            out.update(_plan_group(em, before, carried, now, group, marker, touched))
         except MergeError:
             failed.extend(group)
     return out, failed
 
 
-def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker) -> dict:
+def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker, touched: set) -> dict:
     n = now[group[0]].where[1].shape[0]
     entries = [before.env.get(name, MISSING) for name in group]
     if any(isinstance(e, Masked) for e in entries) and not (
@@ -212,9 +214,10 @@ def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker) -> d
         if data is not MISSING:      # (a name the body binds before reading it: no entry value)
             if not isinstance(data, Traced) or data.ndim == 0 or data.shape[0] != n:
                 raise MergeError(f"'{name}' becomes a selection in the loop and has no array of its length before it")
-            if not isinstance(e, Masked) and _seen_elsewhere(em, before, name, data):
+            written = name in touched or id(data.root) in touched
+            if not isinstance(e, Masked) and written and _seen_elsewhere(em, before, name, data):
                 raise MergeError(f"'{name}' becomes a selection in the loop, and the array it names before the loop "
-                                 "is also seen elsewhere (another name, an argument)")
+                                 "is written in place there and also seen elsewhere (another name, an argument)")
         old = carried.get(("name", name))
         base = TypeOnly((old.shape, old.dtype, old.weak)) if isinstance(old, Selected) else \
             now[name].data if data is MISSING else data
@@ -226,8 +229,8 @@ def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker) -> d
 
 def _seen_elsewhere(em, before, name: str, data: Traced) -> bool:
     """Whether the array `name` holds before the loop (or the array it is a view of) is an argument
-    or held by another name: an in-place update in the loop's first iteration would reach it, and
-    the loop carries a copy from there on."""
+    or held by another name: the body's in-place update in the loop's first iteration would reach
+    it, and the loop carries a copy from there on."""
     if id(data) in em.arguments or id(data.root) in em.arguments:
         return True
     return any(isinstance(v, Traced) and v.root is data.root

@@ -333,6 +333,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             _bind_carried(env, entry_plans, list(block.params), cells, marker, inside=True)
             env.update(poisoned)   # the previous iteration's value: usable only if the loop is unrolled
             start = State(env, em)
+            entry_data = {k: v._data.value for k, v in env.items() if isinstance(v, Masked) and v._data is not None}
             em.loop_depth += 1
             em.loop_markers.append(marker)
             try:
@@ -371,7 +372,12 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 if leaf != old:
                     carried[key] = leaf
                     retype = True
-            retype = _plan_selections(em, env, before, carried, selections, poisoned, marker) or retype
+            # arrays the body writes in place: the names carried as selections whose data changed,
+            # and the arrays (cells) from before the loop
+            touched = {k for k, value in entry_data.items() if isinstance(start.env.get(k), Masked)
+                       and start.env[k]._data is not None and start.env[k]._data.value is not value}
+            touched |= {k[1] for k, _ in start.changes(env, before.cells) if k[0] == "cell"}
+            retype = _plan_selections(em, env, before, carried, selections, poisoned, marker, touched) or retype
             if retype:
                 b.rollback(checkpoint)
                 continue
@@ -423,13 +429,14 @@ def _bind_carried(env: dict, plans, values: list, cells: dict, marker, inside: b
     bind_selections(env, flags, pending, marker, inside)
 
 
-def _plan_selections(em, env: dict, before: State, carried: dict, selections: dict, poisoned: dict, marker) -> bool:
+def _plan_selections(em, env: dict, before: State, carried: dict, selections: dict, poisoned: dict, marker,
+                     touched: set) -> bool:
     """Carry the names bound to selections (and their groups' flags); a name that can't be carried
     so is poisoned as before (usable only if the loop is unrolled). Whether the templates changed."""
     for key, t in carried.items():   # names carried as selections and not rebound by this pass
         if isinstance(t, Selected) and key[1] not in selections and carries_as_selection(env.get(key[1])):
             selections[key[1]] = env[key[1]]
-    planned, failed = plan_selections(em, before, carried, selections, marker)
+    planned, failed = plan_selections(em, before, carried, selections, marker, touched)
     for name in failed:
         poisoned[name] = selections[name].poisoned(frozenset({marker}))
         carried.pop(("name", name), None)
