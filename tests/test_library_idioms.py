@@ -358,6 +358,28 @@ def test_ufunc_at_applies_every_update_at_repeated_indices_as_numpy():
         assert_same(m, t)
 
 
+def coo_matvec(rows, cols, vals, x, n):
+    y = np.zeros(n)
+    np.add.at(y, rows, vals * x[cols])
+    return y
+
+
+def scatter_rows(x, idx, v):
+    x[idx] = v
+    return x
+
+
+def test_add_at_and_writes_through_index_arrays_scale_with_positions_plus_indices():
+    # 2e5 updates into 2e4 positions, 1e6 writes into 1e6 positions: a comparison of every
+    # position with every index (the lowering before the scatters) would need 4e9 and 1e12
+    r = np.random.default_rng(8)
+    rows, cols, vals, x = r.integers(0, 20_000, 200_000), r.integers(0, 30_000, 200_000), r.random(200_000), r.random(30_000)
+    assert_same(pyjitc.jit(coo_matvec)(rows, cols, vals, x, 20_000), coo_matvec(rows, cols, vals, x, 20_000),
+                accumulate=True)
+    base, idx, v = r.random(1_000_000), r.integers(-1_000_000, 1_000_000, 1_000_000), r.random(1_000_000)
+    assert_same(pyjitc.jit(scatter_rows)(base.copy(), idx, v), scatter_rows(base.copy(), idx, v))
+
+
 def test_ufunc_at_with_an_index_out_of_bounds_raises_at_run_time():
     with pytest.raises(IndexError):
         pyjitc.jit(ufunc_at)(np.zeros(5), np.array([0, 7]), np.ones(2), np.zeros(5), np.zeros(5, int), np.ones((3, 4)))

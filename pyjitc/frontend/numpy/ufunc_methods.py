@@ -90,9 +90,10 @@ for _u, (_reduction, _cumulative, _combine) in REDUCIBLE.items():
 
 
 # ufunc.at(a, indices, b): unbuffered, so a position named k times gets k updates. Along the first
-# axis: each position's updates combined first (a sum, product, max or min over the indices that
-# name it: a one-hot comparison of positions with indices), then applied once. Float sums may round
-# differently from NumPy's one-by-one updates (within the reduction tolerance).
+# axis: each position's updates combined first, then applied once: a sum by a scatter-add (np.add.at
+# with 2e5 updates into 2e4 positions: 766 ms one-hot, now about NumPy's time), a product, max or
+# min over a one-hot comparison of positions with indices (work: positions x indices). Float sums may
+# round differently from NumPy's one-by-one updates (within the reduction tolerance).
 AT = {np.add: ("numpy.sum", 0), np.subtract: ("numpy.sum", 0), np.multiply: ("numpy.prod", 1),
       np.maximum: ("numpy.max", None), np.minimum: ("numpy.min", None)}
 
@@ -127,6 +128,11 @@ def _at(ufunc, reduction, identity):
                              f"{a.dtype} with casting rule 'same_kind'")
         bb = FUNCTIONS["numpy.broadcast_to"](em, em.cast(as_array(em, b), values.dtype) if not is_static(b)
                                              else np.asarray(b, values.dtype), (m,) + a.shape[1:])
+        if ufunc in (np.add, np.subtract):   # a scatter-add: work and memory grow with n + m
+            combined = em.emit("scatter_add", em.full(0, values.dtype, (n,) + a.shape[1:]), idx, bb)
+            new = impl(em, a, combined) if ufunc is np.add else FUNCTIONS["numpy.subtract"](em, a, combined)
+            store(em, a, Ellipsis, em.cast(new, a.dtype), f"np.{ufunc.__name__}.at")
+            return
         rest = (1,) * (a.ndim - 1)
         hit = FUNCTIONS["numpy.equal"](em, reshape(em, em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)),
                                                      (n, 1) + rest), reshape(em, idx, (1, m) + rest))
