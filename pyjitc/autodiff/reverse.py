@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import JitError
 from ..ir.graph import Block, Builder, Function, Op, Value
 from ..ir.types import TensorType, is_complex, is_float
+from .rules import COMPLEX_OK, inexact
 from .linalg import custom_vjp
 from .rules import ZERO, Emit, vjp
 
@@ -113,7 +114,7 @@ class Reverse:
 
     # -- cotangent bookkeeping
     def differentiable(self, v: Value) -> bool:
-        return v.id in self.active and is_float(v.type.dtype)
+        return v.id in self.active and inexact(v.type.dtype)
 
     def accumulate(self, cts: dict, v: Value, g: Value | None) -> None:
         if g is None or not self.differentiable(v):
@@ -163,10 +164,11 @@ class Reverse:
                 for v, g in self.reverse_while(op, ins, outs, gs, env):
                     self.accumulate(cts, v, g)
                 continue
-            if any(is_complex(v.type.dtype) for v in (*op.operands, *op.results)):
-                raise JitError("autodiff: complex numbers are not differentiated yet "
-                               f"(the IR op {op.name!r} works on complex values)", op.span)
-            gs = [g if g is not None or not is_float(r.type.dtype) else self.e.zeros(r.type)
+            if op.name not in COMPLEX_OK and any(is_complex(v.type.dtype) for v in (*op.operands, *op.results)):
+                raise JitError("autodiff: complex numbers are differentiated through arithmetic, exp, log, sqrt, "
+                               "abs, real/imag, sums, products of matrices and reshaping only; the IR op "
+                               f"{op.name!r} works on complex values here", op.span)
+            gs = [g if g is not None or not inexact(r.type.dtype) else self.e.zeros(r.type)
                   for g, r in zip(gs, outs)]
             in_cts = vjp(self.e, op, ins, outs, gs)
             if in_cts is NotImplemented:
@@ -258,7 +260,7 @@ class Reverse:
         e = self.e
         cond, body = op.regions
         types = [r.type for r in op.results]
-        flt = [i for i, t in enumerate(types) if is_float(t.dtype) and op.results[i].id in self.active]
+        flt = [i for i, t in enumerate(types) if inexact(t.dtype) and op.results[i].id in self.active]
         caps = [c for c in captures(op) if self.differentiable(c)]
         n = outs[-1]
         k = loop_slots(types)

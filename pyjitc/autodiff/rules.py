@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Builder, Op, Value
-from ..ir.types import TensorType, is_float
+from ..ir.types import TensorType, is_complex, is_float
 
 # Derivative zero wherever defined (JAX's convention at the jumps), or results that are not floats.
 ZERO = frozenset({"sign", "floor", "ceil", "round_even", "not", "and", "or", "xor", "shift_left",
@@ -30,8 +30,19 @@ class Emit:
         return self.b.emit(name, *operands, **attrs)
 
     def full(self, value, t: TensorType) -> Value:
+        if is_complex(t.dtype):   # from its parts: IREE 3.13 can't splat a complex constant
+            part = TensorType(t.shape, np.dtype(np.float32 if t.dtype == np.complex64 else np.float64))
+            return self("complex", self.full(np.real(value), part), self.full(np.imag(value), part))
         c = self("constant", value=np.asarray(value, dtype=t.dtype).reshape(()))
         return c if t.shape == () else self("broadcast_in_dim", c, shape=t.shape, dims=())
+
+    def div(self, a, b):
+        """a / b, complex too (the IR's div is real: a conj(b) / |b|^2)."""
+        if not is_complex(b.type.dtype):
+            return self("div", a, b)
+        re, im = self("real", b), self("imag", b)
+        inv = self("div", self.full(1, re.type), self.add(self.mul(re, re), self.mul(im, im)))
+        return self.mul(self.mul(a, self("complex", re, self("neg", im))), self("complex", inv, self.zeros(inv.type)))
 
     def zeros(self, t: TensorType) -> Value:
         return self.full(0, t)
@@ -73,12 +84,19 @@ def unary(fn):
 # ---------------------------------------------------------------- elementwise
 
 rule("neg")(unary(lambda e, x, y, g: e("neg", g)))
-rule("abs")(unary(lambda e, x, y, g: e.mul(g, e("sign", x))))   # 0 at 0, as JAX
+@rule("abs")
+def _abs(e, op, ins, outs, g):   # 0 at 0, as JAX
+    (x,), (y,) = ins, outs
+    if not is_complex(x.type.dtype):
+        return [e.mul(g, e("sign", x))]
+    # |z| of a complex z: g conj(z) / |z| (JAX's convention), 0 at z = 0
+    safe = e("select", e("compare", y, e.like(y, 0), direction="EQ"), e.like(y, 1), y)
+    return [e.mul(to_complex(e, e("div", g, safe), x.type.dtype), conj(e, x))]
 rule("exp")(unary(lambda e, x, y, g: e.mul(g, y)))
 rule("expm1")(unary(lambda e, x, y, g: e.mul(g, e.add(y, e.like(y, 1)))))
-rule("log")(unary(lambda e, x, y, g: e("div", g, x)))
+rule("log")(unary(lambda e, x, y, g: e.div(g, x)))
 rule("log1p")(unary(lambda e, x, y, g: e("div", g, e.add(x, e.like(x, 1)))))
-rule("sqrt")(unary(lambda e, x, y, g: e("div", e.mul(g, e.like(y, 0.5)), y)))
+rule("sqrt")(unary(lambda e, x, y, g: e.div(e.mul(g, e.like(y, 0.5)), y)))
 rule("rsqrt")(unary(lambda e, x, y, g: e.mul(g, e("div", e.mul(y, e.like(y, -0.5)), x))))
 rule("cbrt")(unary(lambda e, x, y, g: e("div", g, e.mul(e.like(y, 3), e.mul(y, y)))))
 rule("sin")(unary(lambda e, x, y, g: e.mul(g, e("cos", x))))
@@ -108,7 +126,7 @@ def _mul(e, op, ins, outs, g):
 @rule("div")
 def _div(e, op, ins, outs, g):
     a, b = ins
-    ga = e("div", g, b)
+    ga = e.div(g, b)
     return [ga, e("neg", e.mul(ga, outs[0]))]
 
 
@@ -164,7 +182,61 @@ def _select(e, op, ins, outs, g):
 
 @rule("convert")
 def _convert(e, op, ins, outs, g):
-    return [e("convert", g, dtype=ins[0].type.dtype) if is_float(ins[0].type.dtype) else None]
+    src = ins[0].type.dtype
+    if not inexact(src):
+        return [None]
+    if is_complex(g.type.dtype) and not is_complex(src):    # float -> complex: the real part's
+        return [e("convert", e("real", g), dtype=src)]
+    if is_complex(src) and not is_complex(g.type.dtype):    # complex -> float keeps the real part
+        return [to_complex(e, g, src)]
+    return [e("convert", g, dtype=src)]
+
+
+# ---------------------------------------------------------------- complex numbers
+#
+# JAX's convention: a rule is the transpose of the derivative as a linear map over the reals, so
+# holomorphic ops keep their real rules (mul: g * b, exp: g * exp(z), dot products) and the
+# gradient of |z|^2 is 2 conj(z). Complex values are differentiated as intermediates of functions
+# of real arguments with real results (an FFT's power spectrum, a complex exponential's real
+# part); the ops below and the holomorphic ones in COMPLEX_OK.
+
+def inexact(dt) -> bool:
+    return is_float(dt) or is_complex(dt)
+
+
+def to_complex(e, x, dtype):
+    """x (real) as the complex dtype `dtype`, imaginary part 0."""
+    part = np.dtype(np.float32 if np.dtype(dtype) == np.complex64 else np.float64)
+    x = e("convert", x, dtype=part) if x.type.dtype != part else x
+    return e("complex", x, e.zeros(x.type))
+
+
+def conj(e, z):
+    return e("complex", e("real", z), e("neg", e("imag", z)))
+
+
+@rule("real")
+def _real(e, op, ins, outs, g):
+    return [to_complex(e, g, ins[0].type.dtype)]
+
+
+@rule("imag")
+def _imag(e, op, ins, outs, g):
+    return [e("complex", e.zeros(g.type), e("neg", g))]
+
+
+@rule("complex")
+def _complex(e, op, ins, outs, g):
+    return [e("real", g), e("neg", e("imag", g))]
+
+
+# the ops whose rules hold for complex values (the frontend builds complex exp, log, sqrt, power
+# and division from these)
+COMPLEX_OK = frozenset({
+    "add", "sub", "mul", "div", "neg", "exp", "log", "sqrt", "abs", "real", "imag", "complex", "convert",
+    "reduce", "dot_general", "broadcast_in_dim", "reshape", "transpose", "slice", "dynamic_slice",
+    "dynamic_update_slice", "concatenate", "pad", "reverse", "select", "take", "scatter_add", "barrier",
+    "constant", "iota"})
 
 
 @rule("bitcast")
@@ -211,8 +283,11 @@ def _slice(e, op, ins, outs, g):
         return [None]
     start, strides = op.attrs["start"], op.attrs["strides"]
     high = [d - (s + (n - 1) * k + 1) for d, s, n, k in zip(x.shape, start, g.type.shape, strides)]
-    zero = e("constant", value=np.zeros((), x.dtype))
-    return [e("pad", g, zero, low=tuple(start), high=tuple(high), interior=tuple(k - 1 for k in strides))]
+    attrs = dict(low=tuple(start), high=tuple(high), interior=tuple(k - 1 for k in strides))
+    if is_complex(x.dtype):   # each part padded: IREE 3.13 can't splat a complex padding value
+        parts = [e(name, g) for name in ("real", "imag")]
+        return [e("complex", *(e("pad", p, e.full(0, TensorType((), p.type.dtype)), **attrs) for p in parts))]
+    return [e("pad", g, e("constant", value=np.zeros((), x.dtype)), **attrs)]
 
 
 @rule("pad")
