@@ -13,6 +13,7 @@ from ..errors import ArgumentError, CompileError, JitError
 from ..frontend.values import DIFFERENTIATING
 from ..ir.graph import Builder, prune
 from ..ir.types import is_float
+from .rules import inexact
 from ..program import Argument, Either, Known, OutputTree, Program, Result
 from ..template import PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, leaves
 from .. import tree
@@ -85,7 +86,7 @@ class GradFunction(JitFunction):
             dtype = spec.dtype if isinstance(spec, Template) else \
                 PY_SCALAR_DTYPES[spec.pytype] if isinstance(spec, ScalarSpec) else None
             if not strict:
-                ok = dtype is not None and is_float(dtype)
+                ok = dtype is not None and inexact(dtype)
                 wrt.append(fn.params[dynamic.index((name,))] if ok else None)
                 weak.append(spec.pytype if ok and isinstance(spec, ScalarSpec) else None)
                 continue
@@ -95,9 +96,9 @@ class GradFunction(JitFunction):
             if dtype is None:
                 raise JitError(f"can't differentiate with respect to {name!r}: gradients of tuples, lists "
                                "and dicts of arrays are not supported yet; pass the arrays separately", where)
-            if not is_float(dtype):
+            if not inexact(dtype):
                 raise JitError(f"can't differentiate with respect to {name!r}: its dtype is {dtype} "
-                               "(gradients need float32 or float64 arguments)", where,
+                               "(gradients need float or complex arguments)", where,
                                hint=f"pass {name} as a float array" if dtype.kind in "biu" else None)
             wrt.append(fn.params[dynamic.index((name,))])
             weak.append(spec.pytype if isinstance(spec, ScalarSpec) else None)
