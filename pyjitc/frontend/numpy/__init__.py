@@ -24,7 +24,9 @@ this package registers them all.
     statistics.py    ptp, average, median, percentile, quantile, cov, corrcoef, bincount, histogram
     bits.py          gcd, lcm, bitwise_count; frexp, ldexp, modf (from the representation)
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
+    spectral.py      svd values, eigvalsh, norm 2/nuc, cond, matrix_rank, pinv, lstsq (jacobi.py's methods)
     scipy_calls.py   SciPy routines NumPy-level library code calls: scipy.special.rel_entr, BLAS nrm2
 """
 from . import (accurate, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               editing, elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, statistics, ufunc_methods, ufuncs)
+               editing, elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, spectral,
+               statistics, ufunc_methods, ufuncs)

@@ -196,7 +196,8 @@ def cholesky(em, a, upper=False):
     return transpose(em, low, *range(nb), nb + 1, nb) if upper else low
 
 
-@register("numpy.linalg.norm", note="ord None, 'fro', 2 (vectors), 1, inf, -inf (vectors)")
+@register("numpy.linalg.norm", note="ord None, 'fro', 2 (vectors), 1, inf, -inf (vectors); of a matrix also 2, -2, "
+                                    "'nuc' (singular values), 1, -1, inf, -inf")
 def norm(em, x, ord=None, axis=None, keepdims=False):
     ord, keepdims = em.static(ord, "norm: ord"), em.static(keepdims, "norm: keepdims")
     axis = em.static(axis, "norm: axis")
@@ -206,7 +207,7 @@ def norm(em, x, ord=None, axis=None, keepdims=False):
     if axis is None and ord is None or ord in ("fro",) or (ord == 2 and (x.ndim == 1 if axis is None else np.ndim(axis) == 0)):
         sq = em.emit("mul", x, x)
         return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
-    vector = (x.ndim == 1 and axis is None) or np.ndim(axis) == 0
+    vector = (x.ndim == 1 and axis is None) or (axis is not None and np.ndim(axis) == 0)
     if vector and ord in (1, np.inf, -np.inf, float("inf"), float("-inf")):
         a = em.emit("abs", x)
         fn = {1: "numpy.sum", np.inf: "numpy.max", -np.inf: "numpy.min"}[ord]
@@ -214,5 +215,13 @@ def norm(em, x, ord=None, axis=None, keepdims=False):
     if vector and ord is None:
         sq = em.emit("mul", x, x)
         return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
+    if x.ndim == 2 and axis is None and not keepdims:
+        if ord in (2, -2, "nuc"):       # from the singular values (spectral.py)
+            from .spectral import matrix_norm
+            return matrix_norm(em, x, ord)
+        if ord in (1, -1, np.inf, -np.inf):   # the largest / smallest absolute column or row sum
+            sums = FUNCTIONS["numpy.sum"](em, em.emit("abs", x), axis=0 if ord in (1, -1) else 1)
+            return FUNCTIONS["numpy.max" if ord in (1, np.inf) else "numpy.min"](em, sums)
     raise NotSupportedError(f"linalg.norm: ord={ord!r} for these axes is not supported",
-                            hint="ord None/'fro'/2 (vectors), 1, inf, -inf (vectors) are")
+                            hint="ord None/'fro'/2 (vectors), 1, inf, -inf; of a matrix (axis=None) also "
+                                 "2, -2, 'nuc', 1, -1, inf, -inf")

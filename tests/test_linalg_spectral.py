@@ -1,0 +1,94 @@
+"""np.linalg's functions of singular values and symmetric eigenvalues (frontend/numpy/spectral.py,
+one-sided and cyclic Jacobi from jacobi.py) against NumPy's LAPACK results: values, shapes and
+dtypes on tall, wide, square and rank-deficient matrices; singular vectors refused with a located
+error (their signs are LAPACK's choice)."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same
+
+
+def singular_values(a):
+    return np.linalg.svd(a, compute_uv=False), np.linalg.svdvals(a)
+
+
+def matrix_norms(a):
+    return (np.linalg.norm(a, 2), np.linalg.norm(a, -2), np.linalg.norm(a, "nuc"), np.linalg.norm(a, 1),
+            np.linalg.norm(a, -1), np.linalg.norm(a, np.inf), np.linalg.norm(a, -np.inf), np.linalg.norm(a))
+
+
+def ranks_and_inverse(a):
+    return np.linalg.matrix_rank(a), np.linalg.pinv(a), np.linalg.cond(a), np.linalg.cond(a, -2)
+
+
+def least_squares(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)
+
+
+def least_squares_solution(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+def symmetric_eigenvalues(a):
+    return np.linalg.eigvalsh(a), np.linalg.eigvalsh(a, UPLO="U")
+
+
+def singular_vectors(a):
+    return np.linalg.svd(a)
+
+
+rng = np.random.default_rng(12)
+MATRICES = {
+    "tall": rng.random((7, 4)),
+    "wide": rng.random((3, 6)),
+    "square": rng.random((5, 5)) - 0.5,
+    "rank 2": rng.random((6, 2)) @ rng.random((2, 5)),
+    "one column": rng.random((4, 1)),
+    "float32": rng.random((5, 3)).astype(np.float32),
+}
+
+
+def tolerance(a):
+    return (1e-4, 1e-5) if a.dtype == np.float32 else (1e-9, 1e-11)
+
+
+@pytest.mark.parametrize("name", list(MATRICES))
+def test_singular_values_norms_ranks_and_pseudo_inverses_match_numpy(name):
+    a = MATRICES[name]
+    rtol, atol = tolerance(a)
+    for fn in (singular_values, matrix_norms, ranks_and_inverse):
+        got, want = pyjitc.jit(fn)(a), fn(a)
+        if fn is ranks_and_inverse and name == "rank 2":   # cond of a singular matrix: ~1e16 or inf either way
+            got, want = got[:2], want[:2]
+        for g, w in zip(got, want):
+            assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype, (fn.__name__, g, w)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * max(1.0, float(np.abs(w).max(initial=0))))
+
+
+@pytest.mark.parametrize("name, b_shape", [("tall", (7,)), ("tall", (7, 2)), ("rank 2", (6,)), ("wide", (3,))])
+def test_least_squares_gives_numpys_solution_residuals_rank_and_singular_values(name, b_shape):
+    a, b = MATRICES[name], rng.random(b_shape)
+    got, want = pyjitc.jit(least_squares)(a, b), least_squares(a, b)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10)
+    assert_same(pyjitc.jit(least_squares_solution)(a, b), want[0], accumulate=True)
+
+
+def test_eigvalsh_reads_only_the_triangle_uplo_names():
+    a = rng.random((6, 6))          # not symmetric: each triangle makes its own symmetric matrix
+    for g, w in zip(pyjitc.jit(symmetric_eigenvalues)(a), symmetric_eigenvalues(a)):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+        assert g.dtype == w.dtype
+
+
+def test_matrix_norms_of_order_one_and_inf_are_column_and_row_sums_not_the_flattened_vectors():
+    a = np.arange(12.0).reshape(3, 4) - 5
+    got = pyjitc.jit(matrix_norms)(a)
+    assert got[3] == 10.0 and got[5] == 18.0     # NumPy's; it used to give the vector norms 36 and 6
+
+
+def test_singular_vectors_are_a_located_refusal():
+    with pytest.raises(pyjitc.NotSupportedError, match=r"test_linalg_spectral.py:\d+:\d+: np.linalg.svd with compute_uv"):
+        pyjitc.jit(singular_vectors)(MATRICES["tall"])
