@@ -380,6 +380,26 @@ def test_add_at_and_writes_through_index_arrays_scale_with_positions_plus_indice
     assert_same(pyjitc.jit(scatter_rows)(base.copy(), idx, v), scatter_rows(base.copy(), idx, v))
 
 
+def warns_when_negative(x):
+    import warnings
+    if x.min() < 0:
+        warnings.warn("negative entries", RuntimeWarning)
+    return np.abs(x)
+
+
+def sets_a_filter(x):
+    import warnings
+    warnings.simplefilter("ignore")
+    return x
+
+
+def test_warnings_warn_compiles_to_nothing_and_other_warnings_functions_are_refused_where_called():
+    x = np.array([-1.0, 2.0])
+    assert_same(pyjitc.jit(warns_when_negative)(x), np.abs(x))
+    with pytest.raises(pyjitc.NotSupportedError, match=r"test_library_idioms.py:\d+:\d+: warnings.simplefilter"):
+        pyjitc.jit(sets_a_filter)(x)
+
+
 def test_ufunc_at_with_an_index_out_of_bounds_raises_at_run_time():
     with pytest.raises(IndexError):
         pyjitc.jit(ufunc_at)(np.zeros(5), np.array([0, 7]), np.ones(2), np.zeros(5), np.zeros(5, int), np.ones((3, 4)))

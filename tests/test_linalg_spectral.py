@@ -92,3 +92,20 @@ def test_matrix_norms_of_order_one_and_inf_are_column_and_row_sums_not_the_flatt
 def test_singular_vectors_are_a_located_refusal():
     with pytest.raises(pyjitc.NotSupportedError, match=r"test_linalg_spectral.py:\d+:\d+: np.linalg.svd with compute_uv"):
         pyjitc.jit(singular_vectors)(MATRICES["tall"])
+
+
+def fit_polynomial(x, y, deg):
+    return np.polyfit(x, y, deg)
+
+
+def fit_weighted(x, y, w):
+    return np.polyfit(x, y, 3, w=w)
+
+
+def test_numpys_own_polyfit_compiles_through_lstsq_and_matches_numpy():
+    x = np.linspace(-1, 2, 25)
+    y = np.cos(2 * x) + rng.random(25) * 0.05
+    for deg in (1, 3, 5):
+        assert_same(pyjitc.jit(fit_polynomial)(x, y, deg), fit_polynomial(x, y, deg), accumulate=True)
+    w = rng.random(25) + 0.5
+    assert_same(pyjitc.jit(fit_weighted)(x, y, w), fit_weighted(x, y, w), accumulate=True)

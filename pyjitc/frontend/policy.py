@@ -206,6 +206,9 @@ NUMPY_NAMESPACES = tuple(f"{prefix}array_api_compat.{part}" for prefix in ("", "
 # Modules whose classes compiled code may name, for isinstance(f, collections.abc.Callable);
 # a call into them is refused as any other call is.
 TYPE_MODULES = ("collections", "collections.abc", "numbers")
+# modules whose registered functions compile to nothing (warnings.warn: a warning never changes a
+# value, and compiled code can't show one); their other functions stay refused when called
+NO_EFFECT_MODULES = ("warnings",)
 
 
 # Attributes of otherwise forbidden modules that compiled code may read, as compile-time values:
@@ -249,7 +252,7 @@ def module_named(node, lookup):
 
 def check_module(mod: types.ModuleType, shown: str) -> None:
     name = mod.__name__
-    if name.split(".")[0] not in ALLOWED_MODULES and name not in TYPE_MODULES and \
+    if name.split(".")[0] not in ALLOWED_MODULES and name not in TYPE_MODULES and name not in NO_EFFECT_MODULES and \
             not any(name == n or name.startswith(n + ".") for n in NUMPY_NAMESPACES):
         raise ForbiddenError(f"module {name!r} ({shown}) is not allowed inside @jit",
                              hint=f"allowed modules are {', '.join(ALLOWED_MODULES)}; call other code outside")
@@ -326,6 +329,10 @@ def classify_call(obj, shown: str):
         raise not_allowed(shown, reason)
     if path in registry.FUNCTIONS:
         return "numpy", registry.FUNCTIONS[path]
+    if getattr(obj, "__module__", None) in NO_EFFECT_MODULES + tuple("_" + m for m in NO_EFFECT_MODULES):
+        raise NotSupportedError(f"{shown} (from module {obj.__module__.lstrip('_')!r}) can't be called inside @jit",
+                                hint="warnings.warn is the one function of that module compiled (to nothing); "
+                                     "set warning filters outside the compiled function")
     if obj is builtins.getattr:   # the compiler's own attribute rules, with a compile-time name
         return "getattr", obj
     if isinstance(obj, functools._lru_cache_wrapper) and isinstance(obj.__wrapped__, types.FunctionType):

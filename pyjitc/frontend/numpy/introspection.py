@@ -57,6 +57,13 @@ class NoEffect:
         self.what = what
 
 
+@register("_warnings.warn", note="warnings.warn (library code warning about its inputs, np.polyfit's RankWarning): "
+                                 "compiled code can't show a warning at run time, so the call compiles to nothing; "
+                                 "it never changes a value")
+def warn(em, message, category=None, stacklevel=1, source=None, **kwargs):
+    return None
+
+
 @register("numpy.errstate", note="a `with np.errstate(...)` block compiles its body; the settings change only warnings")
 def errstate(em, **kwargs):
     return NoEffect("np.errstate")
