@@ -387,6 +387,19 @@ def warns_when_negative(x):
     return np.abs(x)
 
 
+def nan_levels(x):
+    lo, hi = map(float, (x.min(), x.max()))
+    return np.any(np.isnan([lo, hi, 0.5])), np.maximum([lo, 2.0], hi)
+
+
+def test_ufuncs_of_lists_holding_run_time_numbers_make_arrays_as_numpy_does():
+    # skimage's rescale_intensity: np.any(np.isnan([imin, imax, omin, omax])) of float()s
+    for x in (np.array([0.25, 3.0]), np.array([np.nan, 1.0])):
+        got, want = pyjitc.jit(nan_levels)(x), nan_levels(x)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+
+
 def sets_a_filter(x):
     import warnings
     warnings.simplefilter("ignore")

@@ -14,7 +14,7 @@ from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_bool, is_float
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
-from ..values import Emitter, Traced, fold, is_py_scalar, is_static, join_params
+from ..values import Emitter, Traced, fold, is_py_scalar, is_static, items_of, join_params
 from . import accurate
 from .dtypes import cast_impl
 from .elementwise import by_kind, cmp, const, identity, in_double, isnan, prim, sel, signbit, via_float64, zero_like
@@ -51,11 +51,17 @@ def _sizes_as_values(em, ufunc, args) -> tuple:
     return tuple(out)
 
 
+def _holds_run_time_values(a) -> bool:
+    return isinstance(a, (list, tuple)) and next(items_of(a, Traced), None) is not None
+
+
 def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     """NumPy ufunc semantics: loop dtypes from NumPy's own resolver, broadcasting, weak scalars.
     `lower(em, *operands, out_dtype)` emits the computation on operands already in loop dtypes."""
     if any(isinstance(a, dims.Dim) for a in args):   # a run-time size: the Python int it is
         args = _sizes_as_values(em, ufunc, args)
+    if any(_holds_run_time_values(a) for a in args):   # np.isnan([lo, hi]) of run-time numbers: an array
+        args = tuple(FUNCTIONS["numpy.asarray"](em, a) if _holds_run_time_values(a) else a for a in args)
     if is_static(*args):
         return fold(ufunc, *args)
     name = ufunc.__name__
