@@ -109,3 +109,26 @@ def test_numpys_own_polyfit_compiles_through_lstsq_and_matches_numpy():
         assert_same(pyjitc.jit(fit_polynomial)(x, y, deg), fit_polynomial(x, y, deg), accumulate=True)
     w = rng.random(25) + 0.5
     assert_same(pyjitc.jit(fit_weighted)(x, y, w), fit_weighted(x, y, w), accumulate=True)
+
+
+def norms_over_axes(a, t):
+    return (np.linalg.norm(a, axis=0), np.linalg.norm(a, ord=1, axis=1), np.linalg.norm(a, ord=-np.inf, axis=0),
+            np.linalg.norm(a, axis=1, keepdims=True), np.linalg.norm(t, axis=(1, 2)), np.linalg.norm(a, ord=3, axis=1),
+            np.linalg.norm(a, ord=0, axis=1), np.linalg.norm(a.ravel(), ord=-1), np.linalg.norm(t, ord=1, axis=(2, 0)),
+            np.linalg.norm(t, ord=np.inf, axis=(0, 2), keepdims=True), np.linalg.norm(a, 2, axis=(1, 0)))
+
+
+def selected_by_run_time_conditions(a):
+    return np.compress(a[:, 0] > 0.5, a, axis=0), np.extract(a > 0.2, a), np.compress((a > 0.4).ravel(), a)
+
+
+def test_vector_and_matrix_norms_over_any_axes_match_numpy():
+    a, t = rng.random((4, 5)) - 0.3, rng.random((3, 4, 5)) - 0.5
+    for g, w in zip(pyjitc.jit(norms_over_axes)(a, t), norms_over_axes(a, t)):
+        assert_same(g, w, accumulate=True)
+
+
+def test_compress_and_extract_with_run_time_conditions_are_selections():
+    a = rng.random((6, 3))
+    for g, w in zip(pyjitc.jit(selected_by_run_time_conditions)(a), selected_by_run_time_conditions(a)):
+        assert_same(g, w)

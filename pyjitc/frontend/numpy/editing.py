@@ -68,11 +68,18 @@ def insert(em, arr, obj, values, axis=None):
     return _gather(em, source, picks)
 
 
-@register("numpy.compress", note="a compile-time condition (the result's length depends on it)")
+@register("numpy.compress", note="a compile-time condition, or a run-time one along the first axis or over the "
+                                 "raveled array (then a selection, as x[condition])")
 def compress(em, condition, a, axis=None, out=None):
     if out is not None:
         raise NotSupportedError("compress: out= is not supported; assign the result instead")
     axis = em.static(axis, "compress: axis")
+    if isinstance(condition, Traced) and condition.ndim == 1 and not is_static(a):
+        x = em.asarray(a)
+        x = reshape(em, x, (-1,)) if axis is None else x
+        if (axis in (None, 0, -x.ndim)) and condition.shape[0] == x.shape[0]:   # x[condition]: a selection
+            from ..indexing import getitem
+            return getitem(em, x, em.cast(condition, np.bool_))
     cond = np.asarray(_static_positions(em, condition, "compress"))
     if is_static(a):
         return fold(np.compress, cond, a, axis=axis)
@@ -88,7 +95,20 @@ def compress(em, condition, a, axis=None, out=None):
     return FUNCTIONS["numpy.take"](em, x, picks, axis=ax)
 
 
-@register(method="compress", note="a compile-time condition (the result's length depends on it)")
+@register("numpy.extract", note="the raveled array where the raveled condition holds: a selection (as x[condition]) "
+                                "for a run-time condition of the array's size")
+def extract(em, condition, arr):
+    if is_static(condition) and is_static(arr):
+        return fold(np.extract, condition, arr)
+    x, c = reshape(em, em.asarray(arr), (-1,)), reshape(em, em.asarray(condition), (-1,))
+    if c.shape[0] != x.shape[0]:
+        raise NotSupportedError("np.extract: a condition of another size than the array is not supported")
+    from ..indexing import getitem
+    return getitem(em, x, em.cast(c, np.bool_))
+
+
+@register(method="compress", note="a compile-time condition, or a run-time one along the first axis (then a "
+                                   "selection, as x[condition])")
 def compress_method(em, a, condition, axis=None, out=None):
     return compress(em, condition, a, axis=axis, out=out)
 

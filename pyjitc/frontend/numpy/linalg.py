@@ -196,32 +196,69 @@ def cholesky(em, a, upper=False):
     return transpose(em, low, *range(nb), nb + 1, nb) if upper else low
 
 
-@register("numpy.linalg.norm", note="ord None, 'fro', 2 (vectors), 1, inf, -inf (vectors); of a matrix also 2, -2, "
-                                    "'nuc' (singular values), 1, -1, inf, -inf")
+@register("numpy.linalg.norm", note="NumPy's vector norms (any ord) over one axis and matrix norms (None, 'fro', 1, "
+                                    "-1, inf, -inf over any two axes; 2, -2, 'nuc' of a 2-D matrix: singular values)")
 def norm(em, x, ord=None, axis=None, keepdims=False):
     ord, keepdims = em.static(ord, "norm: ord"), em.static(keepdims, "norm: keepdims")
     axis = em.static(axis, "norm: axis")
     x = em.asarray(x)
     if not is_float(x.dtype):
         x = em.cast(x, np.float64)
-    if axis is None and ord is None or ord in ("fro",) or (ord == 2 and (x.ndim == 1 if axis is None else np.ndim(axis) == 0)):
-        sq = em.emit("mul", x, x)
-        return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
-    vector = (x.ndim == 1 and axis is None) or (axis is not None and np.ndim(axis) == 0)
-    if vector and ord in (1, np.inf, -np.inf, float("inf"), float("-inf")):
-        a = em.emit("abs", x)
-        fn = {1: "numpy.sum", np.inf: "numpy.max", -np.inf: "numpy.min"}[ord]
-        return FUNCTIONS[fn](em, a, axis=axis, keepdims=keepdims)
-    if vector and ord is None:
-        sq = em.emit("mul", x, x)
-        return FUNCTIONS["numpy.sqrt"](em, FUNCTIONS["numpy.sum"](em, sq, axis=axis, keepdims=keepdims))
-    if x.ndim == 2 and axis is None and not keepdims:
-        if ord in (2, -2, "nuc"):       # from the singular values (spectral.py)
-            from .spectral import matrix_norm
-            return matrix_norm(em, x, ord)
-        if ord in (1, -1, np.inf, -np.inf):   # the largest / smallest absolute column or row sum
-            sums = FUNCTIONS["numpy.sum"](em, em.emit("abs", x), axis=0 if ord in (1, -1) else 1)
-            return FUNCTIONS["numpy.max" if ord in (1, np.inf) else "numpy.min"](em, sums)
-    raise NotSupportedError(f"linalg.norm: ord={ord!r} for these axes is not supported",
-                            hint="ord None/'fro'/2 (vectors), 1, inf, -inf; of a matrix (axis=None) also "
-                                 "2, -2, 'nuc', 1, -1, inf, -inf")
+    nd = x.ndim
+    f = FUNCTIONS
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            out = f["numpy.sqrt"](em, f["numpy.sum"](em, em.emit("mul", x, x)))
+            return reshape(em, out, (1,) * nd) if keepdims else out
+        axis = tuple(range(nd))
+    axes = tuple(int(a) % nd for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if len(axes) == 1:
+        out = _vector_norm(em, x, ord, axes[0])
+    elif len(axes) == 2 and axes[0] != axes[1]:
+        out = _matrix_norm(em, x, ord, axes)
+    else:
+        raise ShapeError("ValueError: Improper number of dimensions to norm.")
+    if keepdims:
+        out = reshape(em, out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+    return out
+
+
+def _vector_norm(em, x, ord, ax):
+    f = FUNCTIONS
+    a = em.emit("abs", x)
+    if ord == np.inf:
+        return f["numpy.max"](em, a, axis=ax)
+    if ord == -np.inf:
+        return f["numpy.min"](em, a, axis=ax)
+    if ord == 0:
+        return em.cast(f["numpy.sum"](em, f["numpy.not_equal"](em, x, 0), axis=ax), x.dtype)
+    if ord == 1:
+        return f["numpy.sum"](em, a, axis=ax)
+    if ord is None or ord == 2:
+        return f["numpy.sqrt"](em, f["numpy.sum"](em, em.emit("mul", x, x), axis=ax))
+    if isinstance(ord, str):
+        raise ShapeError(f"ValueError: Invalid norm order '{ord}' for vectors")
+    p = float(ord)
+    powered = f["numpy.power"](em, a, p)
+    return f["numpy.power"](em, f["numpy.sum"](em, powered, axis=ax), 1.0 / p)
+
+
+def _matrix_norm(em, x, ord, axes):
+    f = FUNCTIONS
+    row, col = axes
+    if ord in (2, -2, "nuc"):
+        if x.ndim != 2:
+            raise NotSupportedError(f"linalg.norm: ord={ord!r} of stacked matrices is not supported",
+                                    hint="of a 2-D matrix it is (from the singular values)")
+        from .spectral import matrix_norm
+        return matrix_norm(em, x if axes == (0, 1) else transpose(em, x), ord)
+    a = em.emit("abs", x)
+    if ord in (1, -1):
+        pick = "numpy.max" if ord == 1 else "numpy.min"
+        return f[pick](em, f["numpy.sum"](em, a, axis=row), axis=col - 1 if col > row else col)
+    if ord in (np.inf, -np.inf):
+        pick = "numpy.max" if ord == np.inf else "numpy.min"
+        return f[pick](em, f["numpy.sum"](em, a, axis=col), axis=row - 1 if row > col else row)
+    if ord in (None, "fro", "f"):
+        return f["numpy.sqrt"](em, f["numpy.sum"](em, em.emit("mul", x, x), axis=axes))
+    raise ShapeError("ValueError: Invalid norm order for matrices.")
