@@ -132,3 +132,18 @@ def test_compress_and_extract_with_run_time_conditions_are_selections():
     a = rng.random((6, 3))
     for g, w in zip(pyjitc.jit(selected_by_run_time_conditions)(a), selected_by_run_time_conditions(a)):
         assert_same(g, w)
+
+
+def qr_modes(a):
+    return np.linalg.qr(a), np.linalg.qr(a, mode="complete"), np.linalg.qr(a, mode="r")
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (3, 5), (4, 4)])
+def test_qr_gives_lapacks_factors_signs_included(shape):
+    a = rng.random(shape) - 0.5
+    a[1:, 0] = 0.0          # a column with nothing below the diagonal: no reflection, as dlarfg
+    a[0, 0] = -0.0          # and a negative zero on the diagonal: copysign's sign, as Fortran's SIGN
+    got, want = pyjitc.jit(qr_modes)(a), qr_modes(a)
+    for g, w in zip((*got[0], *got[1], got[2]), (*want[0], *want[1], want[2])):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)

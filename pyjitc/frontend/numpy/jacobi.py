@@ -88,3 +88,51 @@ def symmetric_eigenvalues(a, eps, tiny):
     for k in range(n):
         d[k] = A[k, k]
     return d
+
+
+def householder_qr(a, columns):
+    """LAPACK's QR (dgeqr2 then dorg2r, unblocked): for column j the reflector H = I - tau v v^T
+    with v[j] = 1 that maps a[j:, j] to beta e_j, beta = -copysign(norm, alpha) (dlarfg: no
+    reflection where the column below the diagonal is zero); R overwrites a, and Q's first
+    `columns` columns (k for 'reduced', m for 'complete') are H_0 ... H_{k-1} applied to the
+    identity's. The same reflectors as LAPACK's blocked dgeqrf, so the same signs."""
+    R = a.copy()
+    m, n = R.shape
+    k = min(m, n)
+    V = np.zeros((m, k), dtype=R.dtype)
+    tau = np.zeros(k, dtype=R.dtype)
+    for j in range(k):
+        alpha = R[j, j]
+        xn = 0.0
+        for i in range(j + 1, m):
+            xn += R[i, j] * R[i, j]
+        V[j, j] = 1.0
+        if xn > 0.0:
+            beta = -np.copysign(np.sqrt(alpha * alpha + xn), alpha)
+            t = (beta - alpha) / beta
+            scale = 1.0 / (alpha - beta)
+            for i in range(j + 1, m):
+                V[i, j] = R[i, j] * scale
+                R[i, j] = 0.0
+            R[j, j] = beta
+            tau[j] = t
+            for c in range(j + 1, n):
+                w = R[j, c]
+                for i in range(j + 1, m):
+                    w += V[i, j] * R[i, c]
+                w = w * t
+                R[j, c] -= w
+                for i in range(j + 1, m):
+                    R[i, c] -= w * V[i, j]
+    Q = np.eye(m, columns, dtype=R.dtype)
+    for jj in range(k):
+        j = k - 1 - jj
+        t = tau[j]
+        for c in range(j, columns):
+            w = 0.0
+            for i in range(j, m):
+                w += V[i, j] * Q[i, c]
+            w = w * t
+            for i in range(j, m):
+                Q[i, c] -= w * V[i, j]
+    return Q, R

@@ -1,7 +1,7 @@
 """spectral: np.linalg's functions of singular values and symmetric eigenvalues, from the Jacobi
 methods in jacobi.py (compiled from their Python source like user code; native loops on the CPU):
 svd with compute_uv=False and svdvals, eigvalsh, norm with ord 2 / -2 / 'nuc' of matrices, cond,
-matrix_rank, pinv and lstsq.
+matrix_rank, pinv and lstsq; and qr, from Householder reflectors chosen as LAPACK chooses them.
 
 Singular vectors and eigenvectors are refused: their signs (and, for repeated values, their
 basis) are whatever LAPACK's algorithm gives, which no other algorithm reproduces; pinv and lstsq
@@ -162,6 +162,34 @@ def pinv(em, a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     if 0 in a.shape:
         return em.asarray(np.zeros(a.shape[::-1], a.dtype))
     return _pinv_parts(em, a, rcond)[0]
+
+
+@register("numpy.linalg.qr", note="mode 'reduced', 'complete' and 'r': Householder reflectors as LAPACK's dgeqrf "
+                                  "(the same signs), Q as dorgqr; 2-D matrices")
+def qr(em, a, mode="reduced"):
+    mode = em.static(mode, "qr: mode")
+    if mode not in ("reduced", "complete", "r"):
+        raise NotSupportedError(f"np.linalg.qr with mode={mode!r} is not supported",
+                                hint="mode 'reduced', 'complete' or 'r' are")
+    a = _matrix(em, a, "qr")
+    m, n = a.shape
+    k = min(m, n)
+    columns = m if mode == "complete" else k
+    if 0 in a.shape:
+        q, r = np.linalg.qr(np.zeros(a.shape, a.dtype), mode="complete" if mode == "complete" else "reduced")
+        q, r = em.asarray(q), em.asarray(r)
+    else:
+        q, r = _compile_helper(em, jacobi.householder_qr, a, columns)
+        if columns < m:
+            r = F["numpy.triu"](em, _rows(em, r, columns))
+        else:
+            r = F["numpy.triu"](em, r)
+    return r if mode == "r" else (q, r)
+
+
+def _rows(em, x, k):
+    from ..indexing import getitem
+    return getitem(em, x, slice(0, k))
 
 
 @register("numpy.linalg.lstsq", note="the minimum-norm solution from the one-sided Jacobi SVD, with NumPy's rcond; "
