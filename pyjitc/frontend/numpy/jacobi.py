@@ -11,6 +11,24 @@ import numpy as np
 MAX_SWEEPS = 40
 
 
+def _rotation(zeta):
+    """(cos, sin) of the Jacobi rotation for zeta = cot(2 theta), the smaller of the two angles."""
+    t = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+    if zeta < 0:
+        t = -t
+    c = 1.0 / np.sqrt(1.0 + t * t)
+    return c, c * t
+
+
+def _rotate_columns(A, p, q, c, s):
+    """Columns p and q of A rotated in place."""
+    for i in range(A.shape[0]):
+        x = A[i, p]
+        y = A[i, q]
+        A[i, p] = c * x - s * y
+        A[i, q] = s * x + c * y
+
+
 def one_sided_svd(a, eps, tiny):
     """a (m, n), m >= n: W = a V with orthogonal columns, V orthogonal; the singular values are
     the column norms of W (unsorted). Rotations of column pairs until every pair is orthogonal to
@@ -31,22 +49,9 @@ def one_sided_svd(a, eps, tiny):
                     gamma += W[i, p] * W[i, q]
                 if abs(gamma) > eps * np.sqrt(alpha * beta) and abs(gamma) > tiny:
                     rotated += 1
-                    zeta = (beta - alpha) / (2.0 * gamma)
-                    t = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
-                    if zeta < 0:
-                        t = -t
-                    c = 1.0 / np.sqrt(1.0 + t * t)
-                    s = c * t
-                    for i in range(m):
-                        x = W[i, p]
-                        y = W[i, q]
-                        W[i, p] = c * x - s * y
-                        W[i, q] = s * x + c * y
-                    for i in range(n):
-                        x = V[i, p]
-                        y = V[i, q]
-                        V[i, p] = c * x - s * y
-                        V[i, q] = s * x + c * y
+                    c, s = _rotation((beta - alpha) / (2.0 * gamma))
+                    _rotate_columns(W, p, q, c, s)
+                    _rotate_columns(V, p, q, c, s)
         if rotated == 0:
             break
     return W, V
@@ -66,18 +71,9 @@ def symmetric_eigenvalues(a, eps, tiny):
                 aqq = A[q, q]
                 if abs(apq) > eps * np.sqrt(abs(app * aqq)) and abs(apq) > tiny:
                     rotated += 1
-                    theta = (aqq - app) / (2.0 * apq)
-                    t = 1.0 / (abs(theta) + np.sqrt(1.0 + theta * theta))
-                    if theta < 0:
-                        t = -t
-                    c = 1.0 / np.sqrt(1.0 + t * t)
-                    s = c * t
-                    for k in range(n):
-                        x = A[k, p]
-                        y = A[k, q]
-                        A[k, p] = c * x - s * y
-                        A[k, q] = s * x + c * y
-                    for k in range(n):
+                    c, s = _rotation((aqq - app) / (2.0 * apq))
+                    _rotate_columns(A, p, q, c, s)
+                    for k in range(n):      # and the rows p and q
                         x = A[p, k]
                         y = A[q, k]
                         A[p, k] = c * x - s * y
