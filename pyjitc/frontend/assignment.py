@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError
-from . import indexing, masked
+from . import indexing, masked, selections
 from .operators import apply_operator
 from .sequences import Seq
 from .registry import FUNCTIONS, PROPERTIES
@@ -34,9 +34,9 @@ def store(em, base, index, value, shown):
         index = known(index)
         if masked.as_mask(index) is not None:   # y[np.nonzero(m)] = v is y[m] = v
             index = masked.as_mask(index)
-        items = masked.index_items(index)
+        items = selections.index_items(index)
         if items is not None:   # N[Xi[m], Yi[m]] = v
-            base.value = masked.scatter(em, base, items, value, shown).value
+            base.value = selections.scatter(em, base, items, value, shown).value
             return
         if overlapping_store(em, base, index, value):
             return

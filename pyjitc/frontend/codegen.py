@@ -22,7 +22,7 @@ from ..ir.graph import Builder, Function, prune
 from ..ir.ops import OpTypeError
 from ..program import Argument, Either, Known, OutputTree, Program, Result, Trimmed, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
-from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry
+from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry, selections
 from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
@@ -553,12 +553,12 @@ class FunctionCompiler(ast.NodeVisitor):
         index = known(self.visit(node.slice))
         if isinstance(base, Traced) and masked.as_mask(index) is not None:   # x[np.nonzero(m)] is x[m]
             index = masked.as_mask(index)
-        if isinstance(base, Traced) and isinstance(index, tuple) and masked.index_items(index):
-            return call_known(self.em, masked.gather_many, (base, index))   # x[a[m], b[m]]
+        if isinstance(base, Traced) and isinstance(index, tuple) and selections.index_items(index):
+            return call_known(self.em, selections.gather_many, (base, index))   # x[a[m], b[m]]
         if isinstance(base, Traced) and isinstance(index, masked.Masked) and not index.positions:
             return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]]
         if isinstance(base, masked.Masked) and isinstance(index, masked.Masked):
-            return call_known(self.em, masked.reselect, (base, index))   # Z[I] of Z = Z0[m]
+            return call_known(self.em, selections.reselect, (base, index))   # Z[I] of Z = Z0[m]
         if isinstance(base, masked.Masked) and not masked.contains(index):
             return call_known(self.em, masked.subscript, (base, index))   # r[:k][::-1]
         if isinstance(base, masked.Masked) or masked.contains(index):

@@ -335,14 +335,6 @@ def _flip(em, impl, m: Masked, axis):
     return Masked(moved, m.axis, m.where, m.key, m.params)
 
 
-def index_items(index):
-    """The index arrays of x[a[m]] / x[a[m], b[m]] when every item is a selection (else None)."""
-    items = index if isinstance(index, tuple) else (index,)
-    if items and all(isinstance(it, Masked) and it.where[0] == "flags" and not it.positions for it in items):
-        return items
-    return None
-
-
 def subscript(em, m: Masked, index):
     """m[::-1], m[:, ::-1], m[::-1, :]: np.flip along the reversed axes (`r[:k][::-1] @ y[:k]`,
     a Levinson-Durbin step); any other index asks for the bounds at compile time."""
@@ -356,61 +348,6 @@ def subscript(em, m: Masked, index):
         need(m, "indexing it")
     from .registry import FUNCTIONS
     return _flip(em, FUNCTIONS["numpy.flip"], m, axes)
-
-
-def _selection_key(em, flags: Traced):
-    from .indexing import mask_key
-    return ("flags", mask_key(em, flags), flags.shape)
-
-
-def reselect(em, m: Masked, sel: Masked) -> Masked:
-    """m[sel] for a selection m and a bool array computed from it (`Z = Z[abs(Z) < 2]` after `Z =
-    Z[I]`): NumPy moves the kept elements together; here they stay at their positions with the
-    flags narrowed to those where sel holds too, so `Z[I]`, `C[I]` and `Xi[I]` stay aligned."""
-    if not (m.where[0] == "flags" and sel.where[0] == "flags" and aligned(m, sel) and m.axis == 0
-            and sel.axis == 0 and sel.data.ndim == 1 and is_bool(sel.data.dtype)):
-        need(sel, "indexing with it")
-    flags = em.emit("and", m.where[1], sel.data)
-    return Masked(m.data, 0, ("flags", flags), _selection_key(em, flags), _join(m, sel))
-
-
-def _aligned_indices(em, items, what: str):
-    """The index arrays of x[a[m], b[m]] / x[a[m], b[m]] = v: selections of one mask, 1-D integers."""
-    ref = items[0]
-    for it in items:
-        if not isinstance(it, Masked) or it.where[0] != "flags" or not aligned(ref, it) or it.data.ndim != 1 \
-                or np.dtype(it.data.dtype).kind not in "iu":
-            need(first(items), what)
-    return ref.where[1]
-
-
-def gather_many(em, x: Traced, items: tuple) -> Masked:
-    """x[a[m], b[m]]: the gather at every position, reading position 0 where m is false; a
-    selection of m as the index arrays are."""
-    from .indexing import getitem
-    flags = _aligned_indices(em, items, "indexing with it")
-    if len(items) > x.ndim or 0 in x.shape[:len(items)]:
-        need(items[0], "indexing with it")
-    safe = tuple(Traced(em.emit("select", flags, em.cast(it.data, np.int64), em.full(0, np.int64, it.data.shape)).value,
-                        None, it.params) for it in items)
-    out = getitem(em, x, safe)
-    return Masked(Traced(out.value, None, _join(x, *items)), 0, items[0].where, items[0].key, _join(x, *items))
-
-
-def scatter(em, x: Traced, items: tuple, value, what: str) -> Traced:
-    """The new x after `x[a[m], b[m]] = v` (v a scalar or a selection of the same m): the entries
-    where m holds write, the last of several naming one position winning, as in NumPy."""
-    from .indexing import set_selected_positions
-    flags = _aligned_indices(em, items, what)
-    if len(items) > x.ndim or 0 in x.shape[:len(items)]:
-        need(items[0], what)
-    index = tuple(Traced(em.emit("select", flags, em.cast(it.data, np.int64), em.full(0, np.int64, it.data.shape)).value,
-                         None, it.params) for it in items)
-    if isinstance(value, Masked):
-        if value.where[0] != "flags" or not aligned(value, items[0]) or value.axis != 0:
-            need(value, f"{what} from a selection of another mask")
-        value = Traced(value.data.value, value.data.weak, value.params)
-    return set_selected_positions(em, x, index, value, what, flags)
 
 
 def gather(em, x: Traced, m: Masked):

@@ -19,16 +19,9 @@ F = FUNCTIONS
 
 
 def _compile_helper(em, fn, *args):
-    """fn(*args) compiled from its Python source into the current program, as a user's helper."""
-    from ..codegen import FunctionCompiler, source_of
-    saved = em.call_function
-    try:
-        src = source_of(fn, check=False)
-        names = list(src.node.args.args)
-        env = {a.arg: v for a, v in zip(names, args)}
-        return FunctionCompiler(src, em, env).run()
-    finally:
-        em.call_function = saved
+    """fn(*args) compiled from its Python source into the current program, as a user's helper
+    (through the interpreter's own call, em.call_function)."""
+    return em.call_function(fn, f"pyjitc's {fn.__name__}", list(args), {})
 
 
 def _matrix(em, a, name) -> Traced:
