@@ -145,3 +145,33 @@ def test_writes_through_selected_index_arrays_keep_the_last_of_repeated_position
         vals, rows, cols = rng.random(40), rng.integers(0, 3, 40), rng.integers(0, 4, 40)
         m = rng.random(40) < 0.6
         assert_same(f(vals, rows, cols, m), last_write_wins(vals, rows, cols, m))
+
+
+def rescaled_on_one_branch(x, c):
+    s = x[x > 0]
+    if c > 0:
+        s = s * 2
+    return s, s.sum(), len(s)
+
+
+def other_selection_on_one_branch(x, c):
+    s = x[x > 0]
+    t = x[x > 0.5]
+    if c > 0:
+        s = t
+    return s
+
+
+def narrowed_on_one_branch(x, c):
+    s = x[x > 0]
+    if c > 0:
+        s = s[s > 0.5]
+    return s + 1, len(s)
+
+
+@pytest.mark.parametrize("fn", [rescaled_on_one_branch, other_selection_on_one_branch, narrowed_on_one_branch])
+def test_selections_merged_across_a_run_time_if_are_returned_as_numpy_returns_them(fn):
+    x = np.array([0.3, -1.0, 0.7, 2.0, -0.2])
+    f = pyjitc.jit(fn)
+    for c in (1, -1):
+        assert_same(f(x, c), fn(x, c))
