@@ -175,3 +175,41 @@ def test_selections_merged_across_a_run_time_if_are_returned_as_numpy_returns_th
     f = pyjitc.jit(fn)
     for c in (1, -1):
         assert_same(f(x, c), fn(x, c))
+
+
+def collatz_steps(n0):
+    n = n0.copy()
+    idx = np.arange(n.size)
+    steps = np.zeros(n.size, dtype=np.int64)
+    k = 0
+    while len(n) > 0:            # a while loop that ends when every selection is empty
+        k += 1
+        n = np.where(n % 2 == 0, n // 2, 3 * n + 1)
+        done = n == 1
+        steps[idx[done]] = k
+        n = n[~done]
+        idx = idx[~done]
+    return steps
+
+
+def above_the_mean(x, steps):
+    y = x * 1.0
+    total = 0.0
+    for _ in range(steps):
+        y = y[y > y.mean()]
+        total += y.sum()
+        if y.size < 2:
+            break
+    return total, len(y), y
+
+
+def test_a_while_loop_that_runs_until_its_selections_are_empty_matches_numpy():
+    n0 = np.random.default_rng(9).integers(2, 300, 60)
+    assert_same(pyjitc.jit(collatz_steps)(n0), collatz_steps(n0))
+
+
+def test_a_selection_reduced_and_counted_in_each_step_matches_numpy():
+    x = np.random.default_rng(10).random(64)
+    f = pyjitc.jit(above_the_mean)
+    for steps in (0, 1, 3, 8):
+        assert_same(f(x, steps), above_the_mean(x, steps), accumulate=True)

@@ -219,6 +219,8 @@ def call(em, impl, shown: str, args, kwargs):
     ufunc = getattr(impl, "ufunc", None)
     if ufunc is not None and ufunc.signature is None and ufunc.nout == 1 and not kwargs:
         return _elementwise(em, impl, shown, args)
+    if impl in (FUNCTIONS["numpy.where"], FUNCTIONS["numpy.clip"]) and len(args) == 3 and not kwargs:
+        return _elementwise(em, impl, shown, args)    # elementwise too: np.where(n % 2 == 0, n // 2, 3 * n + 1)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
     if impl is FUNCTIONS["numpy.flip"] and isinstance(args[0], Masked) and args[0].where[0] == "bounds" \
