@@ -181,3 +181,26 @@ def inverse_cube_where_positive(pos, soft):
 def test_a_write_through_the_same_mask_recomputed_after_many_ops_is_one_selection():
     pos = np.random.default_rng(5).random((7, 3))
     assert_same_call(pyjitc.jit(inverse_cube_where_positive), inverse_cube_where_positive, pos, 0.1)
+
+
+def unique_with_everything(a):
+    return np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+
+
+def group_sums(labels, values):
+    keys, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    sums = np.zeros(labels.shape[0])
+    np.add.at(sums, inverse, values)
+    return keys, sums, counts, sums[inverse] / counts[inverse]
+
+
+@pytest.mark.parametrize("a", [np.array([[3, 1, 3], [2, 1, 3]]), np.array([1.0, np.nan, 2.0, np.nan, 1.0]),
+                               np.array([7]), np.arange(6) % 3])
+def test_unique_returns_numpys_indices_inverse_and_counts(a):
+    assert_same(pyjitc.jit(unique_with_everything)(a), unique_with_everything(a))
+
+
+def test_a_group_by_built_on_unique_inverse_and_counts_matches_numpy():
+    r = np.random.default_rng(21)
+    labels, values = r.integers(0, 5, 40), r.random(40)
+    assert_same(pyjitc.jit(group_sums)(labels, values), group_sums(labels, values), accumulate=True)

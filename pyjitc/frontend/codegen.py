@@ -559,6 +559,8 @@ class FunctionCompiler(ast.NodeVisitor):
             return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]]
         if isinstance(base, masked.Masked) and isinstance(index, masked.Masked):
             return call_known(self.em, selections.reselect, (base, index))   # Z[I] of Z = Z0[m]
+        if isinstance(base, masked.Masked) and isinstance(index, Traced) and index.ndim and base.where[0] == "flags":
+            return call_known(self.em, selections.gather_compacted, (base, index))   # counts[inverse]
         if isinstance(base, masked.Masked) and not masked.contains(index):
             return call_known(self.em, masked.subscript, (base, index))   # r[:k][::-1]
         if isinstance(base, masked.Masked) or masked.contains(index):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..ir.types import is_bool
 from .indexing import getitem, mask_key, set_selected_positions
-from .masked import Masked, _join, aligned, first, need
+from .masked import Masked, _join, aligned, compacted, first, need, returnable
 from .values import Traced
 
 
@@ -70,3 +70,24 @@ def scatter(em, x: Traced, items: tuple, value, what: str) -> Traced:
             need(value, f"{what} from a selection of another mask")
         value = Traced(value.data.value, value.data.weak, value.params)
     return set_selected_positions(em, x, index, value, what, flags)
+
+
+def gather_compacted(em, m: Masked, index) -> Traced:
+    """m[idx] for a selection m and integer positions counted in it (`counts[inverse]` after
+    np.unique): m's elements moved to the front (masked.compacted), then gathered; a position
+    outside the selection's run-time length raises IndexError, as NumPy's."""
+    idx = index if isinstance(index, Traced) else em.asarray(np.asarray(index))
+    if np.dtype(idx.dtype).kind not in "iu" or not returnable(m):
+        need(m, "indexing it")
+    data, count = compacted(em, m)
+    i = em.cast(idx, np.int64)
+    size = em.broadcast(count, i.shape)
+    wrapped = em.emit("select", em.emit("compare", i, em.full(0, np.int64, i.shape), direction="LT"),
+                      em.emit("add", i, size), i)
+    bad = em.emit("or", em.emit("compare", wrapped, em.full(0, np.int64, i.shape), direction="LT"),
+                  em.emit("compare", wrapped, size, direction="GE"))
+    if bad.ndim:
+        bad = em.emit("reduce", bad, kind="or", axes=tuple(range(bad.ndim)))
+    em.check(bad, "IndexError: an index is out of bounds for a selection (x[mask]) of the length it has here")
+    safe = em.emit("select", em.emit("compare", wrapped, size, direction="LT"), wrapped, em.full(0, np.int64, i.shape))
+    return em.emit("take", data, em.emit("max", safe, em.full(0, np.int64, i.shape)), weak=data.weak)

@@ -159,20 +159,27 @@ def argwhere(em, a):
     return masked.Masked(Traced(stacked.value, None, frozenset()), 0, coords[0].where, coords[0].key, None)
 
 
-@register("numpy.unique", note="of a run-time array: sorted, NaNs as one (equal_nan=True); usable in "
-                                "elementwise operations, reductions, len(), .size and as a result; "
-                                "return_index/inverse/counts and axis= are refused")
+@register("numpy.unique", note="of a run-time array (axis=None): sorted, NaNs as one (equal_nan=True); the values, "
+                                "and return_index / return_counts, are selections (usable in elementwise operations, "
+                                "reductions, len(), .size and as results); return_inverse has the array's shape; "
+                                "axis= is refused")
 def unique(em, ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     if is_static(ar):
         return fold(np.unique, ar, return_index=return_index, return_inverse=return_inverse,
                     return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    if return_index or return_inverse or return_counts or axis is not None:
+    if axis is not None:
         _dynamic_shape(em, ar)
-    x = sort(em, reshape(em, em.asarray(ar), -1), axis=0)
+    a = em.asarray(ar)
+    flat = reshape(em, a, -1)
+    extras = return_index or return_inverse or return_counts
+    x, order = sort_along(em, flat, 0, with_index=True) if extras else (sort(em, flat, axis=0), None)
     n = x.shape[0]
     if n == 0:
-        return x
+        empty = em.asarray(np.zeros((0,), np.int64))
+        outs = [x] + [empty] * bool(return_index) + [reshape(em, empty, a.shape)] * bool(return_inverse) \
+            + [empty] * bool(return_counts)
+        return tuple(outs) if extras else x
     first = em.full(True, np.bool_, (1,))
     new = cmp(em, em.emit("slice", x, start=(1,), limit=(n,), strides=(1,)),
               em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,)), "NE")
@@ -181,7 +188,26 @@ def unique(em, ar, return_index=False, return_inverse=False, return_counts=False
                        isnan(em, em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,))))
         new = em.emit("and", new, em.emit("not", both))
     flags = em.emit("concatenate", first, new, axis=0) if n > 1 else first
-    return masked.Masked(Traced(x.value, None, x.params), 0, ("flags", flags), ("flags", mask_key(em, flags), (n,)), None)
+    key = ("flags", mask_key(em, flags), (n,))
+
+    def selected(values):
+        return masked.Masked(Traced(values.value, None, x.params), 0, ("flags", flags), key, None)
+    outs = [selected(x)]
+    if return_index:   # the stable order's first of each run: the first occurrence
+        outs.append(selected(order))
+    if return_inverse:   # each element's run number, sent back to where the sort took it from
+        run = em.emit("sub", FUNCTIONS["numpy.cumsum"](em, em.cast(flags, np.int64)), em.full(1, np.int64, (n,)))
+        inverse = em.emit("scatter_add", em.full(0, np.int64, (n,)), order, run)
+        outs.append(reshape(em, inverse, a.shape))
+    if return_counts:   # the next run's start minus this one's
+        iota = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
+        starts = em.emit("select", flags, iota, em.full(n, np.int64, (n,)))
+        later = FUNCTIONS["numpy.minimum.accumulate"](em, em.emit("reverse", starts, dims=(0,)))
+        later = em.emit("reverse", later, dims=(0,))      # later[i]: the first start at or after i
+        following = em.emit("concatenate", em.emit("slice", later, start=(1,), limit=(n,), strides=(1,)),
+                            em.full(n, np.int64, (1,)), axis=0)
+        outs.append(selected(em.emit("sub", following, iota)))
+    return tuple(outs) if extras else outs[0]
 
 
 @register("numpy.flatnonzero", note="as np.nonzero")
