@@ -138,7 +138,7 @@ def qr_modes(a):
     return np.linalg.qr(a), np.linalg.qr(a, mode="complete"), np.linalg.qr(a, mode="r")
 
 
-@pytest.mark.parametrize("shape", [(6, 4), (3, 5), (4, 4)])
+@pytest.mark.parametrize("shape", [(6, 4), (3, 5), (4, 4), (5, 1), (1, 4)])
 def test_qr_gives_lapacks_factors_signs_included(shape):
     a = rng.random(shape) - 0.5
     a[1:, 0] = 0.0          # a column with nothing below the diagonal: no reflection, as dlarfg

@@ -172,17 +172,22 @@ def qr(em, a, mode="reduced"):
         q, r = np.linalg.qr(np.zeros(a.shape, a.dtype), mode="complete" if mode == "complete" else "reduced")
         q, r = em.asarray(q), em.asarray(r)
     else:
-        q, r = _compile_helper(em, jacobi.householder_qr, a, columns)
-        if columns < m:
-            r = F["numpy.triu"](em, _rows(em, r, columns))
-        else:
-            r = F["numpy.triu"](em, r)
+        # a matrix of one row or column is padded with zeros to 2: IREE 3.13's CollapseDimensionsPass
+        # fails on a native loop over an array with an axis of length 1. A zero row or column adds
+        # nothing to any reflector (and gets none of its own), so Q and R are the padded ones' corner
+        pm, pn = max(m, 2), max(n, 2)
+        padded = a if (pm, pn) == (m, n) else em.emit(
+            "pad", a, em.constant(np.zeros((), a.dtype)), low=(0, 0), high=(pm - m, pn - n), interior=(0, 0))
+        q, r = _compile_helper(em, jacobi.householder_qr, padded, pm if mode == "complete" else min(pm, pn))
+        q = _corner(em, q, m, columns)
+        r = F["numpy.triu"](em, _corner(em, r, columns, n))
     return r if mode == "r" else (q, r)
 
 
-def _rows(em, x, k):
-    from ..indexing import getitem
-    return getitem(em, x, slice(0, k))
+def _corner(em, x, rows, cols):
+    if x.shape == (rows, cols):
+        return x
+    return em.emit("slice", x, start=(0, 0), limit=(rows, cols), strides=(1, 1))
 
 
 @register("numpy.linalg.lstsq", note="the minimum-norm solution from the one-sided Jacobi SVD, with NumPy's rcond; "
