@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Builder, Op, Value
-from ..ir.types import TensorType, is_complex, is_float
+from ..ir.types import TensorType, is_complex, is_float, real_dtype
 
 # Derivative zero wherever defined (JAX's convention at the jumps), or results that are not floats.
 ZERO = frozenset({"sign", "floor", "ceil", "round_even", "not", "and", "or", "xor", "shift_left",
@@ -31,7 +31,7 @@ class Emit:
 
     def full(self, value, t: TensorType) -> Value:
         if is_complex(t.dtype):   # from its parts: IREE 3.13 can't splat a complex constant
-            part = TensorType(t.shape, np.dtype(np.float32 if t.dtype == np.complex64 else np.float64))
+            part = TensorType(t.shape, real_dtype(t.dtype))
             return self("complex", self.full(np.real(value), part), self.full(np.imag(value), part))
         c = self("constant", value=np.asarray(value, dtype=t.dtype).reshape(()))
         return c if t.shape == () else self("broadcast_in_dim", c, shape=t.shape, dims=())
@@ -206,7 +206,7 @@ def inexact(dt) -> bool:
 
 def to_complex(e, x, dtype):
     """x (real) as the complex dtype `dtype`, imaginary part 0."""
-    part = np.dtype(np.float32 if np.dtype(dtype) == np.complex64 else np.float64)
+    part = real_dtype(np.dtype(dtype))
     x = e("convert", x, dtype=part) if x.type.dtype != part else x
     return e("complex", x, e.zeros(x.type))
 

@@ -350,7 +350,8 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                                                                           "(b[:] = a), or swap copies"))
             retype = False
             selections = {}   # names bound to a selection at the end of the body (carried.py)
-            for key, now in start.changes(env, before.cells):
+            changes = start.changes(env, before.cells)
+            for key, now in changes:
                 if isinstance(now, Masked) and key[0] == "name":
                     if carries_as_selection(now) and key[1] not in poisoned:
                         selections[key[1]] = now
@@ -376,7 +377,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             # and the arrays (cells) from before the loop
             touched = {k for k, value in entry_data.items() if isinstance(start.env.get(k), Masked)
                        and start.env[k]._data is not None and start.env[k]._data.value is not value}
-            touched |= {k[1] for k, _ in start.changes(env, before.cells) if k[0] == "cell"}
+            touched |= {k[1] for k, _ in changes if k[0] == "cell"}
             retype = _plan_selections(em, env, before, carried, selections, poisoned, marker, touched) or retype
             if retype:
                 b.rollback(checkpoint)

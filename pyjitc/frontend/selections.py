@@ -45,15 +45,20 @@ def _aligned_indices(em, items, what: str):
     return ref.where[1]
 
 
+def _where_selected(em, items, flags) -> tuple:
+    """The index arrays as int64, 0 where the mask does not hold (their values there are never
+    used, and must not fail a bounds check)."""
+    return tuple(Traced(em.emit("select", flags, em.cast(it.data, np.int64), em.full(0, np.int64, it.data.shape)).value,
+                        None, it.params) for it in items)
+
+
 def gather_many(em, x: Traced, items: tuple) -> Masked:
     """x[a[m], b[m]]: the gather at every position, reading position 0 where m is false; a
     selection of m as the index arrays are."""
     flags = _aligned_indices(em, items, "indexing with it")
     if len(items) > x.ndim or 0 in x.shape[:len(items)]:
         need(items[0], "indexing with it")
-    safe = tuple(Traced(em.emit("select", flags, em.cast(it.data, np.int64), em.full(0, np.int64, it.data.shape)).value,
-                        None, it.params) for it in items)
-    out = getitem(em, x, safe)
+    out = getitem(em, x, _where_selected(em, items, flags))
     return Masked(Traced(out.value, None, _join(x, *items)), 0, items[0].where, items[0].key, _join(x, *items))
 
 
@@ -63,8 +68,7 @@ def scatter(em, x: Traced, items: tuple, value, what: str) -> Traced:
     flags = _aligned_indices(em, items, what)
     if len(items) > x.ndim or 0 in x.shape[:len(items)]:
         need(items[0], what)
-    index = tuple(Traced(em.emit("select", flags, em.cast(it.data, np.int64), em.full(0, np.int64, it.data.shape)).value,
-                         None, it.params) for it in items)
+    index = _where_selected(em, items, flags)
     if isinstance(value, Masked):
         if value.where[0] != "flags" or not aligned(value, items[0]) or value.axis != 0:
             need(value, f"{what} from a selection of another mask")

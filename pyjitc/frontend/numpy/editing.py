@@ -74,7 +74,7 @@ def compress(em, condition, a, axis=None, out=None):
     if out is not None:
         raise NotSupportedError("compress: out= is not supported; assign the result instead")
     axis = em.static(axis, "compress: axis")
-    if isinstance(condition, Traced) and condition.ndim == 1 and not is_static(a):
+    if isinstance(condition, Traced) and condition.ndim == 1:
         x = em.asarray(a)
         x = reshape(em, x, (-1,)) if axis is None else x
         if (axis in (None, 0, -x.ndim)) and condition.shape[0] == x.shape[0]:   # x[condition]: a selection
@@ -100,11 +100,8 @@ def compress(em, condition, a, axis=None, out=None):
 def extract(em, condition, arr):
     if is_static(condition) and is_static(arr):
         return fold(np.extract, condition, arr)
-    x, c = reshape(em, em.asarray(arr), (-1,)), reshape(em, em.asarray(condition), (-1,))
-    if c.shape[0] != x.shape[0]:
-        raise NotSupportedError("np.extract: a condition of another size than the array is not supported")
-    from ..indexing import getitem
-    return getitem(em, x, em.cast(c, np.bool_))
+    # NumPy: "equivalent to np.compress(np.ravel(condition), np.ravel(arr))"
+    return compress(em, reshape(em, em.asarray(condition), (-1,)), arr)
 
 
 @register(method="compress", note="a compile-time condition, or a run-time one along the first axis (then a "

@@ -81,7 +81,7 @@ def _exp_i(em, e: Traced, n: int, sign: int, dtype, scale: float = 1.0) -> Trace
         sin = neg(sin)
     if scale != 1.0:
         cos, sin = op("mul", cos, f64(scale)), op("mul", sin, f64(scale))
-    part = np.dtype(np.float32) if dtype == np.complex64 else F64
+    part = real_dtype(np.dtype(dtype))
     return op("complex", em.cast(cos, part), em.cast(sin, part))
 
 

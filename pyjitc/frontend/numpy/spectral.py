@@ -60,8 +60,11 @@ def singular_values(em, a) -> Traced:
     if 0 in a.shape:
         return em.asarray(np.zeros((0,), a.dtype))
     W, _, _ = _svd_parts(em, a)
-    s = F["numpy.sort"](em, _column_norms(em, W))
-    return F["numpy.flip"](em, s)
+    return _descending(em, _column_norms(em, W))
+
+
+def _descending(em, s):
+    return F["numpy.flip"](em, F["numpy.sort"](em, s))
 
 
 @register("numpy.linalg.svd", note="compute_uv=False only: the singular values (one-sided Jacobi, spectral.py); "
@@ -205,7 +208,7 @@ def lstsq(em, a, b, rcond=None):
     p, s, large = _pinv_parts(em, a, rc)
     x = F["numpy.matmul"](em, p, em.cast(b, a.dtype))
     rank = F["numpy.count_nonzero"](em, large)
-    values = F["numpy.flip"](em, F["numpy.sort"](em, s))
+    values = _descending(em, s)
     r = F["numpy.subtract"](em, F["numpy.matmul"](em, a, x), b)
     res = F["numpy.sum"](em, F["numpy.multiply"](em, r, r), axis=0)
     res = F["numpy.reshape"](em, res, (1,)) if b.ndim == 1 else res
