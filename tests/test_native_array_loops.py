@@ -98,6 +98,50 @@ def next_column_kept(A, B):
     return A, B
 
 
+def correlation_rows(data):
+    """Pearson correlation as written row by row of the upper triangle: a vector times the columns
+    right of the diagonal (computed into a temporary along the rows of `data`)."""
+    m = data.shape[1]
+    data = (data - data.mean(axis=0)) / (np.sqrt(data.shape[0]) * data.std(axis=0))
+    corr = np.eye(m)
+    for i in range(m - 1):
+        corr[i, i + 1:] = data[:, i] @ data[:, i + 1:]
+        corr[i + 1:, i] = corr[i, i + 1:]
+    return corr
+
+
+def covariance_chained(data):
+    n, m = data.shape
+    data = data - data.mean(axis=0)
+    cov = np.zeros((m, m))
+    for i in range(m):
+        cov[i:, i] = cov[i, i:] = data[:, i] @ data[:, i:] / (n - 1.0)
+    return cov
+
+
+def gram_schmidt_rows(A):
+    """Modified Gram-Schmidt with the row of R right of the diagonal as one vector-matrix product."""
+    m, n = A.shape
+    Q, R = np.zeros((m, n)), np.zeros((n, n))
+    for k in range(n):
+        R[k, k] = np.sqrt(A[:, k] @ A[:, k])
+        Q[:, k] = A[:, k] / R[k, k]
+        R[k, k + 1:] = Q[:, k] @ A[:, k + 1:]
+        A[:, k + 1:] -= np.outer(Q[:, k], R[k, k + 1:])
+    return Q, R
+
+
+def prefix_sums(x):
+    """Sums and maxima of every prefix and suffix: lengths 0 up, on both sides of the length at
+    which float reductions keep several partial results."""
+    out = np.zeros((3, x.shape[0]))
+    for i in range(x.shape[0]):
+        out[0, i] = x[:i].sum()
+        out[1, i] = x[i:].max()
+        out[2, i] = x[:i] @ x[x.shape[0] - i:]
+    return out
+
+
 def spd(n, seed):
     a = np.random.default_rng(seed).random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -115,6 +159,10 @@ CASES = {
     "rows_from_rows": (rows_from_rows, lambda n, r: (r.random((n, 3)),), "dispatch"),
     "forward_sweep": (forward_sweep, lambda n, r: (r.random((3, 2, n + 1)), r.random((3, 2, n + 1)), 0.3), "dispatch"),
     "next_column_kept": (next_column_kept, lambda n, r: (r.random((3, n)), r.random((3, n))), "dispatch"),
+    "correlation_rows": (correlation_rows, lambda n, r: (r.random((n + 3, 3 * n)),), "dispatch"),
+    "covariance_chained": (covariance_chained, lambda n, r: (r.random((n + 2, 3 * n)),), "dispatch"),
+    "gram_schmidt_rows": (gram_schmidt_rows, lambda n, r: (r.random((3 * n, 3 * n)) + 2 * np.eye(3 * n),), "dispatch"),
+    "prefix_sums": (prefix_sums, lambda n, r: (r.standard_normal(3 * n + 1),), "dispatch"),
 }
 JITTED = {name: pyjitc.jit(fn) for name, (fn, _, _) in CASES.items()}
 

@@ -143,10 +143,11 @@ def test_kernels_over_shrinking_slices_match_numpy_at_several_sizes(name):
 @pytest.mark.parametrize("name", ["cholesky", "correlation", "trisolv", "durbin_reversed_by_slicing"])
 def test_kernels_over_shrinking_slices_compile_to_loops_whose_size_does_not_grow_with_n(name):
     # unrolled, the program grows with n (n**2 copies of the body for Cholesky); as a run-time
-    # loop it is the same program for every n, up to the numbers in its shapes
+    # loop it is the same program for every n, up to the numbers in its shapes (from 2 *
+    # scalar_arrays.PARTIALS elements on, where a float sum keeps several partial sums)
     fn, make = KERNELS[name]
     f = pyjitc.jit(fn)
-    small, large = (f.lower(*make(n)).as_text() for n in (6, 40))
+    small, large = (f.lower(*make(n)).as_text() for n in (12, 40))
     assert "stablehlo.while" in small or "scf.while" in small    # (a native loop: scf.while)
     assert len(small.splitlines()) == len(large.splitlines())
 
@@ -217,6 +218,34 @@ def test_run_time_slices_of_a_matrix_along_rows_and_columns(jitted, lo, hi):
     A, B = np.arange(30.0).reshape(5, 6), np.arange(30.0).reshape(5, 6)
     assert_same(jitted["columns"](A, lo, hi), columns(B, lo, hi))
     assert_same(A, B)
+
+
+def slices_of_other_bounds(x, y, a, b, c, d):
+    s = (x[a:b] * y[c:d]).sum()
+    t = x[a:b] @ y[c:d]
+    y[c:d] = x[a:b] + 1.0
+    return s, t
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=st.integers(-7, 7), b=st.integers(-7, 7), c=st.integers(-6, 6), d=st.integers(-6, 6))
+def test_slices_of_other_run_time_bounds_combine_move_and_broadcast_as_numpys_or_raise_its_error(a, b, c, d):
+    """`x[a:b] * y[c:d]`, `x[a:b] @ y[c:d]`, `y[c:d] = x[a:b]`: the elements meet by position in
+    their slices (one compiled function for every bound); a slice of length 1 broadcasts;
+    other lengths that differ raise NumPy's ValueError when the function runs."""
+    x, y = np.linspace(-1.0, 2.0, 7), np.arange(6.0)
+    mine = y.copy()
+    try:
+        want = slices_of_other_bounds(x, y, a, b, c, d)
+    except ValueError:
+        with pytest.raises(ValueError, match="broadcast|not aligned"):
+            OTHER_BOUNDS(x, mine, a, b, c, d)
+        return
+    assert_same(OTHER_BOUNDS(x, mine, a, b, c, d), want, accumulate=True)
+    assert_same(mine, y)
+
+
+OTHER_BOUNDS = pyjitc.jit(slices_of_other_bounds)
 
 
 def test_one_executable_serves_every_pair_of_run_time_bounds():

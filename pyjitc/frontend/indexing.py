@@ -206,8 +206,10 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
     whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
     region = _result_shape(x, whole)
     if isinstance(value, masked.Masked):
-        if value.key != key or value.data.ndim - value.axis != len(region) - axis:
+        if value.data.ndim - value.axis != len(region) - axis:
             masked.need(value, f"{what} into a slice of other bounds")
+        if value.key != key:      # `y[1:k + 1] = x[:k]`: moved to the slice's positions
+            value = masked.moved_into(em, value, (lo, hi), region[axis], what)
         value = value.data
     else:
         shape = value.shape if isinstance(value, Traced) else np.shape(value)

@@ -223,6 +223,8 @@ def call(em, impl, shown: str, args, kwargs):
         return _elementwise(em, impl, shown, args)    # elementwise too: np.where(n % 2 == 0, n // 2, 3 * n + 1)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
+    if impl is FUNCTIONS["numpy.outer"] and len(args) == 2 and not kwargs:
+        return _outer(em, impl, shown, *args)
     if impl is FUNCTIONS["numpy.flip"] and isinstance(args[0], Masked) and args[0].where[0] == "bounds" \
             and len(args) <= 2 and set(kwargs) <= {"axis"}:
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
@@ -245,8 +247,11 @@ def _elementwise(em, impl, shown, args):
     ms = [a for a in args if isinstance(a, Masked)]
     ref = ms[0]
     for other in ms[1:]:
-        if not aligned(ref, other) or other.data.ndim - other.axis != ref.data.ndim - ref.axis:
+        if other.data.ndim - other.axis != ref.data.ndim - ref.axis:
             need(other, f"{shown} with a slice of other bounds")
+    if not all(aligned(ref, other) for other in ms[1:]):
+        args = _common_bounds(em, shown, args)
+        ref = next(a for a in args if isinstance(a, Masked))
     shapes = [a.data.shape if isinstance(a, Masked) else em.shape_of(a) for a in args]
     rank = max(len(s) for s in shapes)
     from_end = ref.data.ndim - ref.axis     # the masked axis, counted from the end
@@ -257,6 +262,78 @@ def _elementwise(em, impl, shown, args):
     if not isinstance(out, Traced) or out.ndim != rank:
         need(ref, shown)
     return Masked(out, rank - from_end, ref.where, ref.key, _join(*args))
+
+
+# ---------------------------------------------------------------- slices of other bounds
+
+def _capacity(m: Masked, shown: str) -> int:
+    n = m.data.shape[m.axis]
+    if m.where[0] != "bounds" or not isinstance(n, int):
+        need(m, f"{shown} with a slice of other bounds")
+    return n
+
+
+def relocated(em, m: Masked, lo, capacity: int, n=None) -> Traced:
+    """m's data with its element lo_m + t along its axis moved to lo + t, on an axis of
+    `capacity`; where m holds one element and `n` (the length it meets) is not 1, that element
+    broadcast along the whole axis, as NumPy broadcasts an axis of length 1."""
+    data, axis = m.data, m.axis
+    zero = em.constant(np.int64(0))
+    pads = tuple(capacity if i == axis else 0 for i in range(data.ndim))
+    padded = em.emit("pad", data, em.constant(np.zeros((), data.dtype)), low=pads, high=pads,
+                     interior=(0,) * data.ndim)
+    start = em.emit("add", em.emit("sub", m.where[1], lo), em.constant(np.int64(capacity)))
+    shape = tuple(capacity if i == axis else d for i, d in enumerate(data.shape))
+    moved = em.emit("dynamic_slice", padded, *[start if i == axis else zero for i in range(data.ndim)], sizes=shape)
+    if n is None:
+        return moved
+    first = em.emit("dynamic_slice", data, *[m.where[1] if i == axis else zero for i in range(data.ndim)],
+                    sizes=tuple(1 if i == axis else d for i, d in enumerate(data.shape)))
+    spread = em.emit("broadcast_in_dim", first, shape=shape, dims=tuple(range(data.ndim)))
+    one = em.constant(np.int64(1))
+    single = em.emit("and", em.emit("compare", length(em, m), one, direction="EQ"),
+                     em.emit("compare", n, one, direction="NE"))
+    return em.emit("select", em.broadcast(single, shape), spread, moved)
+
+
+def moved_into(em, m: Masked, bounds, capacity, shown: str) -> Masked:
+    """A run-time slice written into a slice of other bounds (lo, hi) on an axis of `capacity`
+    (`y[1:k + 1] = x[:k]`): its elements moved there; NumPy's ValueError when the lengths differ
+    and m's is not 1 (broadcast)."""
+    _capacity(m, shown)
+    if not isinstance(capacity, int):
+        need(m, f"{shown} into a slice of other bounds")
+    lo, hi = bounds
+    zero, one = em.constant(np.int64(0)), em.constant(np.int64(1))
+    n = em.emit("max", em.emit("sub", hi, lo), zero)
+    k = length(em, m)
+    em.check(em.emit("and", em.emit("compare", k, n, direction="NE"), em.emit("compare", k, one, direction="NE")),
+             f"ValueError: could not broadcast a slice into a slice of another length ({shown})")
+    return Masked(relocated(em, m, lo, capacity, n), m.axis, ("bounds", lo, hi), None, m.params)
+
+
+def _common_bounds(em, shown, args) -> list:
+    """Elementwise operands that are slices of other bounds (`x[1:k + 1] - x[:k]`,
+    `x[:n - k] * x[k:]`) moved to positions 0..L-1 of one axis, L their common run-time length
+    (a slice of length 1 broadcast, as NumPy does; other lengths that differ raise NumPy's
+    ValueError when the function runs)."""
+    ms = [a for a in args if isinstance(a, Masked)]
+    capacity = max(_capacity(m, shown) for m in ms)
+    one = em.constant(np.int64(1))
+    n = length(em, ms[0])
+    for m in ms[1:]:
+        n = em.emit("select", em.emit("compare", n, one, direction="EQ"), length(em, m), n)
+    bad = None
+    for m in ms:
+        k = length(em, m)
+        differs = em.emit("and", em.emit("compare", k, n, direction="NE"), em.emit("compare", k, one, direction="NE"))
+        bad = differs if bad is None else em.emit("or", bad, differs)
+    em.check(bad, f"ValueError: operands could not be broadcast together ({shown} of slices of different lengths)")
+    zero = em.constant(np.int64(0))
+    key = ("common bounds", capacity, tuple(m.key for m in ms))
+    where = ("bounds", zero, n)
+    return [Masked(relocated(em, a, zero, capacity, n), a.axis, where, key, a.params) if isinstance(a, Masked) else a
+            for a in args]
 
 
 def _reduction(em, impl, name: str, m: Masked, axis):
@@ -305,8 +382,13 @@ def _contraction(em, impl, shown, a, b):
     ma = a.axis if isinstance(a, Masked) else None
     mb = b.axis if isinstance(b, Masked) else None
     if ma == ca or mb == cb:
-        if not (ma == ca and mb == cb and aligned(a, b)):
+        if not (ma == ca and mb == cb):
             need(first(a, b), f"{shown} over a slice of other bounds")
+        if not aligned(a, b):     # `x[:n - k] @ x[k:]`: b's elements moved to a's positions
+            em.check(em.emit("compare", length(em, a), length(em, b), direction="NE"),
+                     f"ValueError: {shown}: shapes not aligned (slices of different lengths)")
+            _capacity(b, shown)
+            b = Masked(relocated(em, b, a.where[1], _capacity(a, shown)), b.axis, a.where, a.key, b.params)
         return impl(em, filled(em, a, 0), filled(em, b, 0))
     if ma is not None and mb is not None:
         need(a, f"{shown} of two slices with run-time lengths")
@@ -314,6 +396,16 @@ def _contraction(em, impl, shown, a, b):
     if ma is not None:            # a 2-D, rows masked
         return Masked(out, 0, a.where, a.key, _join(a, b))
     return Masked(out, out.ndim - 1, b.where, b.key, _join(a, b))   # b 2-D, columns masked
+
+
+def _outer(em, impl, shown, a, b):
+    """np.outer of two vectors, one a run-time slice (`np.outer(Q[:, k], R[k, k + 1:])`): the
+    product of the whole vectors, masked along that slice's axis."""
+    if isinstance(a, Masked) == isinstance(b, Masked) or first(a, b).data.ndim != 1:
+        need(first(a, b), f"{shown} of {'two slices with run-time lengths' if isinstance(a, Masked) else 'it'}")
+    m = first(a, b)
+    out = impl(em, a.data if isinstance(a, Masked) else a, b.data if isinstance(b, Masked) else b)
+    return Masked(out, 0 if m is a else 1, m.where, m.key, _join(a, b))
 
 
 def _flip(em, impl, m: Masked, axis):

@@ -149,7 +149,7 @@ def _elementwise_of(v, t: int, newest: int, producers: dict, tensors: set, R, de
         return True
     if op.name in ("barrier", "reshape") or op.name in _ELEMENTWISE_NAMES:   # (a reshape keeps the order)
         return all(_elementwise_of(u, t, newest, producers, tensors, R, depth - 1) for u in op.operands)
-    return not _reads_target(v, t, producers, R, depth)
+    return not _reads_target(v, t, producers, R, depth, tensors)
 
 
 def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int = 24) -> bool:
@@ -188,11 +188,11 @@ def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int 
         return True
     if op.name in ("barrier", "broadcast_in_dim", "reshape") or op.name in _ELEMENTWISE_NAMES:
         if op.name == "broadcast_in_dim" and op.operands[0].type.size != 1:
-            return not _reads_target(op.operands[0], t, producers, R, depth)
+            return not _reads_target(op.operands[0], t, producers, R, depth, tensors)
         if op.name == "reshape" and [d for d in op.operands[0].type.shape if d != 1] != [d for d in op.results[0].type.shape if d != 1]:
-            return not _reads_target(op.operands[0], t, producers, R, depth)
+            return not _reads_target(op.operands[0], t, producers, R, depth, tensors)
         return all(_same_positions(u, update, producers, tensors, R, depth - 1) for u in op.operands)
-    return not _reads_target(v, t, producers, R, depth)
+    return not _reads_target(v, t, producers, R, depth, tensors)
 
 
 def _misses_reads(update: Op, vid: int, producers: dict, tensors: set, R) -> bool:
@@ -244,17 +244,18 @@ def _slices_of(op, target: int, producers: dict, tensors: set, R, depth: int):
     return out
 
 
-def _reads_target(v, target: int, producers: dict, R, depth: int) -> bool:
+def _reads_target(v, target: int, producers: dict, R, depth: int, tensors=frozenset()) -> bool:
     """Whether the temporary `v` reads the buffer `target` (any version of it; conservatively:
-    True when unsure)."""
+    True when unsure). Another buffer (`tensors`: a version of Q made by `Q[:, k] = A[:, k] / r`)
+    holds its elements: reading it reads no other."""
     if R(v.id) == target:
         return True
     op = producers.get(v.id)
-    if op is None or v.type.size == 1:
+    if op is None or v.type.size == 1 or v.id in tensors:
         return False
     if not depth:
         return True
-    return any(_reads_target(u, target, producers, R, depth - 1) for u in op.operands)
+    return any(_reads_target(u, target, producers, R, depth - 1, tensors) for u in op.operands)
 
 
 def _same_value(a, b, producers: dict) -> bool:
