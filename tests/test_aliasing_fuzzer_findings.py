@@ -781,3 +781,31 @@ def test_a_loop_result_computed_from_a_constant_written_in_the_body_compiles(n):
     y, A = np.linspace(-1, 1, 6), np.arange(36.0).reshape(6, 6)
     assert_same_call(pyjitc.jit(element_written_then_read_back_into_the_whole_array),
                      element_written_then_read_back_into_the_whole_array, y, A, n)
+
+
+def splat_in_one_branch_beside_a_computed_array_in_the_other(x, y, A, n):
+    t1 = np.full((7, 8), 2.0)
+    inner = t1[2:4, 1:5]
+    for i in range(3):
+        A[i] = A[i] * 0.5
+    if y.sum() > 0.005:
+        inner += np.max(t1)
+        y[1] = 1.5 + A.mean()
+    else:
+        A[:] = 3.0
+    y += 3.0 * x
+    return t1
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_array_filled_with_a_constant_in_one_branch_is_copied_and_both_paths_run(sign):
+    # statement fuzzer seed 9110 program 988: on the path filling A with 3.0 (a splat the branch
+    # yields, the other yielding a computed A), IREE 3.13 failed at run time ("ref is null; while
+    # invoking native function hal.buffer_view.create"; in the fuller program "indirect buffer
+    # reference slot 0 is out range")
+    def make():
+        A, X = np.arange(30.0).reshape(5, 6) / 7, np.arange(6.0)
+        Y = sign * (np.arange(6.0) + 1)
+        return {"X": X, "Y": Y, "A": A}, (X, Y, A, 1)
+    same_answer(splat_in_one_branch_beside_a_computed_array_in_the_other, make,
+                jitted=pyjitc.jit(splat_in_one_branch_beside_a_computed_array_in_the_other))

@@ -25,14 +25,26 @@ def _if_type(ts, regions, **_):
     return _block_types(then)
 
 
+def _constant_in(block, v, depth: int = 4) -> bool:
+    """Whether `v` is a constant made in `block`: a constant, or a splat or reshape of one
+    (`A[:] = 3.0` yields a broadcast of 3.0: left uncopied beside a computed array in the other
+    branch, IREE 3.13 returned a null buffer, statement fuzzer seed 9110 program 988)."""
+    op = next((o for o in block.ops if any(r.id == v.id for r in o.results)), None)
+    if op is None:
+        return False
+    if op.name == "constant":
+        return True
+    return bool(depth and op.name in ("broadcast_in_dim", "reshape", "convert") and op.operands
+                and all(_constant_in(block, u, depth - 1) for u in op.operands))
+
+
 def _lower_if(ctx, operands, **_):
     op = ctx.op("stablehlo.if", operands, ctx.out_types, regions=2)
     # values from before the if that some branch updates (the other may pass them through)
     updated_in_a_branch = {o.operands[0].id for block in ctx.regions for o in block.ops
                            if o.name == "dynamic_update_slice"}
     # per branch, which results are constants made in it (a folded `U2[:, ::-1]` of U2 = np.eye(6))
-    made_constant = [[any(o.name == "constant" and v.id in {r.id for r in o.results} for o in block.ops)
-                      for v in block.results] for block in ctx.regions]
+    made_constant = [[_constant_in(block, v) for v in block.results] for block in ctx.regions]
     # and which are constants either way: made there or passed through from before the if
     constant = [[made or (v.id in ctx.env and ctx.is_constant_expression(ctx.env[v.id]))
                  for made, v in zip(made_k, block.results)] for made_k, block in zip(made_constant, ctx.regions)]
