@@ -142,6 +142,17 @@ def prefix_sums(x):
     return out
 
 
+def column_vector_sums(A):
+    """Arrays with an axis of length 1 (a column vector, a row vector): the region's tensors
+    drop it (IREE 3.13 failed on loops over tensors with unit axes)."""
+    s = np.zeros((A.shape[0], 1))
+    b = np.ones((1, A.shape[0]))
+    for j in range(A.shape[1]):
+        s[:, 0] += A[:, j]
+        b[0, :] = b[0, :] * 0.5 + A[:, j]
+    return s, b
+
+
 def spd(n, seed):
     a = np.random.default_rng(seed).random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -162,6 +173,7 @@ CASES = {
     "correlation_rows": (correlation_rows, lambda n, r: (r.random((n + 3, 3 * n)),), "dispatch"),
     "covariance_chained": (covariance_chained, lambda n, r: (r.random((n + 2, 3 * n)),), "dispatch"),
     "gram_schmidt_rows": (gram_schmidt_rows, lambda n, r: (r.random((3 * n, 3 * n)) + 2 * np.eye(3 * n),), "dispatch"),
+    "column_vector_sums": (column_vector_sums, lambda n, r: (r.random((n, n + 1)),), "dispatch"),
     "prefix_sums": (prefix_sums, lambda n, r: (r.standard_normal(3 * n + 1),), "dispatch"),
 }
 JITTED = {name: pyjitc.jit(fn) for name, (fn, _, _) in CASES.items()}

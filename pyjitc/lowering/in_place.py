@@ -113,7 +113,8 @@ def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R)
     and only at the position it computes, and no inner loop or if touches them."""
     values = [block.results[i] for i in rewritten]
     params = [block.params[i] for i in rewritten]
-    if len({v.type.shape for v in values}) != 1 or any(v.type != p.type for v, p in zip(values, params)):
+    # one shape up to axes of length 1 (the region's tensors drop them: scalar_loop.storage_tensor)
+    if len({tuple(d for d in v.type.shape if d != 1) for v in values}) != 1 or any(v.type != p.type for v, p in zip(values, params)):
         return False
     for p in params:
         family = {p.id} | {i for i in (r.id for op in block.ops for r in op.results) if R(i) == p.id}

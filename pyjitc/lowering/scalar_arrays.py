@@ -111,7 +111,8 @@ def as_lazy(S, value, t) -> Lazy:
         return value
     if t.size == 1:
         return Lazy(t, lambda S, idx: value)
-    return Lazy(t, lambda S, idx: S.to_register(S.extract(_latest(value), list(idx)), t.dtype))
+    kept = [k for k, d in enumerate(t.shape) if d != 1]     # (the region's tensors drop axes of 1)
+    return Lazy(t, lambda S, idx: S.to_register(S.extract(_latest(value), [idx[k] for k in kept]), t.dtype))
 
 
 def loop_nest(S, extents, inits: list, body, ranges=None) -> list:
@@ -132,21 +133,25 @@ def loop_nest(S, extents, inits: list, body, ranges=None) -> list:
 
 
 def rewrite(S, buffers: list, values: list, t) -> list:
-    """The carried arrays `buffers` written over in place with the Lazy `values`, all of type
-    `t`'s shape, in one element loop (see in_place._rewrite_ok): each position's new elements are all
-    computed before any is stored."""
+    """The carried arrays `buffers` written over in place with the Lazy `values`, whose shapes
+    are `t`'s up to axes of length 1, in one element loop over the region tensors' shape (see
+    in_place._rewrite_ok): each position's new elements are all computed before any is stored."""
     xs = [_latest(b) for b in buffers]
+
+    def full(shape, ivs):
+        it = iter(ivs)
+        return [next(it) if d != 1 else index_const(S, 0) for d in shape]
 
     def body(S, ivs, current):
         for x, c in zip(xs, current):
             _CURRENT[x] = c       # (in_place._rewrite_ok: the values read these at `ivs` only)
         try:
-            elements = [v.elem(S, ivs) for v in values]
+            elements = [v.elem(S, full(v.type.shape, ivs)) for v in values]
         finally:
             for x in xs:
                 del _CURRENT[x]
         return [S.insert(S.to_storage(e, v.type.dtype), c, ivs) for e, v, c in zip(elements, values, current)]
-    out = loop_nest(S, list(t.shape), xs, body)
+    out = loop_nest(S, [d for d in t.shape if d != 1], xs, body)
     for x, o in zip(xs, out):
         supersede(x, o)
     return out
@@ -610,7 +615,7 @@ def _update(L, S, op: Op, args, lz):
             element = update.elem(S, ivs)
         finally:
             del _CURRENT[x]
-        return [S.insert(S.to_storage(element, xt.dtype), values[0], at)]
+        return [S.insert(S.to_storage(element, xt.dtype), values[0], [i for i, d in zip(at, xt.shape) if d != 1])]
     (out,) = loop_nest(S, list(ut.shape), [x], body)
     supersede(x, out)
     return out

@@ -48,9 +48,17 @@ def storage_type(dtype) -> ir.Type:
 
 
 def storage_tensor(t) -> ir.RankedTensorType:
+    """An array's tensor inside the region: its axes of length 1 dropped (IREE 3.13's
+    CollapseDimensionsPass failed on loops over tensors with them: "operand #0 does not dominate
+    this use" for `s[:, 0] += A[:, j]` with s of shape (n, 1), or a row vector b[0, :])."""
     if is_symbolic(t.shape):
         raise NeedsStaticShape(f"a native loop over {t} (run-time sizes)")
-    return ir.RankedTensorType.get(list(t.shape), storage_type(t.dtype))
+    return ir.RankedTensorType.get([d for d in t.shape if d != 1], storage_type(t.dtype))
+
+
+def at(shape, indices) -> list:
+    """`indices` into an array of `shape` as indices into its region tensor (storage_tensor)."""
+    return [i for i, d in zip(indices, shape) if d != 1]
 
 
 # ---------------------------------------------------------------- the builder
@@ -380,17 +388,17 @@ class _Lowering:
             if _size1(op.operands[0]):
                 return args[0]
             idx = [_index_const(S, int(s)) for s in op.attrs["start"]]
-            return S.to_register(S.extract(args[0], idx), x.dtype)
+            return S.to_register(S.extract(args[0], at(x.shape, idx)), x.dtype)
         if name == "dynamic_slice":
             if _size1(op.operands[0]):
                 return args[0]
             idx = self.indices(S, op, args[1:], x.shape, op.attrs["sizes"])
-            return S.to_register(S.extract(args[0], idx), x.dtype)
+            return S.to_register(S.extract(args[0], at(x.shape, idx)), x.dtype)
         if name == "dynamic_update_slice":
             if _size1(op.operands[0]):
                 return args[1]
             idx = self.indices(S, op, args[2:], x.shape, op.operands[1].type.shape)
-            out = S.insert(S.to_storage(args[1], x.dtype), args[0], idx)
+            out = S.insert(S.to_storage(args[1], x.dtype), args[0], at(x.shape, idx))
             scalar_arrays.supersede(args[0], out)
             return out
         if name == "if":
@@ -517,8 +525,7 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
                 continue
             value = outside[v.id]
             if _size1(v):
-                zeros = [_index_const(S, 0)] * v.type.ndim
-                value = S.to_register(S.extract(value, zeros), v.type.dtype)
+                value = S.to_register(S.extract(value, []), v.type.dtype)
             inner[v.id] = value
         # (each copy numbered apart from every other in the module: two loops copying one input
         # got equal regions, which CSE merged into one buffer for both loops; with neither
@@ -584,7 +591,8 @@ def _copy(S: Scalar, tensor: ir.Value, t, number: int) -> ir.Value:
 
     def nest(dim, indices, acc):
         if dim == len(t.shape):
-            return S.insert(S.extract(tensor, indices), acc, indices)
+            kept = at(t.shape, indices)
+            return S.insert(S.extract(tensor, kept), acc, kept)
         loop = S.op("scf.for", [_index_const(S, 0), _index_const(S, t.shape[dim]), _index_const(S, 1), acc],
                     [acc.type], regions=1)
         block = loop.regions[0].blocks.append(ir.IndexType.get(), acc.type)
@@ -595,8 +603,11 @@ def _copy(S: Scalar, tensor: ir.Value, t, number: int) -> ir.Value:
 
 
 def _to_storage_tensor(ctx, value: ir.Value, t) -> ir.Value:
-    """Outside the region: bool arrays as i8, unsigned as signless."""
+    """Outside the region: bool arrays as i8, unsigned as signless, axes of length 1 dropped."""
     target = storage_tensor(t)
+    if 1 in t.shape:
+        value = ctx.hlo("stablehlo.reshape", value, type=ir.RankedTensorType.get(
+            target.shape, ir.RankedTensorType(value.type).element_type))
     if t.dtype.kind == "b":
         return ctx.hlo("stablehlo.convert", value, type=target)
     if t.dtype.kind == "u":
@@ -606,14 +617,15 @@ def _to_storage_tensor(ctx, value: ir.Value, t) -> ir.Value:
 
 def _from_storage_tensor(ctx, value: ir.Value, t) -> ir.Value:
     typ = ctx.mlir_type(t)
+    kept = ir.RankedTensorType.get(storage_tensor(t).shape, ir.RankedTensorType(typ).element_type)
     if t.dtype.kind == "b":
         zero = ctx.hlo("stablehlo.constant", type=value.type,
                        value=ir.DenseElementsAttr.get_splat(value.type, ir.IntegerAttr.get(storage_type(t.dtype), 0)))
-        return ctx.hlo("stablehlo.compare", value, zero, type=typ,
-                       comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
-    if t.dtype.kind == "u":
-        return ctx.hlo("stablehlo.bitcast_convert", value, type=typ)
-    return value
+        value = ctx.hlo("stablehlo.compare", value, zero, type=kept,
+                        comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
+    elif t.dtype.kind == "u":
+        value = ctx.hlo("stablehlo.bitcast_convert", value, type=kept)
+    return ctx.hlo("stablehlo.reshape", value, type=typ) if 1 in t.shape else value
 
 
 def fresh_copy(ctx, value: ir.Value, t, number: int) -> ir.Value:

@@ -175,14 +175,7 @@ def qr(em, a, mode="reduced"):
         q, r = np.linalg.qr(np.zeros(a.shape, a.dtype), mode="complete" if mode == "complete" else "reduced")
         q, r = em.asarray(q), em.asarray(r)
     else:
-        # a matrix of one row or column is padded with zeros to 2: IREE 3.13's CollapseDimensionsPass
-        # fails on a native loop over an array with an axis of length 1. A zero row or column adds
-        # nothing to any reflector (and gets none of its own), so Q and R are the padded ones' corner
-        pm, pn = max(m, 2), max(n, 2)
-        padded = a if (pm, pn) == (m, n) else em.emit(
-            "pad", a, em.constant(np.zeros((), a.dtype)), low=(0, 0), high=(pm - m, pn - n), interior=(0, 0))
-        q, r = _compile_helper(em, jacobi.householder_qr, padded, pm if mode == "complete" else min(pm, pn))
-        q = _corner(em, q, m, columns)
+        q, r = _compile_helper(em, jacobi.householder_qr, a, columns)
         r = F["numpy.triu"](em, _corner(em, r, columns, n))
     return r if mode == "r" else (q, r)
 
