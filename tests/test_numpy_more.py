@@ -2,8 +2,11 @@
 array arguments, run-time Python scalars (weak, NEP 50), run-time errors where NumPy raises, the
 arrays NumPy returns as themselves, and the located errors for what pyjitc refuses. Module-level
 functions, so that each compiles once per template."""
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import pyjitc
 from tests.reference import assert_same, assert_same_call, numpy_result
@@ -461,3 +464,34 @@ def test_take_modes_clip_out_max_of_a_list_comprehensions_and_recursion_over_run
     f = pyjitc.jit(real_code_idioms)
     for n in (4, 6):
         assert_same_call(f, real_code_idioms, x, np.array([-9, -1, 0, 3, 6, 7, 15]), n)
+
+
+def sliding_windows(x, A):
+    from numpy.lib.stride_tricks import sliding_window_view
+    w = np.lib.stride_tricks.sliding_window_view(x, 4)
+    return (w, w.mean(axis=-1), sliding_window_view(A, (2, 3)), sliding_window_view(A, 3, axis=0).max(axis=-1),
+            sliding_window_view(A, (2, 2), axis=(1, 0)), sliding_window_view(A, (3, 3)).sum(axis=(-2, -1)))
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(4, 9), st.integers(3, 6))
+def test_sliding_window_views_hold_numpys_windows_over_any_axes(n, m):
+    rng = np.random.default_rng(n * 10 + m)
+    assert_same_call(pyjitc.jit(sliding_windows), sliding_windows, rng.random(n + 2), rng.random((n, m)))
+
+
+def run_time_math(a, b, order):
+    return (math.isclose(a, b), math.isclose(a, b, rel_tol=0.1), math.isclose(a, b, abs_tol=0.5), math.copysign(2.0, a - b),
+            math.isnan(a - b), math.isinf(a * 1e308), math.isfinite(a), np.searchsorted(order, a, sorter=np.argsort(order)),
+            np.searchsorted(order, [a, b], side="right", sorter=np.argsort(order, kind="stable")))
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 1.0 + 1e-12), (1.0, 1.05), (1.0, 1.3), (3.0, -0.1), (0.0, 0.0),
+                                  (float("inf"), float("inf")), (float("nan"), 1.0), (-2.0, float("inf"))])
+def test_math_isclose_copysign_and_the_float_tests_on_run_time_numbers_and_searchsorted_with_a_sorter(a, b):
+    order = np.array([0.5, -1.0, 3.0, 1.0, 1.0, 2.0])
+    with np.errstate(all="ignore"):
+        assert_same_call(RUN_TIME_MATH, run_time_math, a, b, order)
+
+
+RUN_TIME_MATH = pyjitc.jit(run_time_math)

@@ -204,3 +204,31 @@ def test_a_group_by_built_on_unique_inverse_and_counts_matches_numpy():
     r = np.random.default_rng(21)
     labels, values = r.integers(0, 5, 40), r.random(40)
     assert_same(pyjitc.jit(group_sums)(labels, values), group_sums(labels, values), accumulate=True)
+
+
+def masks_beside_other_indices(T, m, f):
+    """A 1-D run-time mask next to integers and slices: `A[:, m]`, `A[m, 1:3]`, `T[0, :, m]`
+    (the mask's axis first, as NumPy puts it where a slice stands between the advanced indices),
+    written through with a scalar, a row, or the same selection computed (`z[:, m] *= 2`)."""
+    A = T[0]
+    reads = (A[:, m].sum(axis=1), A[m, 1:3].sum(axis=0), T[0, :, m].sum(axis=1), T[:, 1, m].sum(axis=1),
+             (A[:, m] * 2.0).sum(), np.mean(A[1:3, m], axis=0))
+    z = T.copy()
+    z[0, :, m] = 7.0
+    z[1, :, m] += f
+    z[:, 2, m] *= -1.0
+    z[2, m, :] = z[2, m, :] - 0.5
+    w = A.copy()
+    w[:, m] = A[:, :1]
+    return reads, z, w
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.booleans(), min_size=5, max_size=5).map(np.array), st.floats(-2, 2))
+def test_a_mask_beside_integers_and_slices_reads_and_writes_as_numpy(m, f):
+    T = np.arange(60.0).reshape(3, 5, 4)[:, :, :4] / 7.0
+    T = np.concatenate([T, T[:, :, :1] * 2], axis=2)     # (3, 5, 5): the mask spans axes 1 and 2
+    assert_same(MASKS_BESIDE(T, m, f), masks_beside_other_indices(T, m, f), accumulate=True)
+
+
+MASKS_BESIDE = pyjitc.jit(masks_beside_other_indices)

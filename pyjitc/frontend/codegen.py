@@ -391,8 +391,8 @@ class FunctionCompiler(ast.NodeVisitor):
             args, kwargs = known(args), known(kwargs)
             if is_static(*args, *kwargs.values()):
                 return fold(target, *args, **kwargs)
-            if target.__name__ in MATH and not kwargs:
-                return MATH[target.__name__](self.em, *args)
+            if target.__name__ in MATH:
+                return MATH[target.__name__](self.em, *args, **kwargs)
             raise NotSupportedError(f"{shown} is not supported on run-time values",
                                     hint=f"use np.{target.__name__} on arrays")
         return self.inline(target, shown, args, kwargs)

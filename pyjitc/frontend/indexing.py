@@ -144,6 +144,9 @@ def getitem(em: Emitter, x: Traced, index):
         flags = index[0] if isinstance(index, tuple) else index
         if flags.ndim and flags.shape == x.shape[:flags.ndim]:
             return _read_selection(em, x, flags)
+    among = _mask_among(x, index)
+    if among is not None:
+        return _read_mask_axis(em, x, *among)
     items = parse(em, x, index, run_time_length=True)
     if any(it.kind == "array" for it in items):
         return _advanced(em, x, items)
@@ -169,6 +172,72 @@ def _whole_axis(em, x: Traced, items: list[Item]):
 def _read_run_time_length(em, x: Traced, items: list[Item]) -> masked.Masked:
     whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
     return masked.Masked(_view(em, x, whole, _basic(em, x, whole)), axis, ("bounds", lo, hi), key, params)
+
+
+def _mask_among(x: Traced, index):
+    """(the index's items padded to x.ndim, position k, mask) for a tuple index holding one 1-D
+    run-time bool mask beside integers and slices (`A[:, m]`, `A[m, 1:3]`, `z[1, m]`); else None."""
+    if not isinstance(index, tuple) or len(index) > x.ndim:
+        return None
+    masks = [k for k, it in enumerate(index) if isinstance(it, Traced) and is_bool(it.dtype)]
+    if len(masks) != 1 or index[masks[0]].ndim != 1 or len(index) == 1 or not all(
+            k in masks or isinstance(it, slice) or isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_))
+            or isinstance(it, Traced) and _is_int_scalar(it) for k, it in enumerate(index)):
+        return None
+    k = masks[0]
+    if index[k].shape[0] != x.shape[k]:
+        raise ShapeError(f"IndexError: boolean index did not match indexed array along axis {k}; size of axis is "
+                         f"{x.shape[k]} but size of corresponding boolean axis is {index[k].shape[0]}")
+    return tuple(index) + (slice(None),) * (x.ndim - len(index)), k, index[k]
+
+
+def _mask_axis(items, k: int) -> tuple[int, bool]:
+    """Where the masked axis is in x[items] with the mask made a slice, and whether NumPy puts it
+    first instead (the mask and integer indices apart, with a slice between them)."""
+    axis = sum(1 for it in items[:k] if isinstance(it, slice))
+    advanced = [i for i, it in enumerate(items) if i == k or not isinstance(it, slice)]
+    return axis, max(advanced) - min(advanced) + 1 != len(advanced)
+
+
+def _read_mask_axis(em, x: Traced, items: tuple, k: int, mask: Traced) -> masked.Masked:
+    """x[..., m, ...]: the array with the mask's axis whole, masked by its flags there."""
+    plain = getitem(em, x, tuple(slice(None) if i == k else it for i, it in enumerate(items)))
+    if isinstance(plain, masked.Masked):
+        masked.need(plain, "indexing it with a mask")
+    axis, first = _mask_axis(items, k)
+    data = Traced(plain.value, None, x.params)
+    if first and axis:
+        data = em.emit("transpose", data, perm=(axis,) + tuple(i for i in range(data.ndim) if i != axis))
+        axis = 0
+    return masked.Masked(data, axis, ("flags", mask), ("flags", mask_key(em, mask), mask.shape), None)
+
+
+def _write_mask_axis(em, x: Traced, items: tuple, k: int, mask: Traced, value, what) -> Traced:
+    """x[..., m, ...] = v: v a scalar, an array broadcast along the masked axis, or the same
+    selection computed (`z[:, m] *= 2`); the other positions keep their values."""
+    plain = tuple(slice(None) if i == k else it for i, it in enumerate(items))
+    old = getitem(em, x, plain)
+    axis, first = _mask_axis(items, k)
+    shape = old.shape
+    if isinstance(value, masked.Masked):
+        if value.key != ("flags", mask_key(em, mask), mask.shape) or value.axis != (0 if first else axis):
+            masked.need(value, f"{what} through another mask")
+        v = value.data
+        if first and axis:
+            v = em.emit("transpose", v, perm=tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, v.ndim)))
+        if v.shape != shape:
+            masked.need(value, f"{what} of another shape")
+    else:
+        vshape = value.shape if isinstance(value, Traced) else np.shape(value)
+        along = (0 if first else axis) - (len(shape) - len(vshape))     # the masked axis in v's shape
+        if 0 <= along < len(vshape) and vshape[along] != 1:
+            raise NotSupportedError(f"{what}: the number of values must match the number of True entries, which is "
+                                    "known only at run time", hint="assign a scalar, or use np.where(mask, values, x)")
+        if first and axis and len(vshape) == len(shape):
+            value = em.emit("transpose", em.asarray(value), perm=tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
+        v = _values_for(em, value, x.dtype, shape, what)
+    m = em.emit("broadcast_in_dim", mask, shape=shape, dims=(axis,))
+    return setitem(em, x, plain, em.emit("select", m, em.cast(v, x.dtype), old), what)
 
 
 def _read_selection(em, x: Traced, flags: Traced) -> masked.Masked:
@@ -477,6 +546,9 @@ def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     if is_mask(index):
         mask = index[0] if isinstance(index, tuple) else index
         return _set_mask(em, x, mask, value, what)
+    among = _mask_among(x, index)
+    if among is not None:
+        return _write_mask_axis(em, x, *among, value, what)
     items = parse(em, x, index, run_time_length=True)
     if any(it.kind == "mslice" for it in items):
         return _write_run_time_length(em, x, items, value, what)

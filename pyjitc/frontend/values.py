@@ -355,6 +355,10 @@ class Emitter:
             if isinstance(x, complex) and dt.kind != "c":
                 raise ShapeError(f"can't use the Python complex {x} as {dt}")
             return self.constant(np.asarray(x, dtype=dt))
+        if isinstance(x, (list, tuple)) and next(items_of(x, Traced), None) is not None:
+            from .registry import FUNCTIONS      # np.searchsorted(a, [lo, hi]) of run-time numbers:
+            t = FUNCTIONS["numpy.asarray"](self, x)   # the array np.asarray makes of them
+            return t if dtype is None else self.cast(t, dtype)
         arr = np.asarray(x)
         if arr.dtype == object or arr.dtype not in SUPPORTED_DTYPES:
             raise NotSupportedError(f"can't use a value of type {type(x).__name__} (dtype {arr.dtype}) in compiled code")

@@ -292,11 +292,13 @@ register(builtin="zip")(zip_)
 
 # ---------------------------------------------------------------- the math module on run-time values
 
-def _math(np_name, domain=None, overflow=False, to_int=False):
+def _math(np_name, domain=None, overflow=False, to_int=False, to_bool=False):
     """math.f(x) where x is a run-time number (a 0-d array or Python scalar argument): Python
     converts x to float, so this is NumPy's float64 function with a Python float (weak) result;
     where math raises (a domain or range error) the compiled code raises RunError."""
-    def impl(em, *args):
+    def impl(em, *args, **kwargs):
+        if kwargs:
+            raise NotSupportedError(f"math.{np_name.split('.')[-1]}: keyword arguments are not supported on run-time values")
         xs = []
         for x in args:
             if isinstance(x, Traced):
@@ -314,7 +316,7 @@ def _math(np_name, domain=None, overflow=False, to_int=False):
                              em.emit("not", em.emit("is_finite", out))), "OverflowError: math range error")
         if to_int:
             return Traced(em.cast(out, np.int64).value, int, out.params)
-        return Traced(out.value, float, out.params)
+        return Traced(out.value, bool if to_bool else float, out.params)
     return impl
 
 
@@ -331,5 +333,27 @@ MATH = {
     "atan2": _math("numpy.arctan2"), "hypot": _math("numpy.hypot"), "fabs": _math("numpy.absolute"),
     "floor": _math("numpy.floor", to_int=True), "ceil": _math("numpy.ceil", to_int=True),
     "trunc": _math("numpy.trunc", to_int=True), "sinh": _math("numpy.sinh", overflow=True),
-    "cosh": _math("numpy.cosh", overflow=True),
+    "cosh": _math("numpy.cosh", overflow=True), "copysign": _math("numpy.copysign"),
+    "isnan": _math("numpy.isnan", to_bool=True), "isinf": _math("numpy.isinf", to_bool=True),
+    "isfinite": _math("numpy.isfinite", to_bool=True),
 }
+
+
+def _isclose(em, a, b, *, rel_tol=1e-09, abs_tol=0.0):
+    """math.isclose on run-time numbers: equal (infinities too), or both finite and within
+    max(rel_tol * max(|a|, |b|), abs_tol) of each other."""
+    a, b, rel, tol = (em.cast(em.asarray(v), np.float64) for v in (a, b, rel_tol, abs_tol))
+    for v in (a, b, rel, tol):
+        if v.type.size != 1:
+            raise ShapeError("TypeError: only 0-dimensional arrays can be converted to Python scalars")
+    a, b, rel, tol = (reshape(em, v, ()) if v.ndim else v for v in (a, b, rel, tol))
+    F = FUNCTIONS
+    size = F["numpy.maximum"](em, F["numpy.absolute"](em, a), F["numpy.absolute"](em, b))
+    near = cmp(em, F["numpy.absolute"](em, F["numpy.subtract"](em, a, b)),
+               F["numpy.maximum"](em, F["numpy.multiply"](em, rel, size), tol), "LE")
+    finite = em.emit("and", em.emit("is_finite", a), em.emit("is_finite", b))
+    out = em.emit("or", cmp(em, a, b, "EQ"), em.emit("and", finite, near))
+    return Traced(out.value, bool, out.params)
+
+
+MATH["isclose"] = _isclose

@@ -545,3 +545,39 @@ def matrix_transpose(em, x):
 
 
 register(attribute="mT")(matrix_transpose)
+
+
+@register("numpy.lib.stride_tricks.sliding_window_view", complex_ok=True,
+          note="the windows gathered into a new array (NumPy's is a read-only view of x); writeable=True is refused")
+def sliding_window_view(em, x, window_shape, axis=None, *, subok=False, writeable=False):
+    if em.static(writeable, "sliding_window_view: writeable"):
+        raise NotSupportedError("sliding_window_view(writeable=True): writes through overlapping windows are not supported",
+                                hint="compute the new values and write them into x with slices")
+    x = em.asarray(x)
+    ws = em.static(window_shape, "sliding_window_view: window_shape")
+    ws = tuple(int(w) for w in (ws if np.iterable(ws) else (ws,)))
+    if axis is None:
+        if len(ws) != x.ndim:
+            raise ShapeError(f"ValueError: Since axis is `None`, must provide window_shape for all dimensions of `x`; "
+                             f"got {len(ws)} window_shape elements and `x.ndim` is {x.ndim}.")
+        axes = tuple(range(x.ndim))
+    else:
+        axis = em.static(axis, "sliding_window_view: axis")
+        axes = tuple(int(a) % x.ndim for a in (axis if np.iterable(axis) else (axis,)))
+        if len(ws) != len(axes):
+            raise ShapeError(f"ValueError: Must provide matching length window_shape and axis; got {len(ws)} "
+                             f"window_shape elements and {len(axes)} axes elements.")
+    if any(w < 0 for w in ws):
+        raise ShapeError("ValueError: `window_shape` cannot contain negative values")
+    out = x
+    for ax, w in zip(axes, ws):
+        n = out.shape[ax] - w + 1
+        if n < 1:
+            raise ShapeError("ValueError: window shape cannot be larger than input array shape")
+        # out[..., i, ..., k] = out[..., i + k, ...]: a gather along the axis brought to the front
+        front = moveaxis(em, out, ax, 0)
+        start = em.emit("iota", shape=(n, w), dim=0, dtype=np.dtype(np.int64))
+        idx = em.emit("add", start, em.emit("iota", shape=(n, w), dim=1, dtype=np.dtype(np.int64)))
+        taken = em.emit("take", front, idx, weak=x.weak)            # (n, w, rest...)
+        out = moveaxis(em, moveaxis(em, taken, 1, -1), 0, ax)
+    return out

@@ -293,10 +293,11 @@ def ravel_multi_index(em, multi_index, dims, mode="raise", order="C"):
     return out
 
 
-@register("numpy.searchsorted", note="a binary search (len(a).bit_length() steps of one gather each); no sorter=")
+@register("numpy.searchsorted", note="a binary search (len(a).bit_length() steps of one gather each); "
+                                     "sorter= reads a in that order")
 def searchsorted(em, a, v, side="left", sorter=None):
     if sorter is not None:
-        raise NotSupportedError("searchsorted: sorter= is not supported")
+        a = FUNCTIONS["numpy.take"](em, a, sorter)
     side = em.static(side, "searchsorted: side")
     if side not in ("left", "right"):
         raise ShapeError(f"searchsorted: side must be 'left' or 'right' (got {side!r})")
