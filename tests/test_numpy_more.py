@@ -495,3 +495,53 @@ def test_math_isclose_copysign_and_the_float_tests_on_run_time_numbers_and_searc
 
 
 RUN_TIME_MATH = pyjitc.jit(run_time_math)
+
+
+def gauss_partial_pivoting(A, b):
+    """Gaussian elimination with the row swap written as NumPy users write it: A[[i, p]] = A[[p, i]]
+    (a list of run-time integers as the index)."""
+    A, b = A.copy(), b.copy()
+    n = A.shape[0]
+    for i in range(n):
+        p = i + np.argmax(np.abs(A[i:, i]))
+        if p != i:
+            A[[i, p]] = A[[p, i]]
+            b[[i, p]] = b[[p, i]]
+        for r in range(i + 1, n):
+            f = A[r, i] / A[i, i]
+            A[r, i:] -= f * A[i, i:]
+            b[r] -= f * b[i]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - A[i, i + 1:] @ x[i + 1:]) / A[i, i]
+    return x, A
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_row_swaps_indexed_by_a_list_of_run_time_integers_match_numpy(seed):
+    rng = np.random.default_rng(seed)
+    A, b = rng.standard_normal((6, 6)), rng.standard_normal(6)
+    assert_same_call(GAUSS, gauss_partial_pivoting, A, b, accumulate=True)
+
+
+GAUSS = pyjitc.jit(gauss_partial_pivoting)
+
+
+def inverse_trig_and_friends(x, y):
+    return (math.asin(x), math.acos(x), math.atanh(x), math.asinh(y), math.acosh(1.0 + y * y), math.degrees(y),
+            math.radians(y), math.exp2(y), math.cbrt(-y), math.fmod(y, 0.75))
+
+
+@pytest.mark.parametrize("x, y", [(0.3, 2.5), (-0.99, -1.25), (0.0, 0.0)])
+def test_math_inverse_trig_and_others_on_run_time_numbers_match_python(x, y):
+    assert_same_call(INVERSE_TRIG, inverse_trig_and_friends, x, y)
+
+
+def test_math_domain_errors_on_run_time_numbers_raise_as_python_does():
+    with pytest.raises(ValueError, match="math domain error"):
+        INVERSE_TRIG(1.5, 0.0)
+    with pytest.raises(ValueError, match="math domain error"):
+        inverse_trig_and_friends(1.5, 0.0)
+
+
+INVERSE_TRIG = pyjitc.jit(inverse_trig_and_friends)

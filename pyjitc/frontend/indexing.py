@@ -53,8 +53,9 @@ def _parse(em: Emitter, x: Traced, index) -> list[Item]:
     raw = list(index) if isinstance(index, tuple) else [index]
     items: list[Any] = []
     for it in raw:
-        if isinstance(it, list):
-            it = np.asarray(it) if it else np.zeros(0, np.intp)
+        if isinstance(it, list):     # (of run-time numbers too: the row swap A[[i, p]] = A[[p, i]])
+            it = em.asarray(it) if it else np.zeros(0, np.intp)
+            it = it.const if isinstance(it, Traced) and it.const is not None else it
         if isinstance(it, np.ndarray) and is_bool(it.dtype):
             if it.ndim == 0:
                 raise NotSupportedError("indexing with a boolean scalar is not supported")

@@ -320,6 +320,14 @@ def _math(np_name, domain=None, overflow=False, to_int=False, to_bool=False):
     return impl
 
 
+def _outside(lo, hi):
+    """x < lo or x > hi (or, `edges`, at them too): math's domain error of asin, acos, atanh."""
+    def bad(em, x, edges=False):
+        low = cmp(em, x, em.full(lo, np.float64, x.shape), "LE" if edges else "LT")
+        return em.emit("or", low, cmp(em, x, em.full(hi, np.float64, x.shape), "GE" if edges else "GT"))
+    return bad
+
+
 def _below(limit, inclusive=False):
     return lambda em, x: cmp(em, x, em.full(limit, np.float64, x.shape), "LE" if inclusive else "LT")
 
@@ -336,6 +344,12 @@ MATH = {
     "cosh": _math("numpy.cosh", overflow=True), "copysign": _math("numpy.copysign"),
     "isnan": _math("numpy.isnan", to_bool=True), "isinf": _math("numpy.isinf", to_bool=True),
     "isfinite": _math("numpy.isfinite", to_bool=True),
+    "asin": _math("numpy.arcsin", _outside(-1.0, 1.0)), "acos": _math("numpy.arccos", _outside(-1.0, 1.0)),
+    "asinh": _math("numpy.arcsinh"), "acosh": _math("numpy.arccosh", _below(1.0)),
+    "atanh": _math("numpy.arctanh", lambda em, x: _outside(-1.0, 1.0)(em, x, True)),
+    "degrees": _math("numpy.degrees"), "radians": _math("numpy.radians"), "exp2": _math("numpy.exp2", overflow=True),
+    "cbrt": _math("numpy.cbrt"), "fmod": _math("numpy.fmod", lambda em, x, y: em.emit(
+        "or", cmp(em, y, em.full(0.0, np.float64, y.shape), "EQ"), em.emit("not", em.emit("is_finite", x)))),
 }
 
 
