@@ -809,3 +809,36 @@ def test_an_array_filled_with_a_constant_in_one_branch_is_copied_and_both_paths_
         return {"X": X, "Y": Y, "A": A}, (X, Y, A, 1)
     same_answer(splat_in_one_branch_beside_a_computed_array_in_the_other, make,
                 jitted=pyjitc.jit(splat_in_one_branch_beside_a_computed_array_in_the_other))
+
+
+def one_argument_yielded_twice_by_a_branch(x, y, A, n):
+    def axpy(y, a, x):
+        y += a * x
+    def copy_into(dst, src):
+        dst[:] = src
+    U1 = np.copy(A)
+    P2 = x * 1.0
+    v3 = U1.reshape(-1)
+    for i in range(3):
+        P2[0:] += np.abs((np.max(y) + x))
+    if y.sum() > 0.005:
+        axpy(v3, 0.25, A.ravel())
+        axpy(x, 0.25, P2[::-1])
+    row4 = U1[:, ::-1]
+    if np.any(row4 > 2.0):
+        v3[...] = A.ravel()
+    else:
+        copy_into(A, y.mean())
+    return P2, U1, P2, v3.sum()
+
+
+@pytest.mark.parametrize("level", [0.5, 50.0])
+def test_a_branch_yielding_one_argument_as_two_results_copies_the_second_and_runs(level):
+    # statement fuzzer seed 9111 program 679: U1 (a copy of A overwritten with A's values) and A
+    # itself were both A's buffer on the first path; IREE 3.13 failed at run time ("indirect
+    # buffer reference slot 0 is out range")
+    def make():
+        A, X = np.arange(30.0).reshape(5, 6) / 7 - level / 25, np.arange(6.0) - 2.5
+        A[1, 1] = level
+        return {"X": X, "A": A}, (X, A[:, 2], A, 0)
+    same_answer(one_argument_yielded_twice_by_a_branch, make, jitted=pyjitc.jit(one_argument_yielded_twice_by_a_branch))
