@@ -124,7 +124,8 @@ def _lower_if(ctx, operands, **_):
             # itself): the second is copied; IREE 3.13 otherwise failed at run time ("indirect
             # buffer reference slot 0 is out range", statement fuzzer seed 9111 program 679)
             roots = [ctx.view_root(r) if ctx.view_of_argument(r) and t.size else None for r, t in zip(results, ctx.out)]
-            again = [root is not None and any(root == other for other in roots[:i]) for i, root in enumerate(roots)]
+            again = [root is not None and any(other is not None and root == other for other in roots[:i])
+                     for i, root in enumerate(roots)]
             return [ctx.fresh_copy(r, t, 1_000_000 + i) if t.size and (m or a or o and (not ctx.view_of_argument(r) or ret)
                                                                   and (not ctx.is_constant_expression(r) or u)) else r
                     for i, (r, o, t, ret, u, m, a) in enumerate(zip(results, outside, ctx.out, returned, updated_elsewhere,
