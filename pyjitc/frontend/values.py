@@ -355,9 +355,8 @@ class Emitter:
             if isinstance(x, complex) and dt.kind != "c":
                 raise ShapeError(f"can't use the Python complex {x} as {dt}")
             return self.constant(np.asarray(x, dtype=dt))
-        if isinstance(x, (list, tuple)) and next(items_of(x, Traced), None) is not None:
-            from .registry import FUNCTIONS      # np.searchsorted(a, [lo, hi]) of run-time numbers:
-            t = FUNCTIONS["numpy.asarray"](self, x)   # the array np.asarray makes of them
+        if isinstance(x, (list, tuple)) and _SEQUENCE_TO_ARRAY and next(items_of(x, Traced), None) is not None:
+            t = _SEQUENCE_TO_ARRAY[0](self, x)   # np.searchsorted(a, [lo, hi]) of run-time numbers
             return t if dtype is None else self.cast(t, dtype)
         arr = np.asarray(x)
         if arr.dtype == object or arr.dtype not in SUPPORTED_DTYPES:
@@ -466,6 +465,15 @@ def known(x):
     if isinstance(x, slice):
         return slice(known(x.start), known(x.stop), known(x.step))
     return x
+
+
+# How a list holding run-time numbers becomes an array: np.asarray's rule, which the NumPy layer
+# (frontend/numpy/creation.py) gives here; values.py stays below it.
+_SEQUENCE_TO_ARRAY: list = []
+
+
+def set_sequence_to_array(fn) -> None:
+    _SEQUENCE_TO_ARRAY[:] = [fn]
 
 
 def items_of(x, kind):

@@ -585,7 +585,7 @@ def _by_rows(S, op: Op, a: Lazy, b: Lazy) -> Lazy | None:
     (zeroed,) = loop_nest(S, free, [empty], lambda S, ivs, v: [S.insert(S.const(0, rtype), v[0], ivs)])
 
     def row(S, ivs, values):
-        k, j = ivs[0], ivs[1:]
+        k = ivs[0]
         ai = [index_const(S, 0)] * at.ndim
         ai[lc[0]] = k
         coefficient = a.elem(S, ai)

@@ -321,7 +321,6 @@ def kron(em, a, b):
     nda, ndb = a.ndim, b.ndim
     if nda == 0 or ndb == 0:
         return FUNCTIONS["numpy.multiply"](em, a, b)
-    nd = max(nda, ndb)
     as_ = (1,) * max(0, ndb - nda) + a.shape
     bs = (1,) * max(0, nda - ndb) + b.shape
     a_arr = reshape(em, a, tuple(v for d in as_ for v in (d, 1)))

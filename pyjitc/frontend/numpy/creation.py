@@ -13,7 +13,7 @@ from ...ir.dims import Dim, NeedsStaticShape
 from ...ir.types import SUPPORTED_DTYPES
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
-from ..values import Traced, fold, folding, is_static
+from ..values import Traced, fold, folding, is_static, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
 from .shapes import concatenate, moveaxis, ravel, reshape, stack
 
@@ -212,6 +212,9 @@ def asarray(em, a, dtype=None, copy=None, order=None):
         raise NotSupportedError("copy=False: the dtype can't change without a copy (NumPy raises ValueError)",
                                 hint="leave out copy=False, or pass copy=None")
     return numpy_copy(em, out) if copy and out is a else out
+
+
+set_sequence_to_array(asarray)     # em.asarray of a list holding run-time numbers
 
 
 @register("numpy.asanyarray", complex_ok=True)

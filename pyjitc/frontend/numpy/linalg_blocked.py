@@ -328,7 +328,6 @@ def lu(em, a: Traced, n: int) -> tuple[list, Traced, Traced]:
     A22 -= L21 U12 (matmuls). Columns past n (right-hand sides) are carried along, so they come
     out as L^-1 P B. Returns (U's block rows: (B, w, m - k0) each, the diagonal block first;
     U's diagonal (B, n); the permutation's sign (B,))."""
-    nbatch = a.shape[0]
     rows_u, diags, sign, rest = [], [], None, a
     for k0, w in blocks(n):
         p, perm, s, linv = lu_panel(em, _cols(em, rest, 0, w))
