@@ -232,3 +232,25 @@ def test_a_mask_beside_integers_and_slices_reads_and_writes_as_numpy(m, f):
 
 
 MASKS_BESIDE = pyjitc.jit(masks_beside_other_indices)
+
+
+def arrays_sized_by_a_selection(x, y):
+    """np.zeros/ones/empty(len(sel)): arrays of a selection's run-time length, combined with it,
+    returned, reduced and written through its positions (`y[idx] = np.zeros(len(idx))`,
+    scikit-fuzzy's membership functions)."""
+    sel = x[x > 0.5]
+    z = np.ones(len(sel)) * 2.0 + sel
+    idx = np.nonzero(x < 0.2)[0]
+    y[idx] = np.zeros(len(idx))
+    counts = np.zeros(len(sel), dtype=np.int32) + 1
+    return z, z.sum(), len(z), counts.sum(), y
+
+
+@settings(max_examples=25, deadline=None)
+@given(values)
+def test_arrays_sized_by_a_selections_length_match_numpy(x):
+    x = np.abs(x) % 1.0
+    assert_same_call(SIZED_BY_SELECTION, arrays_sized_by_a_selection, x, x[::-1].copy())
+
+
+SIZED_BY_SELECTION = pyjitc.jit(arrays_sized_by_a_selection)

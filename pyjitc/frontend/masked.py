@@ -169,8 +169,19 @@ def length(em, m: Masked) -> Traced:
 
 
 def _count(m: Masked, n: Traced) -> Traced:
-    """A run-time length as NumPy gives it in a shape: a Python int (weak)."""
-    return Traced(n.value, int, m.params)
+    """A run-time length as NumPy gives it in a shape: a Python int (weak). A selection's length
+    remembers the selection: `np.zeros(len(idx))` is an array of that length (sized_like)."""
+    t = Traced(n.value, int, m.params)
+    if m.where[0] == "flags" and m.axis == 0:
+        t.length_of = m
+    return t
+
+
+def sized_like(em, m: Masked, fill, dtype) -> Masked:
+    """np.zeros/ones/empty(len(sel)): an array of the selection's run-time length, held as the
+    selection is (at its positions, with its flags), so `y[idx] = np.zeros(len(idx))` writes it."""
+    data = em.full(fill, dtype, (m.where[1].shape[0],))
+    return Masked(Traced(data.value, None, frozenset()), 0, m.where, m.key, None)
 
 
 def shape(em, m: Masked) -> tuple:

@@ -53,7 +53,8 @@ class Traced:
     written since through another name, a read gives refresh(this value, before's new value), the
     one or the other as `ran` says (`s = y[::-2]; if ...: y = f(y)`, then `s[...] = ...; y[2:]`
     read the old y: statement fuzzer seed 9101 program 5751)."""
-    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous", "either", "alias")
+    __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous", "either", "alias",
+                 "length_of")
 
     def __init__(self, value: Value, weak=None, params=None, view=None):
         self._value = value
@@ -61,6 +62,7 @@ class Traced:
         self.params = params
         self.view = view
         self._const = self._const_of = self.frozen = self.ambiguous = self.either = self.alias = None
+        self.length_of = None   # the selection (masked.Masked) whose run-time length this int is
 
     @property
     def const(self) -> np.ndarray | None:

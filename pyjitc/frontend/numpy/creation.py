@@ -11,6 +11,7 @@ from ...errors import NotSupportedError, ShapeError
 from ...ir import dims
 from ...ir.dims import Dim, NeedsStaticShape
 from ...ir.types import SUPPORTED_DTYPES
+from .. import masked
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_static, set_sequence_to_array
@@ -20,6 +21,8 @@ from .shapes import concatenate, moveaxis, ravel, reshape, stack
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
     def impl(em, *args, **kwargs):
+        if np_fn in _FILLS and args and _selection_length(args[0]) is not None:
+            return _filled_selection(em, np_fn, *args, **kwargs)
         args = em.static(list(args), f"np.{np_fn.__name__}: its arguments")
         kwargs = {k: em.static(v, f"np.{np_fn.__name__}: {k}") for k, v in kwargs.items()}
         if "dtype" in kwargs and kwargs["dtype"] is not None:
@@ -38,6 +41,19 @@ def _creation(np_fn):
 
 
 _FILLS = {np.zeros: 0, np.ones: 1, np.empty: 0}
+
+
+def _selection_length(shape):
+    """The selection whose run-time length `shape` is (`np.zeros(len(idx))`), or None."""
+    items = _as_shape(shape)
+    return items[0].length_of if len(items) == 1 and isinstance(items[0], Traced) else None
+
+
+def _filled_selection(em, np_fn, shape, dtype=float, order="C", *, like=None, device=None):
+    if order not in ("C", "F"):
+        raise NotSupportedError(f"np.{np_fn.__name__}: order={order!r}")
+    dt = np.dtype(static_dtype(em, dtype))
+    return masked.sized_like(em, _selection_length(shape), _FILLS[np_fn], dt)
 
 
 def _as_shape(shape) -> tuple:
