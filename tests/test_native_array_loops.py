@@ -493,3 +493,80 @@ def test_a_loop_computing_its_arrays_anew_writes_over_them_only_where_numpy_woul
         for m, t in zip(mine, theirs):
             assert_same(m, t, accumulate=True)
     assert lowered_as(fn, *make(np.random.default_rng(0))) == where
+
+
+# ---------------------------------------------------------------- arrays computed anew in one branch
+
+def dijkstra(W, src):
+    n = W.shape[0]
+    dist = np.full(n, np.inf)
+    dist[src] = 0.0
+    done = np.zeros(n, dtype=bool)
+    for _ in range(n):
+        d = np.where(done, np.inf, dist)
+        u = np.argmin(d)
+        if d[u] == np.inf:
+            break
+        done[u] = True
+        dist = np.minimum(dist, dist[u] + W[u])
+    return dist
+
+
+def branch_rewrites(x, y, c, steps):
+    for i in range(steps):
+        if x[i % x.shape[0]] > c:
+            x, y = x + y * 0.5, y - x * 0.25      # both anew, each reading the other where it writes
+    return x, y
+
+
+def both_branches_anew(x, y, c, steps):
+    for i in range(steps):
+        if x[i % x.shape[0]] > c:
+            y = y * 0.5 + x
+        else:
+            y = y * 0.9 + 1.0                    # no buffer passed through: stays a host loop
+    return x, y
+
+
+def branch_reads_elsewhere(x, c, steps):
+    for i in range(steps):
+        if x[i % x.shape[0]] > c:
+            x = x[::-1] * 0.5 + x                # reads other positions: not written over in place
+    return x
+
+
+def branch_old_value_kept(x, c, steps):
+    s = 0.0
+    for i in range(steps):
+        old = x
+        if x[i % x.shape[0]] > c:
+            x = x * 1.5 - 0.1
+        s += old.sum()                           # the old array is read after the if
+    return x, s
+
+
+@pytest.mark.parametrize("fn, where", [(branch_rewrites, "dispatch"), (both_branches_anew, None),
+                                       (branch_reads_elsewhere, None), (branch_old_value_kept, None)])
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(1, 9), c=st.floats(0.0, 1.0), seed=st.integers(0, 2 ** 16))
+def test_an_array_computed_anew_in_one_branch_is_written_over_the_other_branchs_only_where_numpy_agrees(fn, where, n, c, seed):
+    rng = np.random.default_rng(seed)
+    args = (rng.random(n), rng.random(n), c, n + 3) if fn in (branch_rewrites, both_branches_anew) else (rng.random(n), c, n + 3)
+    if where is not None:
+        assert lowered_as(fn, *copies(args)) == where
+    mine, theirs = copies(args), copies(args)
+    assert_same(BRANCHES[fn.__name__](*mine), fn(*theirs), accumulate=True)
+    assert_same(mine, theirs)
+
+
+BRANCHES = {fn.__name__: pyjitc.jit(fn) for fn in (branch_rewrites, both_branches_anew, branch_reads_elsewhere,
+                                                   branch_old_value_kept)}
+
+
+@pytest.mark.parametrize("n", [12, 40])
+def test_dijkstra_with_a_break_runs_as_one_native_loop_and_matches_numpy(n):
+    rng = np.random.default_rng(n)
+    W = rng.random((n, n)) * (rng.random((n, n)) < 0.3) + np.where(rng.random((n, n)) < 0.3, np.inf, 0.0)
+    W = np.where(W == 0.0, np.inf, W)
+    assert lowered_as(dijkstra, W, 0) == "dispatch"
+    assert_same(pyjitc.jit(dijkstra)(W, 0), dijkstra(W, 0))

@@ -57,7 +57,7 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         mark(r)
     is_lazy = lambda v: v.type.size != 1 and v.id not in tensors
 
-    def walk(block: Block, loop: Op | None = None):
+    def walk(block: Block, loop: Op | None = None, buffers: dict | None = None):
         reads: dict[int, set] = {}     # temporary id -> the buffers it reads
         defined: dict[int, int] = {}   # temporary id -> position
         last_use: dict[int, int] = {}
@@ -71,10 +71,20 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                 refuse()
             if op.name == "dynamic_update_slice" and is_lazy(op.operands[0]):
                 refuse()
-            for r in op.regions:
-                if any(is_lazy(v) for v in r.results) and not (op.name == "while" and r is op.regions[1]):
+            for j, r in enumerate(op.regions):
+                over = None
+                if op.name == "if" and any(is_lazy(v) for v in r.results):
+                    # an array computed anew in one branch (`dist = np.minimum(dist, ...)` after
+                    # `if ...: break`) is written over the buffer the other branch yields
+                    other = op.regions[1 - j]
+                    made = {v.id for o in other.ops for v in o.results}
+                    over = {i: other.results[i] for i, v in enumerate(r.results) if is_lazy(v)
+                            and other.results[i].id in tensors and other.results[i].id not in made}
+                    if len(over) != sum(1 for v in r.results if is_lazy(v)):
+                        refuse()
+                elif any(is_lazy(v) for v in r.results) and not (op.name == "while" and r is op.regions[1]):
                     refuse()
-                walk(r, op if op.name == "while" else None)
+                walk(r, op if op.name == "while" else None, over)
             used = [v for v in op.operands] + [v for v in _captured_values(op)]
             for v in used:
                 if v.id in defined:
@@ -88,7 +98,9 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         producers = {v.id: op for op in block.ops for v in op.results}
         rewritten = [i for i, v in enumerate(block.results) if is_lazy(v)]
         if rewritten and not (loop is not None and block is loop.regions[1]
-                              and _rewrite_ok(block, rewritten, producers, tensors, R)):
+                              and _rewrite_ok(block, rewritten, producers, tensors, R, [block.params[i] for i in rewritten])
+                              or buffers is not None and all(i in buffers for i in rewritten)
+                              and _rewrite_ok(block, rewritten, producers, tensors, R, [buffers[i] for i in rewritten])):
             refuse()
         for i in rewritten:   # read at the block's end: no buffer it reads may be updated before
             last_use[block.results[i].id] = len(block.ops)     # (`t1 = t1 * 0.5 + x; x[1:-1] = ...`)
@@ -105,14 +117,14 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         walk(r, loop)
 
 
-def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R) -> bool:
-    """Whether the loop body's carried arrays at positions `rewritten`, which it yields computed
-    anew (temporaries: a masked update of the whole array, `z = select(abs(z) < 2, z * z + c,
-    z)`), can be written over in place in one element loop: they have one shape, each new value
-    has its array's type and reads each of these arrays only as its newest version in the block
-    and only at the position it computes, and no inner loop or if touches them."""
+def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R, params: list) -> bool:
+    """Whether the block's results at positions `rewritten`, which it yields computed anew
+    (temporaries: a masked update of the whole array, `z = select(abs(z) < 2, z * z + c, z)`),
+    can be written over the arrays `params` in place in one element loop (the loop body's carried
+    arrays, or what the other branch of an `if` yields): they have one shape, each new value has
+    its array's type and reads each of these arrays only as its newest version in the block and
+    only at the position it computes, and no inner loop or if touches them."""
     values = [block.results[i] for i in rewritten]
-    params = [block.params[i] for i in rewritten]
     # one shape up to axes of length 1 (the region's tensors drop them: scalar_loop.storage_tensor)
     if len({tuple(d for d in v.type.shape if d != 1) for v in values}) != 1 or any(v.type != p.type for v, p in zip(values, params)):
         return False

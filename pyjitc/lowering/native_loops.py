@@ -152,6 +152,12 @@ class _InPlace:
         return op is not None and not op.regions and op.name not in ("dynamic_update_slice", "barrier") \
             and value.type == body.params[i].type
 
+    @staticmethod
+    def _made_in(block: Block, value) -> bool:
+        """Whether `value` is computed anew by array work at the top of `block`."""
+        op = next((o for o in block.ops if value.id in {r.id for r in o.results}), None)
+        return op is not None and not op.regions and op.name not in ("dynamic_update_slice", "barrier")
+
     def _derives(self, value, root: int) -> bool:
         """Whether `value` is the array `root` after updates (dynamic_update_slice, barrier,
         and if / while results that are themselves such updates)."""
@@ -163,9 +169,10 @@ class _InPlace:
                 value = op.operands[0]
             elif op.name == "while":
                 value = op.operands[[r.id for r in op.results].index(value.id)]
-            elif op.name == "if":
+            elif op.name == "if":   # in one branch, perhaps computed anew (in_place.check_lazy)
                 k = [r.id for r in op.results].index(value.id)
-                return all(self._derives(r.results[k], root) for r in op.regions)
+                derived = [self._derives(r.results[k], root) for r in op.regions]
+                return any(derived) and all(d or self._made_in(r, r.results[k]) for d, r in zip(derived, op.regions))
             else:
                 return False
         return True

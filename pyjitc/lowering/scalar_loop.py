@@ -420,9 +420,17 @@ class _Lowering:
 
     def if_(self, S: Scalar, op: Op, args):
         result = S.op("scf.if", args, self.types(op.results), regions=2)
-        for mlir_region, block in zip(result.regions, op.regions):
+        for k, (mlir_region, block) in enumerate(zip(result.regions, op.regions)):
             with ir.InsertionPoint(mlir_region.blocks.append()):
-                S.yield_("scf.yield", self.block(block))
+                results = list(self.block(block))
+                anew = [i for i, r in enumerate(results) if isinstance(r, Lazy)]
+                if anew:   # computed anew here: written over what the other branch yields (in_place.check_lazy)
+                    other = op.regions[1 - k]
+                    new = scalar_arrays.rewrite(S, [self.env[other.results[i].id] for i in anew],
+                                                [results[i] for i in anew], op.results[anew[0]].type)
+                    for i, value in zip(anew, new):
+                        results[i] = value
+                S.yield_("scf.yield", results)
         return list(result.results)
 
     def while_(self, S: Scalar, op: Op, inits):
