@@ -466,3 +466,29 @@ def test_every_ir_op_has_a_vjp_rule_or_is_listed_without_one():
     missing = set(OPS) - set(RULES) - ZERO - REGION_OPS
     assert missing == NO_RULE_YET
     assert not set(RULES) - set(OPS), "rules for ops the registry doesn't have"
+
+
+def windowed_energy(x):
+    w = np.lib.stride_tricks.sliding_window_view(x, 3)
+    return (w.mean(axis=-1) ** 2).sum()
+
+
+def lagged_products(x, lags):
+    n = x.shape[0]
+    s = 0.0
+    for k in range(1, 4):
+        s += x[:n - k] @ x[k:] + x[:n - lags] @ x[lags:]   # slices of other bounds, run-time lags
+    return s
+
+
+def masked_columns(A, m):
+    return (A[:, m] ** 2).sum() + np.sin(A[1, m]).sum()
+
+
+@pytest.mark.parametrize("fn, args", [
+    (windowed_energy, lambda r: (r.standard_normal(9),)),
+    (lagged_products, lambda r: (r.standard_normal(10), 4)),
+    (masked_columns, lambda r: (r.standard_normal((3, 5)), np.array([True, False, True, True, False]))),
+], ids=["sliding_window_view", "slices_of_other_bounds", "mask_beside_a_slice"])
+def test_gradients_through_windows_realigned_slices_and_masks_beside_indices_match_finite_differences(fn, args):
+    check_grad(fn, pyjitc.grad(fn), args(np.random.default_rng(3)))
