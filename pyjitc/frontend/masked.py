@@ -296,7 +296,7 @@ def relocated(em, m: Masked, lo, capacity: int, n=None) -> Traced:
     start = em.emit("add", em.emit("sub", m.where[1], lo), em.constant(np.int64(capacity)))
     shape = tuple(capacity if i == axis else d for i, d in enumerate(data.shape))
     moved = em.emit("dynamic_slice", padded, *[start if i == axis else zero for i in range(data.ndim)], sizes=shape)
-    if n is None:
+    if n is None or data.shape[axis] == 0:   # (an empty axis has no element to broadcast)
         return moved
     first = em.emit("dynamic_slice", data, *[m.where[1] if i == axis else zero for i in range(data.ndim)],
                     sizes=tuple(1 if i == axis else d for i, d in enumerate(data.shape)))
