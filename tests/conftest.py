@@ -16,5 +16,8 @@ settings.register_profile("pyjitc", deadline=None, max_examples=int(os.environ.g
 settings.load_profile("pyjitc")
 
 # One compile cache for the whole test session, in a fresh directory: tests share executables
-# (identical programs compile once) without touching the user's cache.
-os.environ["PYJITC_CACHE_DIR"] = tempfile.mkdtemp(prefix="pyjitc-test-cache-")
+# (identical programs compile once) without touching the user's cache. pytest-xdist's workers
+# inherit the directory the controller made, so they share it too (entries are written atomically).
+if "PYJITC_TEST_SESSION_CACHE" not in os.environ:
+    os.environ["PYJITC_TEST_SESSION_CACHE"] = tempfile.mkdtemp(prefix="pyjitc-test-cache-")
+os.environ["PYJITC_CACHE_DIR"] = os.environ["PYJITC_TEST_SESSION_CACHE"]

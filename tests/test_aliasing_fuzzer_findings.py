@@ -842,3 +842,28 @@ def test_a_branch_yielding_one_argument_as_two_results_copies_the_second_and_run
         A[1, 1] = level
         return {"X": X, "A": A}, (X, A[:, 2], A, 0)
     same_answer(one_argument_yielded_twice_by_a_branch, make, jitted=pyjitc.jit(one_argument_yielded_twice_by_a_branch))
+
+
+def reversed_local_beside_argument_writes(x, y, A, n):
+    w1 = np.zeros((6, 5))
+    w1.T[...] = np.minimum(np.ones(A.shape), w1.T)
+    if w1.sum() > 0.005 or n > 1:
+        y[0] = n * 0.5
+        w1[:] = w1[::-1]
+    else:
+        x[...] = y + 3.0
+    return w1, x
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_local_array_reversed_in_one_branch_and_copied_in_the_other_runs(n):
+    # statement fuzzer seed 9114 program 738: w1 (a transposed constant) reversed on one path and
+    # passed through as a copy on the other, with y = A[1] written on the first path and x on the
+    # second; IREE 3.13 returned a null buffer for the copy made as an element loop in a dispatch
+    # region of its own ("ref is null; hal.buffer_view.create")
+    def make():
+        A = np.arange(30.0).reshape(5, 6) / 7
+        X = np.arange(6.0) - 2.5
+        return {"X": X, "A": A}, (X, A[1], A, n)
+    same_answer(reversed_local_beside_argument_writes, make,
+                jitted=pyjitc.jit(reversed_local_beside_argument_writes))

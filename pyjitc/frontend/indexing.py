@@ -187,9 +187,13 @@ def _mask_among(x: Traced, index):
         return None
     k = masks[0]
     if index[k].shape[0] != x.shape[k]:
-        raise ShapeError(f"IndexError: boolean index did not match indexed array along axis {k}; size of axis is "
-                         f"{x.shape[k]} but size of corresponding boolean axis is {index[k].shape[0]}")
+        raise _mask_mismatch(k, x.shape[k], index[k].shape[0])
     return tuple(index) + (slice(None),) * (x.ndim - len(index)), k, index[k]
+
+
+def _mask_mismatch(axis: int, size: int, mask_size: int) -> ShapeError:
+    return ShapeError(f"IndexError: boolean index did not match indexed array along axis {axis}; size of axis is "
+                      f"{size} but size of corresponding boolean axis is {mask_size}")
 
 
 def _mask_axis(items, k: int) -> tuple[int, bool]:
@@ -746,8 +750,7 @@ def masked_update(em, x: Traced, index, new: Traced) -> Traced:
 def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
     k = mask.ndim
     if mask.shape != x.shape[:k]:
-        raise ShapeError(f"IndexError: boolean index did not match indexed array along axis 0; "
-                       f"size of axis is {x.shape[0] if x.ndim else 0} but size of corresponding boolean axis is {mask.shape[0]}")
+        raise _mask_mismatch(0, x.shape[0] if x.ndim else 0, mask.shape[0])
     rest = x.shape[k:]
     if isinstance(value, masked.Masked):     # y[m] = f(x[m]): the same selection
         flat = mask if k == 1 else em.emit("reshape", mask, shape=(mask.type.size,))

@@ -307,6 +307,12 @@ def relocated(em, m: Masked, lo, capacity: int, n=None) -> Traced:
     return em.emit("select", em.broadcast(single, shape), spread, moved)
 
 
+def _mismatch(em, k, n):
+    """Whether a run-time length k neither equals n nor broadcasts (is 1): NumPy's ValueError."""
+    return em.emit("and", em.emit("compare", k, n, direction="NE"),
+                   em.emit("compare", k, em.constant(np.int64(1)), direction="NE"))
+
+
 def moved_into(em, m: Masked, bounds, capacity, shown: str) -> Masked:
     """A run-time slice written into a slice of other bounds (lo, hi) on an axis of `capacity`
     (`y[1:k + 1] = x[:k]`): its elements moved there; NumPy's ValueError when the lengths differ
@@ -315,11 +321,8 @@ def moved_into(em, m: Masked, bounds, capacity, shown: str) -> Masked:
     if not isinstance(capacity, int):
         need(m, f"{shown} into a slice of other bounds")
     lo, hi = bounds
-    zero, one = em.constant(np.int64(0)), em.constant(np.int64(1))
-    n = em.emit("max", em.emit("sub", hi, lo), zero)
-    k = length(em, m)
-    em.check(em.emit("and", em.emit("compare", k, n, direction="NE"), em.emit("compare", k, one, direction="NE")),
-             f"ValueError: could not broadcast a slice into a slice of another length ({shown})")
+    n = em.emit("max", em.emit("sub", hi, lo), em.constant(np.int64(0)))
+    em.check(_mismatch(em, length(em, m), n), f"ValueError: could not broadcast a slice into a slice of another length ({shown})")
     return Masked(relocated(em, m, lo, capacity, n), m.axis, ("bounds", lo, hi), None, m.params)
 
 
@@ -336,8 +339,7 @@ def _common_bounds(em, shown, args) -> list:
         n = em.emit("select", em.emit("compare", n, one, direction="EQ"), length(em, m), n)
     bad = None
     for m in ms:
-        k = length(em, m)
-        differs = em.emit("and", em.emit("compare", k, n, direction="NE"), em.emit("compare", k, one, direction="NE"))
+        differs = _mismatch(em, length(em, m), n)
         bad = differs if bad is None else em.emit("or", bad, differs)
     em.check(bad, f"ValueError: operands could not be broadcast together ({shown} of slices of different lengths)")
     zero = em.constant(np.int64(0))
@@ -421,23 +423,18 @@ def _outer(em, impl, shown, a, b):
 
 def _flip(em, impl, m: Masked, axis):
     """np.flip of a run-time slice (`np.flip(r[:k])`): the positions lo..hi-1 keep their bounds and
-    take the elements hi-1..lo. The whole axis reversed puts element hi-1-t at n-hi+t, so the
-    result is that, moved by n - lo - hi: a dynamic slice of it padded with n on each side."""
+    take the elements hi-1..lo. The whole axis reversed holds them at n-hi..n-lo-1, whence they
+    are relocated to lo."""
     data = m.data
     axes = tuple(range(data.ndim)) if axis is None else \
         tuple(a % data.ndim for a in ((axis,) if isinstance(axis, int) else axis))
     rev = impl(em, data, axes)
     if m.axis not in axes:
         return Masked(rev, m.axis, m.where, m.key, m.params)
-    n = data.shape[m.axis]
-    low = tuple(n if i == m.axis else 0 for i in range(data.ndim))
-    padded = em.emit("pad", rev, em.constant(np.zeros((), data.dtype)), low=low, high=low,
-                     interior=(0,) * data.ndim)
+    n = em.constant(np.int64(data.shape[m.axis]))
     _, lo, hi = m.where
-    shift = em.emit("sub", em.constant(np.int64(2 * n)), em.emit("add", lo, hi))
-    starts = [shift if i == m.axis else em.constant(np.int64(0)) for i in range(data.ndim)]
-    moved = em.emit("dynamic_slice", padded, *starts, sizes=data.shape)
-    return Masked(moved, m.axis, m.where, m.key, m.params)
+    reversed_ = Masked(rev, m.axis, ("bounds", em.emit("sub", n, hi), em.emit("sub", n, lo)), None, m.params)
+    return Masked(relocated(em, reversed_, lo, data.shape[m.axis]), m.axis, m.where, m.key, m.params)
 
 
 def subscript(em, m: Masked, index):

@@ -634,16 +634,3 @@ def _from_storage_tensor(ctx, value: ir.Value, t) -> ir.Value:
     elif t.dtype.kind == "u":
         value = ctx.hlo("stablehlo.bitcast_convert", value, type=kept)
     return ctx.hlo("stablehlo.reshape", value, type=typ) if 1 in t.shape else value
-
-
-def fresh_copy(ctx, value: ir.Value, t, number: int) -> ir.Value:
-    """A copy of an array in a buffer of its own: a dispatch of its own that copies element by
-    element (IREE elides flow.tensor.clone and every StableHLO identity; a dispatch's result is
-    always a new buffer). `number` keeps CSE from merging two copies of one value."""
-    S = Scalar(ctx.loc)
-    storage = ctx.barrier(_to_storage_tensor(ctx, value, t))
-    region_op = S.op("flow.dispatch.region", [], [storage_tensor(t)],
-                     {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])}, regions=2)
-    with ir.InsertionPoint(region_op.regions[0].blocks.append()):
-        S.op("flow.return", [_copy(S, storage, t, number)], [])
-    return _from_storage_tensor(ctx, region_op.results[0], t)

@@ -118,25 +118,22 @@ class LowerCtx:
         return not isinstance(cls.view_root(value), ir.OpResult)
 
     def fresh_copy(self, value: ir.Value, t, number: int) -> ir.Value:
-        if t.dtype.kind == "c":   # the copy loop stores real numbers: the two parts, joined again
+        if t.dtype.kind == "c":   # each part times 1 (times a complex 1, inf * 0 would make NaNs)
             part = t.with_dtype(np.dtype(f"f{t.dtype.itemsize // 2}"))
             re = self.hlo("stablehlo.real", value, type=mlir_type(part))
             im = self.hlo("stablehlo.imag", value, type=mlir_type(part))
             return self.hlo("stablehlo.complex", self.fresh_copy(re, part, 2 * number),
                             self.fresh_copy(im, part, 2 * number + 1), type=mlir_type(t))
-        if not getattr(_options, "scalar_loops", True) or is_symbolic(t.shape):
-            # GPU targets (and PYJITC_NATIVE_LOOPS=0): IREE 3.13's CUDA pipeline crashed
-            # (iree-compile segfault) on the element loop nest in a dispatch region, and failed
-            # on a linalg copy there ("LLVM Translation failed for operation:
-            # builtin.unrealized_conversion_cast"): any run-time loop carrying an array (the
-            # classic kernels trisolv, covariance, ...). The copy is an elementwise op IREE can't
-            # fold away, x times a 1 (x and True for booleans) behind a barrier of its own number.
-            # So are arrays of run-time sizes on any target (the element loop nest needs static ones)
-            scalar = t.with_shape(())
-            one = self.distinct_barrier(self.splat(True if t.dtype.kind == "b" else 1, scalar), number)
-            return self.hlo("stablehlo.and" if t.dtype.kind == "b" else "stablehlo.multiply", value,
-                            self.broadcast_to(one, t, ()), type=value.type)
-        return scalar_loop.fresh_copy(self, value, t, number)
+        # The copy is an elementwise op IREE can't fold away: x times a 1 (x and True for
+        # booleans) behind a barrier of its own number. It replaced an element loop nest in a
+        # dispatch region of its own: IREE 3.13's CUDA pipeline crashed on that (iree-compile
+        # segfault), it needs static shapes, and on the CPU, as an `if`'s branch result beside
+        # a reversed constant in the other branch, IREE 3.13 returned a null buffer for it
+        # ("ref is null; hal.buffer_view.create", statement fuzzer seed 9114 program 738).
+        scalar = t.with_shape(())
+        one = self.distinct_barrier(self.splat(True if t.dtype.kind == "b" else 1, scalar), number)
+        return self.hlo("stablehlo.and" if t.dtype.kind == "b" else "stablehlo.multiply", value,
+                        self.broadcast_to(one, t, ()), type=value.type)
 
     def distinct_copy(self, value: ir.Value, t) -> ir.Value:
         """A fresh copy numbered apart from every other copy in the module (CSE cannot merge two
