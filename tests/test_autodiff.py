@@ -418,6 +418,19 @@ def test_non_differentiable_points_follow_jax():
     np.testing.assert_array_equal(gy, [0.5, 1.5, 1.5])        # np.max's tie shares its 1 equally
 
 
+def odd_powers(x):
+    return np.sum(x ** 3) + np.sum(np.power(x, np.array([5.0, 3.0, 5.0, 3.0])))
+
+
+def test_odd_powers_at_zero_have_derivative_zero_not_nan():
+    # x ** 3 at x = +-0 took NumPy's value x (its sign) from x itself, which carried derivative 1,
+    # and the unselected 1 / x of the negative-exponent case made 0 / 0 = NaN in the reverse pass
+    x = np.array([0.0, -0.0, 0.5, -2.0])
+    g = pyjitc.grad(odd_powers)(x)
+    np.testing.assert_allclose(g, 3 * x ** 2 + np.array([5.0, 3.0, 5.0, 3.0]) * x ** np.array([4.0, 2.0, 4.0, 2.0]))
+    assert np.isfinite(g).all()
+
+
 def test_argument_is_not_written_back_and_lowered_text_and_aot(tmp_path):
     g = pyjitc.grad(stencil)
     u = np.linspace(0.0, 1.0, 8)

@@ -1,12 +1,16 @@
-"""autodiff.linalg: closed-form VJPs of np.linalg.det, slogdet and cholesky. The frontend builds
-them from scalar loops (LU with pivoting, Cholesky-Crout: frontend/numpy/linalg_blocked.py); the
-reverse pass could step back through those loops, but it recomputes every scalar step from
-checkpoints (a 100x100 slogdet: 0.4 ms forward, 120 s gradient, 190 s to compile). So while a
-function is traced for autodiff these three entries of the registry record their result as
-"a custom VJP of the input matrix" (CUSTOM, a table read by reverse.py), and the reverse pass
-sends the result's cotangent straight to the matrix:
+"""autodiff.linalg: closed-form VJPs of np.linalg.det, slogdet, cholesky, solve and inv. The
+frontend builds them from scalar loops (LU with pivoting, Cholesky-Crout:
+frontend/numpy/linalg_blocked.py); the reverse pass could step back through those loops, but it
+recomputes every scalar step from checkpoints (a 100x100 slogdet: 0.4 ms forward, 120 s
+gradient, 190 s to compile; solve and inv of one 3x3 matrix: a 2.4 MB module, 54 s to compile).
+So while a function is traced for autodiff these entries of the registry record their result
+as "a custom VJP of the input matrix" (CUSTOM, a table read by reverse.py), and the reverse pass
+sends the result's cotangent straight to the inputs:
 
   log|det A|: A^-T            det A: det(A) A^-T            sign: zero
+  X = solve(A, B): Bbar = solve(A^T, Xbar), Abar = -Bbar X^T (real matrices; each summed
+      over the stack axes it was broadcast along; complex ones are differentiated through the loops)
+  Y = inv(A): Abar = -Y^T Ybar Y^T
   L = cholesky(A), reading A's lower triangle (NumPy's convention): with
   G = L^-T Phi(L^T Lbar) L^-1 (Phi: the lower triangle, its diagonal halved; Murray 2016),
   Abar = G + G^T below the diagonal, G on it, 0 above (upper=True: the transpose).
@@ -38,24 +42,40 @@ def _matrix(a) -> Traced | None:
     return a
 
 
-def _record_det(table, em, out, a, *rest, **kw):
-    if (a := _matrix(a)) is not None:
-        table[out.value.id] = ("det", a.value, None)
+# Each recorder gets the result, the arguments, and `seen`: the IR Values of the Traced
+# arguments as the function read them (a view's value, asked for after the call, can be a new
+# op placed after the result, which the reverse pass would reach too early: its cotangent lost).
+
+def _record_det(table, em, seen, out, a, *rest, **kw):
+    if _matrix(a) is not None:
+        table[out.value.id] = ("det", seen[0], None)
 
 
-def _record_slogdet(table, em, out, a, *rest, **kw):
-    if (a := _matrix(a)) is not None:
-        table[out[0].value.id] = ("zero", a.value, None)
-        table[out[1].value.id] = ("logabsdet", a.value, None)
+def _record_slogdet(table, em, seen, out, a, *rest, **kw):
+    if _matrix(a) is not None:
+        table[out[0].value.id] = ("zero", seen[0], None)
+        table[out[1].value.id] = ("logabsdet", seen[0], None)
 
 
-def _record_cholesky(table, em, out, a, upper=False, **kw):
-    if (a := _matrix(a)) is not None:
-        table[out.value.id] = ("cholesky", a.value, bool(em.static(upper, "cholesky: upper")))
+def _record_cholesky(table, em, seen, out, a, upper=False, **kw):
+    if _matrix(a) is not None:
+        table[out.value.id] = ("cholesky", seen[0], bool(em.static(upper, "cholesky: upper")))
+
+
+def _record_solve(table, em, seen, out, a, b, **kw):
+    if _matrix(a) is None or a.dtype != out.dtype or isinstance(b, Traced) and b.dtype != out.dtype:
+        return                                   # (a cast operand: through the loops)
+    table[out.value.id] = ("solve", seen[0], seen[1])
+
+
+def _record_inv(table, em, seen, out, a, **kw):
+    if _matrix(a) is not None and a.dtype == out.dtype:
+        table[out.value.id] = ("inv", seen[0], None)
 
 
 RECORDERS = {"numpy.linalg.det": _record_det, "numpy.linalg.slogdet": _record_slogdet,
-             "numpy.linalg.cholesky": _record_cholesky}
+             "numpy.linalg.cholesky": _record_cholesky, "numpy.linalg.solve": _record_solve,
+             "numpy.linalg.inv": _record_inv}
 
 
 def _wrap(name: str, record) -> None:
@@ -67,10 +87,11 @@ def _wrap(name: str, record) -> None:
         return
 
     def impl(em, *args, **kwargs):
-        out = original(em, *args, **kwargs)
         table = CUSTOM.get()
+        seen = [a.value if isinstance(a, Traced) else None for a in args] if table is not None else None
+        out = original(em, *args, **kwargs)
         if table is not None:
-            record(table, em, out, *args, **kwargs)
+            record(table, em, seen, out, *args, **kwargs)
         return out
     impl.__name__, impl.__qualname__, impl.__doc__ = original.__name__, original.__qualname__, original.__doc__
     impl.__module__ = original.__module__
@@ -95,16 +116,27 @@ def _t(em, x: Traced) -> Traced:
     return em.emit("transpose", x, perm=(0, 2, 1))
 
 
-def _inverse(em, a: Traced) -> Traced:
-    """A^-1 of each matrix of a stack (B, n, n): LU of [A | I], then back substitution (the
-    frontend's solve, without its singular-matrix check)."""
-    nb, n, _ = a.shape
-    eye = em.broadcast(em.constant(np.eye(n, dtype=a.dtype)), a.shape)
-    # one column (n = 1) travels with a zero one, as solve does (IREE 3.13 failed on one column)
-    pad = [em.full(0, a.dtype, (nb, n, 1))] if n == 1 else []
-    rows_u, _, _ = blocked.lu(em, F["numpy.concatenate"](em, [a, eye, *pad], axis=-1), n)
+def _solve(em, a: Traced, b: Traced) -> Traced:
+    """A^-1 B for each matrix of the stacks a (B, n, n) and b (B, n, k): LU of [A | B], then back
+    substitution (the frontend's solve, without its singular-matrix check)."""
+    nb, n, k = b.shape
+    # one column travels with a zero one, as solve does (IREE 3.13 failed on one column)
+    pad = [em.full(0, a.dtype, (nb, n, 1))] if k == 1 else []
+    rows_u, _, _ = blocked.lu(em, F["numpy.concatenate"](em, [a, b, *pad], axis=-1), n)
     x = blocked.back_substitute(em, rows_u, n)
-    return em.emit("slice", x, start=(0, 0, 0), limit=(nb, n, n), strides=(1, 1, 1)) if pad else x
+    return em.emit("slice", x, start=(0, 0, 0), limit=(nb, n, k), strides=(1, 1, 1)) if pad else x
+
+
+def _inverse(em, a: Traced) -> Traced:
+    """A^-1 of each matrix of a stack (B, n, n)."""
+    return _solve(em, a, em.broadcast(em.constant(np.eye(a.shape[-1], dtype=a.dtype)), a.shape))
+
+
+def _sum_to(em, x: Traced, shape) -> Traced:
+    """x summed over the axes along which an array of `shape` was broadcast to x's shape."""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and x.shape[lead + i] != 1)
+    return em.emit("reshape", F["numpy.sum"](em, x, axis=axes) if axes else x, shape=tuple(shape))
 
 
 def _scale(em, g: Traced, m: Traced) -> Traced:
@@ -125,24 +157,41 @@ def _cholesky_vjp(em, low: Traced, g: Traced) -> Traced:
     return F["numpy.where"](em, diag, gm, F["numpy.where"](em, lower, both, 0))
 
 
-def custom_vjp(builder, entry, a, out, g):
-    """The cotangent of the input matrix `a` (an IR Value of the reverse pass) of a recorded
-    result `out` whose cotangent is `g` (None: no cotangent to send)."""
-    kind, _, upper = entry
+def custom_vjp(builder, entry, look, out, g) -> list:
+    """(input, cotangent) pairs, IR Values of the reverse pass, for the inputs of a recorded result
+    `out` whose cotangent is `g`; `look` gives an input's value in the reverse pass."""
+    kind, a, extra = entry
     if kind == "zero":
-        return None
+        return []
     em = Emitter(builder)
     shape = a.type.shape
-    A, G, Y = em.wrap(a), em.wrap(g), em.wrap(out)
+    A, G, Y = em.wrap(look(a)), em.wrap(g), em.wrap(out)
+    mm = F["numpy.matmul"]
     if kind in ("det", "logabsdet"):
         inv_t = _t(em, _inverse(em, _stack(em, A)))
         w = G if kind == "logabsdet" else F["numpy.multiply"](em, G, Y)
         ga = _scale(em, em.emit("reshape", w, shape=(inv_t.shape[0],)), inv_t)
+    elif kind == "inv":
+        yt = _t(em, _stack(em, Y))
+        ga = F["numpy.negative"](em, mm(em, mm(em, yt, _stack(em, G)), yt))
+    elif kind == "solve":
+        vector = Y.ndim < A.ndim              # b was one vector: X is (..., n)
+        n = shape[-1]
+        full = Y.shape + (1,) if vector else Y.shape    # (..., n, k)
+        y3, g3 = (em.emit("reshape", v, shape=(int(np.prod(full[:-2], dtype=np.int64)),) + full[-2:]) for v in (Y, G))
+        a3 = _stack(em, em.broadcast(A, full[:-2] + (n, n)))
+        gb = _solve(em, _t(em, a3), g3)
+        ga = F["numpy.negative"](em, mm(em, gb, _t(em, y3)))
+        pairs = [(a, _sum_to(em, em.emit("reshape", ga, shape=full[:-2] + (n, n)), shape).value)]
+        if extra is not None:
+            gb = em.emit("reshape", gb, shape=Y.shape)
+            pairs.append((extra, _sum_to(em, gb, extra.type.shape).value))
+        return pairs
     else:
         low, gl = _stack(em, Y), _stack(em, G)
-        if upper:
+        if extra:
             low, gl = _t(em, low), _t(em, gl)
         ga = _cholesky_vjp(em, low, gl)
-        if upper:
+        if extra:
             ga = _t(em, ga)
-    return em.emit("reshape", ga, shape=shape).value
+    return [(a, em.emit("reshape", ga, shape=shape).value)]

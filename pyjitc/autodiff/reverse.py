@@ -187,9 +187,9 @@ class Reverse:
             if entry is None or g is None:
                 rest.append(g)
                 continue
-            a = entry[1]
-            if self.differentiable(a):
-                self.accumulate(cts, a, custom_vjp(self.b, entry, env.get(a.id, a), env.get(r.id, r), g))
+            if any(self.differentiable(v) for v in entry[1:] if isinstance(v, Value)):
+                for v, ct in custom_vjp(self.b, entry, lambda v: env.get(v.id, v), env.get(r.id, r), g):
+                    self.accumulate(cts, v, ct)
             rest.append(None)
         return rest
 
@@ -421,7 +421,8 @@ def gradients(fn: Function, seeds, wrt: list[Value], guard_loops: bool = False,
     active = {p.id for p in wrt}
     activity(fn.body, active)
     defined = _defined(fn.body)
-    custom = {k: v for k, v in (custom or {}).items() if k in defined and v[1].id in defined}
+    custom = {k: v for k, v in (custom or {}).items()
+              if k in defined and all(u.id in defined for u in v[1:] if isinstance(u, Value))}
     rev = Reverse(builder, active, guard_loops, custom)
     rev.check_active_bitcasts(fn.body)
     builder.reopen(fn.body)

@@ -129,8 +129,11 @@ def power(em, a, b, out_dtype):
     # x == +-0: y > 0 -> +0 (x itself when y is odd), y < 0 -> +inf (copysign(inf, x) when odd)
     x_zero = cmp(em, x, zero, "EQ")
     y_pos = cmp(em, y, zero, "GT")
-    zero_case = sel(em, y_pos, sel(em, y_odd, x, zero),
-                     sel(em, y_odd, em.emit("div", one, x), full(np.inf)))
+    # (x's sign as sign(x), which carries no derivative: x itself, or 1 / x, carried one that was
+    # wrong or NaN at 0, where only these values are taken: d(x ** 3)/dx is 0 there)
+    sign = em.emit("sign", x)
+    zero_case = sel(em, y_pos, sel(em, y_odd, em.emit("mul", r, sign), zero),
+                     sel(em, y_odd, em.emit("div", one, sign), full(np.inf)))
     y_nonzero = em.emit("or", y_pos, cmp(em, y, zero, "LT"))     # not y != 0: 0 ** nan is nan
     r = sel(em, em.emit("and", x_zero, y_nonzero), zero_case, r)
     # x == -1 with y = +-inf gives 1; y == 0 and x == 1 give 1 even with NaN on the other side
