@@ -84,18 +84,18 @@ UNROLLED_LINE = reversed_prefix_heads.__wrapped__.__code__.co_firstlineno + 3
 
 
 def test_a_long_unroll_warns_once_at_the_loop_with_what_to_do(monkeypatch):
-    monkeypatch.setattr(progress, "UNROLL_WARNING", 40)    # the real threshold is 1000 iterations
+    monkeypatch.setattr(progress, "UNROLL_WARNING", 12)    # the real threshold is 1000 iterations
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        lowered = reversed_prefix_heads.lower(pyjitc.Template((41,), np.float64))
+        lowered = reversed_prefix_heads.lower(pyjitc.Template((13,), np.float64))
     slow = [w for w in caught if issubclass(w.category, pyjitc.SlowCompileWarning)]
     assert len(slow) == 1
     (w,) = slow
     assert (w.filename, w.lineno) == (__file__, UNROLLED_LINE)
-    assert "unrolled into 40 iterations" in str(w.message)
+    assert "unrolled into 12 iterations" in str(w.message)
     assert "np.sort needs it at compile time" in str(w.message) and "one run-time loop" in str(w.message)
-    x = np.arange(41.0)[::-1].copy()
-    expected = np.array([0.0] + [np.sort(x[:i])[0] + x[i] for i in range(1, 41)])
+    x = np.arange(13.0)[::-1].copy()
+    expected = np.array([0.0] + [np.sort(x[:i])[0] + x[i] for i in range(1, 13)])
     np.testing.assert_array_equal(lowered.compile()(x), expected)
 
 
