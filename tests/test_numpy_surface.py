@@ -107,6 +107,9 @@ CASES = {
     "meshgrid": ("np.meshgrid(x[0], x[1, :3]), np.meshgrid(x[0], x[1, :3], indexing='ij')", [F]),
     "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
                         "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),
+    "put_along_axis": ("np.put_along_axis(x, np.array([[0], [2], [1]]), x[:, 1:2] * 2, axis=1) or "
+                       "np.put_along_axis(x, np.argsort(x, axis=0, kind='stable')[:1], 7, axis=0) or "
+                       "np.put_along_axis(x, np.array([5, -1, 5]), x[0, :3], axis=None) or x", [F, I]),
     "fmod": ("np.fmod(x, 3), np.fmod(x, -2), np.fmod(-x, x + 1)", [F, F32, I, I.astype(np.uint8)]),
     "log1p_expm1": ("np.log1p(x), np.expm1(x), np.log1p(-x), np.expm1(x * 700)",
                     [F, F32, np.array([1e-300, 1e-20, 1e-10, 1e-5, -1.0, -2.0, 709.7, 0.99])]),

@@ -218,13 +218,13 @@ def flatnonzero(em, a):
     return nonzero(em, a if a.ndim == 1 else FUNCTIONS["numpy.reshape"](em, a, -1))[0]
 
 
-@register("numpy.take_along_axis", complex_ok=True)
-def take_along_axis(em, arr, indices, axis):
-    x = em.asarray(arr)
-    axis = em.static(axis, "take_along_axis: axis")
+def _along_axis(em, x, indices, axis, name):
+    """x (raveled for axis=None) and the index that pairs `indices` along `axis` with every
+    position of the other axes (np.take_along_axis / put_along_axis)."""
+    axis = em.static(axis, f"{name}: axis")
     if axis is None:
         x, axis = reshape(em, x, -1), 0
-    ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    ax = normalize_axis(axis, x.ndim, name)
     idx = indices if not isinstance(indices, list) else np.asarray(indices)
     ishape = idx.shape if hasattr(idx, "shape") else np.shape(idx)
     if len(ishape) != x.ndim:
@@ -237,7 +237,29 @@ def take_along_axis(em, arr, indices, axis):
             shape = [1] * x.ndim
             shape[d] = x.shape[d]
             index.append(np.arange(x.shape[d]).reshape(shape))
-    return getitem(em, x, tuple(index))
+    return x, tuple(index)
+
+
+@register("numpy.take_along_axis", complex_ok=True)
+def take_along_axis(em, arr, indices, axis):
+    return getitem(em, *_along_axis(em, em.asarray(arr), indices, axis, "take_along_axis"))
+
+
+@register("numpy.put_along_axis", complex_ok=True,
+          note="in place, as arr[index] = values with the index take_along_axis reads (a repeated position "
+               "keeps the last value); axis=None writes the raveled array")
+def put_along_axis(em, arr, indices, values, axis):
+    from ..assignment import store
+    if not isinstance(arr, Traced):
+        raise ShapeError("TypeError: put_along_axis: arr must be a numpy array")
+    flat, index = _along_axis(em, arr, indices, axis, "put_along_axis")
+    if flat is not arr:      # axis=None: the positions in the raveled array, as indices into arr
+        i, n = em.cast(em.asarray(index[0]), np.int64), flat.shape[0]
+        _check_below(em, apply_operator(em, "Add", i, n), 2 * n,
+                     f"IndexError: index out of bounds for axis 0 with size {n}")
+        index = FUNCTIONS["numpy.unravel_index"](em, apply_operator(em, "Mod", i, max(n, 1)), arr.shape)
+    store(em, arr, tuple(index), values, "np.put_along_axis")
+    return None
 
 
 def _check_below(em, i, n: int, message: str) -> None:
