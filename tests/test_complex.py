@@ -140,6 +140,12 @@ def test_functions_not_known_to_handle_complex_numbers_are_located_errors(expres
     assert expression in str(e.value)
 
 
+def _put_along(z):
+    w = z.copy()
+    np.put_along_axis(w, np.array([[1], [0]]), z[:, :1] * 1j, axis=1)
+    return w
+
+
 @pyjitc.jit
 def data_movement(z):
     a, b = np.split(z, 2, axis=1)
@@ -150,7 +156,7 @@ def data_movement(z):
             np.tile(z, 2), np.repeat(z, 2, axis=0), np.broadcast_to(z[0], (3, 4)), np.flip(z), np.fliplr(z),
             np.flipud(z), np.roll(z, 1), np.diag(z[0]), np.diagflat(z[0]), np.diagonal(z), np.trace(z[:, :2]), np.tril(z[:, :2]),
             np.triu(z[:, :2]), np.copy(z), z.copy(), np.take(z, [0, 3]), np.lib.stride_tricks.sliding_window_view(z, (2, 3)),
-            np.take_along_axis(z, np.array([[1], [0]]), axis=1), np.zeros_like(z), np.ones_like(z),
+            np.take_along_axis(z, np.array([[1], [0]]), axis=1), _put_along(z), np.zeros_like(z), np.ones_like(z),
             np.full_like(z, 2 + 1j), np.empty_like(z).shape, np.zeros(2, np.complex64), np.ones(2, complex),
             np.full(2, 1j), np.empty(2, np.complex128).dtype, np.array([1j, 2]), np.asarray(z),
             np.complex64(z), np.complex128(z[0, 0]), np.where(z.real > 0, z, 0), np.prod(z), np.divide(z, 2),

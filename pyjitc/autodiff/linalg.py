@@ -21,7 +21,6 @@ the registered implementation unchanged, and outside autodiff they do nothing el
 from __future__ import annotations
 
 import contextvars
-import dataclasses
 
 import numpy as np
 
@@ -78,30 +77,29 @@ RECORDERS = {"numpy.linalg.det": _record_det, "numpy.linalg.slogdet": _record_sl
              "numpy.linalg.inv": _record_inv}
 
 
-def _wrap(name: str, record) -> None:
-    """Replace the registry entry `name` (its table and its Entry together, so the tables stay
-    the entries) by one that also records the custom VJP while tracing for autodiff."""
-    entry = registry.ENTRIES["function", name]
-    original = entry.impl
-    if getattr(original, "__pyjitc_custom_vjp__", False):
-        return
+def _recording(record):
+    """A wrapper of a registry implementation that also records the custom VJP while tracing
+    for autodiff; outside autodiff it does nothing else."""
+    def wrapper(original):
+        if getattr(original, "__pyjitc_custom_vjp__", False):
+            return original
 
-    def impl(em, *args, **kwargs):
-        table = CUSTOM.get()
-        seen = [a.value if isinstance(a, Traced) else None for a in args] if table is not None else None
-        out = original(em, *args, **kwargs)
-        if table is not None:
-            record(table, em, seen, out, *args, **kwargs)
-        return out
-    impl.__name__, impl.__qualname__, impl.__doc__ = original.__name__, original.__qualname__, original.__doc__
-    impl.__module__ = original.__module__
-    impl.__pyjitc_custom_vjp__ = True
-    registry.ENTRIES["function", name] = dataclasses.replace(entry, impl=impl)
-    registry.FUNCTIONS[name] = impl
+        def impl(em, *args, **kwargs):
+            table = CUSTOM.get()
+            seen = [a.value if isinstance(a, Traced) else None for a in args] if table is not None else None
+            out = original(em, *args, **kwargs)
+            if table is not None:
+                record(table, em, seen, out, *args, **kwargs)
+            return out
+        impl.__name__, impl.__qualname__, impl.__doc__ = original.__name__, original.__qualname__, original.__doc__
+        impl.__module__ = original.__module__
+        impl.__pyjitc_custom_vjp__ = True
+        return impl
+    return wrapper
 
 
 for _name, _record in RECORDERS.items():
-    _wrap(_name, _record)
+    registry.wrap("function", _name, _recording(_record))
 
 
 # ---------------------------------------------------------------- the backward rules

@@ -69,6 +69,17 @@ def register(*names: str, method: str | tuple = (), builtin: str | tuple = (), a
     return deco
 
 
+def wrap(kind: str, name: str, wrapper: Callable[[Callable], Callable]) -> None:
+    """Replace a registered implementation by wrapper(impl) (autodiff's linalg recorders): the
+    table, the Entry and the complex flag together, so that they stay one registry."""
+    entry = ENTRIES[kind, name]
+    impl = wrapper(entry.impl)
+    ENTRIES[kind, name] = Entry(entry.kind, entry.name, impl, entry.complex_ok, entry.note)
+    _TABLES[kind][name] = impl
+    if entry.complex_ok:
+        _COMPLEX_OK_IMPLS.add(impl)
+
+
 def complex_ok_names(kind: str) -> list[str]:
     """The names of one kind whose implementation handles complex values."""
     return [e.name for e in ENTRIES.values() if e.kind == kind and e.complex_ok]
