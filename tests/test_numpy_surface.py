@@ -192,6 +192,14 @@ CASES = {
     "ufunc_accumulate": ("np.add.accumulate(x), np.maximum.accumulate(x, axis=1), np.minimum.accumulate(x), "
                          "np.multiply.accumulate(x, axis=1), np.logical_and.accumulate(x), np.logical_or.accumulate(x, axis=1), "
                          "np.maximum.accumulate(x > 0)", [F, F32, I, B]),
+    # compile-time indices (one reduction per segment, idx[i] >= idx[i+1] taking one element) and
+    # run-time ones (masked reductions)
+    "ufunc_reduceat": ("np.add.reduceat(x, [0, 2, 1], axis=1), np.maximum.reduceat(x, [2, 0]), "
+                       "np.minimum.reduceat(x, [1, 1, 3], axis=-1), np.multiply.reduceat(x[0], [0, 3]), "
+                       "np.logical_or.reduceat(x, [0, 2], axis=1), np.logical_and.reduceat(x, [1, 0]), "
+                       "np.add.reduceat(x, np.argsort(x[0], kind='stable')[:3], axis=1), "
+                       "np.maximum.reduceat(x, np.argsort(x[:, 1], kind='stable')), "
+                       "np.minimum.reduceat(x, np.argsort(x[1], kind='stable'), axis=1)", [F, F32, I, B]),
 }
 FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness report)
     "gcd": ["numpy.gcd", "numpy.lcm"], "insert": ["numpy.insert", "numpy.delete", "numpy.compress"],
@@ -223,6 +231,8 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "ufunc_reduce": [f"numpy.{u}.reduce" for u in ("add", "multiply", "maximum", "minimum", "logical_and", "logical_or")],
     "ufunc_accumulate": [f"numpy.{u}.accumulate" for u in ("add", "multiply", "maximum", "minimum", "logical_and",
                                                             "logical_or")],
+    "ufunc_reduceat": [f"numpy.{u}.reduceat" for u in ("add", "multiply", "maximum", "minimum", "logical_and",
+                                                        "logical_or")],
 }
 
 

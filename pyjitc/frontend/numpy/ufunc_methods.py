@@ -57,6 +57,69 @@ def _reduce(ufunc, reduction):
     return reduce
 
 
+def _reduceat(ufunc, reduction, combine):
+    name = f"{ufunc.__name__}.reduceat"
+
+    def reduceat(em, array, indices, axis=0, dtype=None, out=None):
+        """Segment i is array[idx[i]:idx[i+1]] along axis (the last runs to the end), reduced;
+        where idx[i] >= idx[i+1], array[idx[i]] alone. Compile-time indices: one reduction per
+        segment; run-time ones: each segment a masked reduction over the whole axis (work:
+        segments x length)."""
+        if out is not None:
+            raise NotSupportedError(f"{name}: out= is not supported")
+        axis = em.static(axis, f"{name}: axis")
+        if is_static(array, indices):
+            return fold(ufunc.reduceat, array, indices, axis=axis, dtype=dtype)
+        a = as_array(em, array)
+        if a.ndim == 0:
+            raise ShapeError(f"TypeError: {name}: cannot reduceat a scalar")
+        ax = normalize_axis(axis, a.ndim, name)
+        n = a.shape[ax]
+        kw = {} if dtype is None else {"dtype": dtype}
+        reduce = lambda x, **k: FUNCTIONS[reduction](em, x, **kw, **k)
+        at = lambda lo, hi: em.emit("slice", a, start=tuple(lo if d == ax else 0 for d in range(a.ndim)),
+                                    limit=tuple(hi if d == ax else a.shape[d] for d in range(a.ndim)),
+                                    strides=(1,) * a.ndim)
+        if is_static(indices):
+            idx = np.asarray(indices)
+            if idx.ndim != 1 or idx.dtype.kind not in "iu":
+                raise ShapeError(f"TypeError: {name}: indices must be a 1-D array of integers")
+            bad = [int(i) for i in idx if not 0 <= i < n]
+            if bad:
+                raise ShapeError(f"IndexError: index {bad[0]} out-of-bounds in {name} [0, {n})")
+            if idx.size == 0:
+                return reduce(at(0, 0), axis=ax, keepdims=True)
+            ends = list(idx[1:]) + [n]
+            pieces = [reduce(at(int(s), int(e)), axis=ax, keepdims=True) if s < e else at(int(s), int(s) + 1)
+                      for s, e in zip(idx, ends)]
+            dt = next((p.dtype for s, e, p in zip(idx, ends, pieces) if s < e),
+                      reduce(at(0, 1), axis=ax, keepdims=True).dtype)
+            return FUNCTIONS["numpy.concatenate"](em, [em.cast(p, dt) for p in pieces], axis=ax)
+        idx = as_array(em, indices)
+        if idx.ndim != 1 or idx.dtype.kind not in "iu":
+            raise ShapeError(f"TypeError: {name}: indices must be a 1-D array of integers")
+        k = idx.shape[0]
+        starts = em.cast(idx, np.int64)
+        em.check(FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.logical_or"](
+            em, FUNCTIONS["numpy.less"](em, starts, 0), FUNCTIONS["numpy.greater_equal"](em, starts, n))),
+            f"IndexError: an index is out-of-bounds in {name} [0, {n})")
+        ends = FUNCTIONS["numpy.concatenate"](em, [em.emit("slice", starts, start=(1,), limit=(k,), strides=(1,)),
+                                                   em.full(n, np.int64, (1,))])
+        x = FUNCTIONS["numpy.moveaxis"](em, a, ax, -1)                         # (..., n)
+        pos = em.emit("iota", shape=(k, n), dim=1, dtype=np.dtype(np.int64))
+        inside = FUNCTIONS["numpy.logical_and"](
+            em, FUNCTIONS["numpy.greater_equal"](em, pos, reshape(em, starts, (k, 1))),
+            FUNCTIONS["numpy.less"](em, pos, reshape(em, ends, (k, 1))))
+        spread = FUNCTIONS["numpy.broadcast_to"](em, reshape(em, x, x.shape[:-1] + (1, n)), x.shape[:-1] + (k, n))
+        # (max and min have no identity: the masked-out elements count as the dtype's lowest/highest)
+        first = {"initial": combine(x.dtype)[1]} if reduction in ("numpy.max", "numpy.min") else {}
+        reduced = reduce(spread, axis=-1, where=inside, **first)                  # (..., k)
+        single = em.cast(FUNCTIONS["numpy.take"](em, x, starts, axis=-1), reduced.dtype)
+        empty = FUNCTIONS["numpy.greater_equal"](em, starts, ends)
+        return FUNCTIONS["numpy.moveaxis"](em, FUNCTIONS["numpy.where"](em, empty, single, reduced), -1, ax)
+    return reduceat
+
+
 def _accumulate(ufunc, cumulative, combine):
     def accumulate(em, array, axis=0, dtype=None, out=None):
         if out is not None:
@@ -87,6 +150,10 @@ for _u in OUTER:
 for _u, (_reduction, _cumulative, _combine) in REDUCIBLE.items():
     register(f"numpy.{_u.__name__}.reduce")(_reduce(_u, _reduction))
     register(f"numpy.{_u.__name__}.accumulate")(_accumulate(_u, _cumulative, _combine))
+    register(f"numpy.{_u.__name__}.reduceat",
+             note="compile-time indices: one reduction per segment; run-time indices (a fixed number of "
+                  "them): masked reductions over the whole axis; out-of-bounds indices raise NumPy's "
+                  "IndexError")(_reduceat(_u, _reduction, _combine))
 
 
 # ufunc.at(a, indices, b): unbuffered, so a position named k times gets k updates. Along the first
