@@ -28,6 +28,7 @@ from ..frontend import registry
 from ..frontend.numpy import linalg_blocked as blocked
 from ..frontend.values import Emitter, Traced
 from ..ir.types import is_float
+from .rules import Emit, sum_to
 
 # value id -> (kind, the input matrix's Value, extra): set while tracing for autodiff (api.py)
 CUSTOM: contextvars.ContextVar = contextvars.ContextVar("pyjitc_custom_vjp", default=None)
@@ -130,13 +131,6 @@ def _inverse(em, a: Traced) -> Traced:
     return _solve(em, a, em.broadcast(em.constant(np.eye(a.shape[-1], dtype=a.dtype)), a.shape))
 
 
-def _sum_to(em, x: Traced, shape) -> Traced:
-    """x summed over the axes along which an array of `shape` was broadcast to x's shape."""
-    lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and x.shape[lead + i] != 1)
-    return em.emit("reshape", F["numpy.sum"](em, x, axis=axes) if axes else x, shape=tuple(shape))
-
-
 def _scale(em, g: Traced, m: Traced) -> Traced:
     """g (B,) times each matrix of m (B, n, n)."""
     return F["numpy.multiply"](em, em.emit("reshape", g, shape=g.shape + (1, 1)), m)
@@ -180,10 +174,11 @@ def custom_vjp(builder, entry, look, out, g) -> list:
         a3 = _stack(em, em.broadcast(A, full[:-2] + (n, n)))
         gb = _solve(em, _t(em, a3), g3)
         ga = F["numpy.negative"](em, mm(em, gb, _t(em, y3)))
-        pairs = [(a, _sum_to(em, em.emit("reshape", ga, shape=full[:-2] + (n, n)), shape).value)]
+        # each summed over the stack axes its input was broadcast along (the broadcast's transpose)
+        unbroadcast = lambda v, to: sum_to(Emit(builder), v.value, to, tuple(range(v.ndim - len(to), v.ndim)))
+        pairs = [(a, unbroadcast(em.emit("reshape", ga, shape=full[:-2] + (n, n)), shape))]
         if extra is not None:
-            gb = em.emit("reshape", gb, shape=Y.shape)
-            pairs.append((extra, _sum_to(em, gb, extra.type.shape).value))
+            pairs.append((extra, unbroadcast(em.emit("reshape", gb, shape=Y.shape), extra.type.shape)))
         return pairs
     else:
         low, gl = _stack(em, Y), _stack(em, G)

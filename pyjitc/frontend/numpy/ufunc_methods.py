@@ -13,7 +13,7 @@ from ..values import fold, is_static
 from .creation import as_array
 from .dtypes import static_dtype
 from .reductions import scan
-from .shapes import normalize_axis, reshape
+from .shapes import normalize_axis, reshape, take_slice
 
 # ufunc -> (the reduction it is, the scan primitive and identity of its accumulate by dtype kind)
 _IDENTITY_MAX = lambda dt: -np.inf if dt.kind == "f" else False if dt.kind == "b" else np.iinfo(dt).min
@@ -77,9 +77,7 @@ def _reduceat(ufunc, reduction, combine):
         n = a.shape[ax]
         kw = {} if dtype is None else {"dtype": dtype}
         reduce = lambda x, **k: FUNCTIONS[reduction](em, x, **kw, **k)
-        at = lambda lo, hi: em.emit("slice", a, start=tuple(lo if d == ax else 0 for d in range(a.ndim)),
-                                    limit=tuple(hi if d == ax else a.shape[d] for d in range(a.ndim)),
-                                    strides=(1,) * a.ndim)
+        at = lambda lo, hi: take_slice(em, a, ax, lo, hi)
         if is_static(indices):
             idx = np.asarray(indices)
             if idx.ndim != 1 or idx.dtype.kind not in "iu":
