@@ -377,6 +377,40 @@ def test_compile_time_loop(a):
     check_grad(unrolled, GRAD_UNROLLED, (a,))
 
 
+def scalar_sum_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i % 3] * 0.5
+    return s
+
+
+def scalar_while_loop(x, n):
+    s = 0.0
+    k = 0
+    while k < n:
+        s = s * 0.9 + np.sin(x[k % x.shape[0]])
+        k += 1
+    return s
+
+
+def element_recurrence(x, n):
+    y = x.copy()
+    for i in range(1, n):
+        y[i] = y[i - 1] * 0.5 + y[i]
+    return y.sum()
+
+
+@pytest.mark.parametrize("fn", [scalar_sum_loop, scalar_while_loop, element_recurrence], ids=lambda f: f.__name__)
+def test_gradients_of_scalar_loops_with_run_time_trip_counts_compile_natively(fn):
+    # the gradient's trip-counting loop reads no array; IREE 3.13 failed it ("streamable op
+    # expected to be in an execution region") and the gradient fell back to host loops with a
+    # NativeLoopWarning, which the suite turns into an error (pyproject.toml)
+    x = np.linspace(0.1, 1.0, 6)
+    grad = pyjitc.grad(fn)
+    for n in (0, 1, 5):
+        check_grad(fn, grad, (x, n))
+
+
 def test_checkpointed_loop_matches_and_a_loop_past_its_capacity_raises(monkeypatch):
     monkeypatch.setattr(reverse, "LOOP_MEMORY_BYTES", 1)   # K = MIN_SLOTS = 8, 3 levels: 512 trips
     monkeypatch.setattr(reverse, "LOOP_LEVELS", 3)

@@ -251,3 +251,77 @@ def test_a_run_time_index_out_of_bounds_in_a_write_raises_index_error():
     with pytest.raises(IndexError, match="out of bounds"):
         _write_idx(np.zeros(5), np.array([0, 9]), np.ones(2), np.ones(2), np.zeros((4, 3)), np.array([0, 1, 2]),
                    np.array([0, 1, 2]))
+
+
+def store_basic(a, i):
+    out = np.zeros(3, np.int8)
+    out[0] = a[i]
+    return out
+
+
+def store_slice(a, i):
+    out = np.zeros(3, np.int8)
+    out[1:] = a[i] * 1
+    return out
+
+
+def store_sequence(a, i):
+    out = np.zeros(3, np.int8)
+    out[:] = (a[i], 1, a[0])
+    return out
+
+
+def store_fancy(a, i):
+    out = np.zeros(3, np.int8)
+    out[[0, 2]] = a[i]
+    return out
+
+
+def store_mask(a, i):
+    out = np.zeros(3, np.int8)
+    out[out == 0] = a[i]
+    return out
+
+
+STORE_VALUES = {
+    np.float64: [1.5, -1.5, 127.9, 128.0, -128.9, -129.0, 300.0, 1e19, -1e19, np.nan, np.inf, -np.inf],
+    np.int64: [5, 127, 128, -128, -129, 2 ** 40],
+    np.uint64: [5, 200, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1],
+}
+
+
+@pytest.mark.parametrize("src", sorted(STORE_VALUES, key=str), ids=lambda t: t.__name__)
+@pytest.mark.parametrize("fn", [store_basic, store_slice, store_sequence, store_fancy, store_mask], ids=lambda f: f.__name__)
+def test_one_number_stored_into_a_signed_int_array_raises_or_wraps_as_numpy(fn, src):
+    # NumPy converts one number stored through ints and slices (and each number of a list) via a
+    # Python int: NaN is a ValueError, infinities and numbers past the range OverflowError; through
+    # index arrays and masks it casts (wraps). Before, pyjitc wrapped every one.
+    a = np.array(STORE_VALUES[src], dtype=src)
+    jitted = pyjitc.jit(fn)
+    for i in range(a.shape[0]):
+        try:
+            want = fn(a, i)
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e), match=type(e).__name__):    # pyjitc.RunError is both
+                jitted(a, i)
+            continue
+        assert_same(jitted(a, i), want)
+
+
+def sir(beta, gamma, s0, days):
+    S, I, R = s0, 1.0 - s0, 0.0
+    out = np.empty((days, 3))
+    counts = np.zeros((days, 2), np.int32)
+    for d in range(days):
+        new_inf = beta * S * I
+        new_rec = gamma * I
+        S -= new_inf
+        I += new_inf - new_rec
+        R += new_rec
+        out[d] = S, I, R              # a tuple of run-time numbers stored as a row
+        counts[d] = [d, int(I * 1000)]
+    return out, counts
+
+
+def test_a_tuple_of_run_time_numbers_stored_as_a_row():
+    assert_same_call(pyjitc.jit(sir), sir, 0.3, 0.1, 0.99, 12)
