@@ -22,8 +22,10 @@ def view_of(recipe, a: np.ndarray) -> np.ndarray:
     """The view a recipe describes, made by NumPy from the array `a`. Recipes are data (they
     travel in a .vmfb's signature): ("index", ((kind, ...), ...)) with kinds i (an int), s (start,
     stop, step; stop None past the front), n (np.newaxis); ("reshape", shape); ("transpose", perm);
-    ("flip", axes)."""
+    ("flip", axes); ("real", None), ("imag", None) (of a complex array)."""
     kind, arg = recipe
+    if kind in ("real", "imag"):
+        return getattr(a, kind)
     if kind == "index":
         return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg)]
     if kind == "reshape":

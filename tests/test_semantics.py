@@ -44,6 +44,47 @@ def test_in_place_update_that_numpy_refuses_is_refused():
         bad(np.arange(3))
 
 
+def element_updates(a, i, f):
+    a[0, 0] += 0.7       # a[0, 0] is a NumPy scalar: the float sum is stored truncated
+    a[i, 1] -= f
+    a[1, i] *= 2.5
+    return a
+
+
+def row_update(a):
+    a[0] += 0.5          # a[0] is a row (an array): NumPy refuses the in-place float add
+    return a
+
+
+def test_an_element_op_equals_stores_the_new_number_and_a_row_op_equals_is_refused():
+    a = np.arange(12).reshape(4, 3)
+    got, want = pyjitc.jit(element_updates)(a.copy(), 2, 1.25), element_updates(a.copy(), 2, 1.25)
+    assert_same(got, want)
+    with pytest.raises(TypeError):
+        row_update(a.copy())
+    with pytest.raises(pyjitc.ShapeError, match="same_kind"):
+        pyjitc.jit(row_update)(a.copy())
+
+
+def through_real_and_imag(c, x):
+    c.real[0] = 100.0     # .real and .imag are views of a complex array: writes reach c
+    c.imag[1:] = x[1:]
+    r = c.real
+    r += 1
+    c.imag *= 2
+    w = np.zeros(3, np.complex128)
+    w.real = x            # attribute assignment writes into the view
+    w.imag = 0.5
+    return c, r, c.imag, w
+
+
+def test_writes_through_real_and_imag_reach_the_complex_array():
+    c, x = np.array([1 + 2j, 3 + 4j, 5 + 6j]), np.array([0.5, -1.0, 2.0])
+    c1, c2 = c.copy(), c.copy()
+    assert_same(pyjitc.jit(through_real_and_imag)(c1, x), through_real_and_imag(c2, x))
+    assert_same(c1, c2)   # the caller's array too
+
+
 def helper(v, k):
     return v * k
 

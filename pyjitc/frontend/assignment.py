@@ -151,6 +151,10 @@ def augmented_assign(fc, node: ast.AugAssign):
         else:
             fc.env[node.target.id] = new
         return
+    if isinstance(node.target, ast.Attribute) and node.target.attr in ("real", "imag"):
+        view = fc.visit(node.target)      # `c.real += 1`: an in-place update of the view (writes into c)
+        update_in_place(em, view, apply_operator(em, op, view, fc.visit(node.value)), shown)
+        return
     if not isinstance(node.target, ast.Subscript):
         raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
     base = fc.visit(node.target.value)
@@ -191,9 +195,22 @@ def augmented_assign(fc, node: ast.AugAssign):
                              f"dtype('{old.data.dtype}') with casting rule 'same_kind'")
         store(em, base, index, new, shown)
         return
+    if _one_element(base, index):
+        # `a[i] += 0.7`: a[i] is a NumPy scalar, so its `+=` makes a new number, which the
+        # store converts as it converts any one number (an int array takes it truncated)
+        store(em, base, index, new, shown)
+        return
     holder = Traced(old.value, old.weak, old.params)
     update_in_place(em, holder, new, shown)
     store(em, base, index, holder, shown)
+
+
+def _one_element(base: Traced, index) -> bool:
+    """Whether base[index] is a NumPy scalar: one integer index per axis."""
+    items = index if isinstance(index, tuple) else (index,)
+    return len(items) == base.ndim and base.ndim > 0 and all(
+        (isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))) or
+        (isinstance(i, Traced) and i.ndim == 0 and i.dtype.kind in "iu") for i in items)
 
 
 def update_known(em, base: Traced, index, op: str, value) -> bool:

@@ -175,6 +175,9 @@ class FunctionCompiler(ast.NodeVisitor):
             self.env[target.value.id] = assignment.set_shape(self, target.value.id, value)
         elif isinstance(target, ast.Attribute) and target.attr == "flat":
             assignment.set_flat(self.em, self.visit(target.value), value, ast.unparse(target))
+        elif isinstance(target, ast.Attribute) and target.attr in ("real", "imag"):
+            # `c.real = v`: NumPy's setter writes v into the view, as `c.real[...] = v`
+            assignment.store(self.em, self.visit(target), Ellipsis, value, ast.unparse(target))
         else:
             raise UnsupportedSyntaxError(f"can't assign to {ast.unparse(target)} inside @jit")
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...ir.types import is_complex
 from ..registry import register
-from ..values import fold, is_static
+from ..values import fold, is_static, make_view
 from .elementwise import by_kind, via_float64
 from .ufuncs import ufunc
 
@@ -24,7 +24,11 @@ def real(em, val):
     if is_static(val):
         return fold(np.real, val)
     x = em.asarray(val)
-    return em.emit("real", x) if is_complex(x.dtype) else x
+    if not is_complex(x.dtype):
+        return x          # NumPy's x.real of a real array is x's own memory
+    # a view, as NumPy's: `c.real[2] = 5` and `r = c.real; r += 1` write into c
+    return make_view(x, em.emit("real", x), lambda base: em.b.emit("real", base),
+                     lambda base, v: em.b.emit("complex", v, em.b.emit("imag", base)), ("real", None))
 
 
 @register("numpy.imag", attribute="imag", complex_ok=True)
@@ -32,7 +36,10 @@ def imag(em, val):
     if is_static(val):
         return fold(np.imag, val)
     x = em.asarray(val)
-    return em.emit("imag", x) if is_complex(x.dtype) else em.full(0, x.dtype, x.shape)
+    if not is_complex(x.dtype):
+        return make_view(x, em.full(0, x.dtype, x.shape), None, None)   # read-only in NumPy: writes are refused
+    return make_view(x, em.emit("imag", x), lambda base: em.b.emit("imag", base),
+                     lambda base, v: em.b.emit("complex", em.b.emit("real", base), v), ("imag", None))
 
 
 @register("numpy.angle", complex_ok=True)
