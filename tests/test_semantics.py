@@ -85,6 +85,53 @@ def test_writes_through_real_and_imag_reach_the_complex_array():
     assert_same(c1, c2)   # the caller's array too
 
 
+def through_split_pieces(x, y):
+    a, b = np.split(x, 2)             # the pieces are views of x, as NumPy's
+    a[0] = 5.0
+    c = np.array_split(x, 3)[1]
+    c *= 2
+    h = np.hsplit(y, [1])[1]
+    h[-1] = -1.0
+    return x, y, b
+
+
+def test_writes_into_split_pieces_reach_the_array():
+    x, y = np.arange(6.0), np.arange(6.0).reshape(2, 3)
+    x1, y1, x2, y2 = x.copy(), y.copy(), x.copy(), y.copy()
+    assert_same(pyjitc.jit(through_split_pieces)(x1, y1), through_split_pieces(x2, y2))
+    assert_same((x1, y1), (x2, y2))
+
+
+def read_only_views_follow_their_array(A):
+    d = np.diagonal(A)                 # NumPy's read-only views of A
+    d1 = A.diagonal(1)
+    w = np.lib.stride_tricks.sliding_window_view(A, (2, 2))
+    b = np.broadcast_to(A[0], (2, 3))
+    f = A.flat[1:4]                    # a copy: flatiter reads copy
+    v = A.view()                       # a writable view
+    A[1, 1] = -100.0                   # every view sees it
+    A[0, :] += 1.0
+    v[2, 2] = 50.0
+    return d * 1, d1 * 1, w.sum(axis=(2, 3)), b * 1, f, A.view(np.int64) & 0xFF
+
+
+def write_into_diagonal(A):
+    d = np.diagonal(A)
+    d[0] = 1.0
+    return A
+
+
+def test_views_numpy_makes_read_only_follow_later_writes_and_refuse_their_own():
+    A = np.arange(9.0).reshape(3, 3)
+    A1, A2 = A.copy(), A.copy()
+    assert_same(pyjitc.jit(read_only_views_follow_their_array)(A1), read_only_views_follow_their_array(A2))
+    assert_same(A1, A2)
+    with pytest.raises(ValueError, match="read-only"):
+        write_into_diagonal(A.copy())
+    with pytest.raises(pyjitc.NotSupportedError, match="read-only"):
+        pyjitc.jit(write_into_diagonal)(A.copy())
+
+
 def helper(v, k):
     return v * k
 

@@ -14,7 +14,7 @@ from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
 from . import masked
 from .registry import FUNCTIONS
-from .values import Emitter, NeedStatic, Traced, items_of, make_view
+from .values import Emitter, FlatIter, NeedStatic, Traced, items_of, make_view
 
 
 @dataclass
@@ -141,6 +141,13 @@ def _refuse_run_time_length(it: Item):
 # ---------------------------------------------------------------- reading
 
 def getitem(em: Emitter, x: Traced, index):
+    out = _getitem(em, x, index)
+    if isinstance(x, FlatIter) and isinstance(out, Traced) and out.view is not None:
+        return Traced(out.value, out.weak, out.params)    # `a.flat[1:4]` is a copy in NumPy
+    return out
+
+
+def _getitem(em: Emitter, x: Traced, index):
     if is_mask(index):
         flags = index[0] if isinstance(index, tuple) else index
         if flags.ndim and flags.shape == x.shape[:flags.ndim]:

@@ -168,6 +168,22 @@ def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> T
     return Traced(result._value, result.weak, result.params, View(base, forward, backward, recipe))
 
 
+class FlatIter(Traced):
+    """`a.flat`: a 1-d view of a in C order, through which writes reach a; an item or slice read
+    from it is a copy, as NumPy's flatiter gives (frontend/indexing.py)."""
+    __slots__ = ()
+
+
+def read_only_view(base: Traced, out: Traced, compute, what: str) -> Traced:
+    """`out`, computed from `base` by `compute` (a Traced -> Traced function), as NumPy's read-only
+    view of base (`np.diagonal`, `np.broadcast_to`, `sliding_window_view`): it follows later
+    writes into base; a write into it is refused, as NumPy raises."""
+    def refuse(_base, _new):
+        raise NotSupportedError(f"writing into {what}, which NumPy makes a read-only view "
+                                "(ValueError: assignment destination is read-only)", hint="call .copy() on it first")
+    return make_view(base, out, lambda b: compute(Traced(b, base.weak, base.params)).value, refuse)
+
+
 # ---------------------------------------------------------------- the emitter
 
 class NeedStatic(Exception):

@@ -9,7 +9,7 @@ from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
-from ..values import Traced, fold, is_static, make_view
+from ..values import FlatIter, Traced, fold, is_static, make_view, read_only_view
 from .dtypes import static_dtype
 from .elementwise import cmp, sel
 
@@ -19,6 +19,17 @@ def normalize_axis(axis, ndim, name):
     if not -ndim <= axis < ndim:
         raise ShapeError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
     return int(axis) % ndim if ndim else 0
+
+
+@register("numpy.lib.array_utils.normalize_axis_index",
+          note="compile-time arguments (NumPy's own code calls it: np.rollaxis)")
+def normalize_axis_index(em, axis, ndim, msg_prefix=None):
+    from numpy.lib.array_utils import normalize_axis_index as numpys
+    try:
+        return numpys(em.static(axis, "normalize_axis_index: axis"), em.static(ndim, "normalize_axis_index: ndim"),
+                      em.static(msg_prefix, "normalize_axis_index: msg_prefix"))
+    except np.exceptions.AxisError as e:
+        raise ShapeError(f"AxisError: {e}") from None
 
 
 def normalize_axes(em, axis, ndim, name) -> tuple[int, ...]:
@@ -59,7 +70,10 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
     if new == a.shape:
         return a
     out = em.emit("reshape", a, shape=tuple(new), weak=a.weak)
-    if a.view is not None and not _reshapes_only(a):   # NumPy copies or not depending on the view's memory layout
+    if a.view is not None and not _reshapes_only(a) and \
+            [d for d in a.shape if d != 1] != [d for d in new if d != 1]:
+        # NumPy copies or not depending on the view's memory layout (adding or dropping length-1
+        # axes never copies)
         layout = _reshape_is_view(em, a, tuple(new))
         if layout is None:      # an argument's view: its layout is the caller's
             return make_view(a, out, None, None)
@@ -318,8 +332,8 @@ def broadcast_to(em, array, shape):
         raise ShapeError(f"broadcast_to: {e}") from None
     if len(shape) > x.ndim:
         x = reshape(em, x, (1,) * (len(shape) - x.ndim) + x.shape)
-    out = em.emit("broadcast_in_dim", x, shape=shape, dims=tuple(range(len(shape))))
-    return make_view(x, out, None, None)    # read-only in NumPy: writes are refused
+    grow = lambda t: em.emit("broadcast_in_dim", t, shape=shape, dims=tuple(range(len(shape))))  # noqa: E731
+    return read_only_view(x, grow(x), grow, "a broadcast array")
 
 
 @register("numpy.flip", complex_ok=True)
@@ -385,6 +399,12 @@ def diagonal(em, a, offset=0, axis1=0, axis2=1):
     x = em.asarray(a)
     if x.ndim < 2:
         raise ShapeError("diag requires an array of at least two dimensions")
+    axis1, axis2 = em.static(axis1, "diagonal: axis1"), em.static(axis2, "diagonal: axis2")
+    out = _diagonal(em, x, offset, axis1, axis2)
+    return read_only_view(x, out, lambda t: _diagonal(em, t, offset, axis1, axis2), "a diagonal")
+
+
+def _diagonal(em, x, offset, axis1, axis2):
     x = moveaxis(em, x, (axis1, axis2), (-2, -1))
     n, m = x.shape[-2:]
     rows = np.arange(max(0, -offset), n)
@@ -438,8 +458,9 @@ def _split(name, even):
             parts = getattr(np, name)(np.arange(x.shape[axis]), ios)   # NumPy decides the pieces
         except ValueError as e:
             raise ShapeError(f"{name}: {e}") from None
-        return [take_slice(em, x, axis, int(p[0]) if p.size else 0, int(p[-1]) + 1 if p.size else 0) if p.size
-                else take_slice(em, x, axis, 0, 0) for p in parts]
+        # views, as NumPy's pieces are: `a, b = np.split(x, 2); a[0] = 5` writes into x
+        return [getitem(em, x, (slice(None),) * axis + (slice(int(p[0]), int(p[-1]) + 1) if p.size else slice(0, 0),))
+                for p in parts]
     return impl
 
 
@@ -530,9 +551,28 @@ def flat(em, a):
     a = em.asarray(a)
     new = tuple(dims.reshaped(a.shape, (-1,)))
     old = a.shape
-    return make_view(a, em.emit("reshape", a, shape=new, weak=a.weak),
-                     lambda base: em.b.emit("reshape", base, shape=new),
-                     lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", new))
+    v = make_view(a, em.emit("reshape", a, shape=new, weak=a.weak),
+                  lambda base: em.b.emit("reshape", base, shape=new),
+                  lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", new))
+    return FlatIter(v._value, v.weak, v.params, v.view)
+
+
+@register(method="view", complex_ok=True,
+          note="a view of the same memory: no dtype, the array's own, or one of the same item size (the bits "
+               "reinterpreted); writes through it reach the array")
+def view(em, a, dtype=None, type=None):
+    if type is not None:
+        raise NotSupportedError("ndarray.view(type=...): array subclasses are not supported")
+    x = em.asarray(a)
+    dt = x.dtype if dtype is None else static_dtype(em, dtype)
+    if dt == x.dtype:
+        return make_view(x, Traced(x.value, x.weak, x.params), lambda base: base, lambda base, v: v,
+                         ("reshape", x.shape))
+    if dt.itemsize != x.dtype.itemsize or dt.kind in "bc" or x.dtype.kind in "bc":
+        raise NotSupportedError(f"ndarray.view({dt}) of a {x.dtype} array: only a dtype of the same item size "
+                                "(not bool or complex) is supported", hint="use .astype() to convert the values")
+    return make_view(x, em.emit("bitcast", x, dtype=dt), lambda base: em.b.emit("bitcast", base, dtype=dt),
+                     lambda base, v: em.b.emit("bitcast", v, dtype=x.dtype))
 
 
 @register("numpy.matrix_transpose", complex_ok=True)
@@ -548,7 +588,7 @@ register(attribute="mT")(matrix_transpose)
 
 
 @register("numpy.lib.stride_tricks.sliding_window_view", complex_ok=True,
-          note="the windows gathered into a new array (NumPy's is a read-only view of x); writeable=True is refused")
+          note="a read-only view of x, as NumPy's (the windows are gathered; later writes into x show); writeable=True is refused")
 def sliding_window_view(em, x, window_shape, axis=None, *, subok=False, writeable=False):
     if em.static(writeable, "sliding_window_view: writeable"):
         raise NotSupportedError("sliding_window_view(writeable=True): writes through overlapping windows are not supported",
@@ -569,11 +609,20 @@ def sliding_window_view(em, x, window_shape, axis=None, *, subok=False, writeabl
                              f"window_shape elements and {len(axes)} axes elements.")
     if any(w < 0 for w in ws):
         raise ShapeError("ValueError: `window_shape` cannot contain negative values")
+    shape = list(x.shape)
+    for ax, w in zip(axes, ws):
+        if shape[ax] - w + 1 < 1:
+            raise ShapeError("ValueError: window shape cannot be larger than input array shape")
+        shape[ax] -= w - 1
+    if not axes:
+        return x
+    return read_only_view(x, _windows(em, x, axes, ws), lambda t: _windows(em, t, axes, ws), "sliding windows")
+
+
+def _windows(em, x, axes, ws):
     out = x
     for ax, w in zip(axes, ws):
         n = out.shape[ax] - w + 1
-        if n < 1:
-            raise ShapeError("ValueError: window shape cannot be larger than input array shape")
         # out[..., i, ..., k] = out[..., i + k, ...]: a gather along the axis brought to the front
         front = moveaxis(em, out, ax, 0)
         start = em.emit("iota", shape=(n, w), dim=0, dtype=np.dtype(np.int64))
