@@ -132,6 +132,23 @@ def test_views_numpy_makes_read_only_follow_later_writes_and_refuse_their_own():
         pyjitc.jit(write_into_diagonal)(A.copy())
 
 
+def views_of_a_local_array_with_known_contents(x):
+    A = np.arange(9.0).reshape(3, 3) * 1      # contents known at compile time
+    views = (np.swapaxes(A, 0, 1), np.moveaxis(A, 0, 1), np.rot90(A), np.flip(A), np.split(A, 3)[1],
+             np.unstack(A)[2], A.mT, np.diagonal(A), np.broadcast_to(A[0], (2, 3)), A.view())
+    A[1, 1] = x[0]                            # every view of A sees the write
+    A[0, :] += 1.0
+    views[9][2, 2] = x[1]                     # and A sees a write through a view
+    return tuple(v * 1 for v in views) + (A,)
+
+
+def test_views_of_arrays_with_known_contents_see_later_writes():
+    # NumPy folded such calls at compile time on the contents, and the view lost its array
+    # (statement fuzzer seed 9120 program 506: `b1.view()[...] += ...` on b1 = np.ones_like(x))
+    x = np.array([-100.0, 50.0])
+    assert_same(pyjitc.jit(views_of_a_local_array_with_known_contents)(x), views_of_a_local_array_with_known_contents(x))
+
+
 def helper(v, k):
     return v * k
 

@@ -537,9 +537,9 @@ def hold(em: Emitter, x):
 def call_known(em: Emitter, fn, args, kwargs=None):
     """fn(em, *args, **kwargs) as NumPy runs it on arrays with identity. Where every array
     argument's contents are known, NumPy computes the result now (exact by construction), unless
-    that result shares memory with an argument (a view, or the argument itself): then the call
-    runs on the arrays themselves, so that the view writes through to them. Arrays in the result
-    are held (see hold)."""
+    that result shares memory with an argument (a view, or the argument itself) or is not all
+    known: then the call runs on the arrays themselves, so that a view writes through to them and
+    sees their later writes. Arrays in the result are held (see hold)."""
     kwargs = kwargs or {}
     cells: list[Traced] = []
     if _known_arrays(args, cells) and _known_arrays(kwargs, cells) and cells:
@@ -549,7 +549,9 @@ def call_known(em: Emitter, fn, args, kwargs=None):
             out = fn(em, *known(args), **known(kwargs))
         except (JitError, NeedStatic):
             out = _FAILED
-        if out is not _FAILED:
+        # a result holding traced arrays was computed from the contents lifted to constants: a
+        # view of one (np.swapaxes(a, 0, 1), np.split(a, 2)) would not see later writes into a
+        if out is not _FAILED and next(items_of(out, Traced), None) is None:
             made = list(items_of(out, np.ndarray))
             if not any(np.may_share_memory(m, c) for m in made for c in consts):
                 return hold(em, out)
