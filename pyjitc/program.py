@@ -22,10 +22,20 @@ def view_of(recipe, a: np.ndarray) -> np.ndarray:
     """The view a recipe describes, made by NumPy from the array `a`. Recipes are data (they
     travel in a .vmfb's signature): ("index", ((kind, ...), ...)) with kinds i (an int), s (start,
     stop, step; stop None past the front), n (np.newaxis); ("reshape", shape); ("transpose", perm);
-    ("flip", axes); ("real", None), ("imag", None) (of a complex array)."""
+    ("flip", axes); ("real", None), ("imag", None) (of a complex array); ("view", dtype name);
+    NumPy's read-only views: ("diagonal", (offset, axis1, axis2)), ("broadcast_to", shape),
+    ("windows", (window_shape, axes))."""
     kind, arg = recipe
     if kind in ("real", "imag"):
         return getattr(a, kind)
+    if kind == "view":
+        return a.view(np.dtype(arg))
+    if kind == "diagonal":
+        return np.diagonal(a, *arg)
+    if kind == "broadcast_to":
+        return np.broadcast_to(a, arg)
+    if kind == "windows":
+        return np.lib.stride_tricks.sliding_window_view(a, arg[0], axis=arg[1])
     if kind == "index":
         return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg)]
     if kind == "reshape":

@@ -325,3 +325,22 @@ def sir(beta, gamma, s0, days):
 
 def test_a_tuple_of_run_time_numbers_stored_as_a_row():
     assert_same_call(pyjitc.jit(sir), sir, 0.3, 0.1, 0.99, 12)
+
+
+def column_writes(A, i, j, idx):
+    A[:, [0, 2]] = A[:, [2, 0]]          # known positions on the second axis
+    A[1:, [1, 3]] = -1.0
+    A[:, [i, j]] = A[:, [j, i]]          # run-time positions on the second axis (a column swap)
+    A[:, [i, j]] += 0.5
+    A[:, idx] = 9.0                      # a 2-d index array there
+    return A
+
+
+@given(i=st.integers(-4, 3), j=st.integers(0, 3), idx=st.lists(st.integers(-4, 3), min_size=1, max_size=3))
+def test_writes_through_index_arrays_on_inner_axes_match_numpy(i, j, idx):
+    A = np.arange(20.0).reshape(5, 4)
+    index = np.array(idx * 2).reshape(2, -1)
+    assert_same(COLUMN_WRITES(A.copy(), i, j, index), column_writes(A.copy(), i, j, index))
+
+
+COLUMN_WRITES = pyjitc.jit(column_writes)

@@ -545,3 +545,45 @@ def test_math_domain_errors_on_run_time_numbers_raise_as_python_does():
 
 
 INVERSE_TRIG = pyjitc.jit(inverse_trig_and_friends)
+
+
+def out_arguments(A, x, B):
+    s = np.empty(A.shape[1])
+    np.sum(A, axis=0, out=s)                 # reductions write into out= (cast as NumPy casts)
+    m = np.zeros(A.shape[0], dtype=np.int64)
+    A.max(axis=1, out=m)
+    k = np.zeros((1, A.shape[1]))
+    np.mean(A, axis=0, keepdims=True, out=k)
+    c = np.empty(x.shape, dtype=np.float32)
+    np.cumsum(x, out=c)
+    i = np.zeros((), dtype=np.int64)
+    np.argmax(x, out=i)
+    C = np.empty((A.shape[0], B.shape[1]))
+    np.matmul(A, B, out=C)
+    D = np.zeros((A.shape[0], B.shape[1]))
+    np.dot(A, B, out=D)
+    row = np.zeros((2, B.shape[1]))
+    np.dot(A[0], B, out=row[1])              # into a view: row sees it
+    y = np.full(x.shape, -1.0)
+    np.sqrt(x, out=y, where=x > 0)           # where= with out=: the other places keep y's values
+    return s, m, k, c, i, C, D, row, y
+
+
+def test_out_arguments_of_reductions_scans_contractions_and_where_match_numpy():
+    rng = np.random.default_rng(7)
+    A, x, B = rng.normal(size=(3, 4)) * 3, rng.normal(size=6), rng.normal(size=(4, 2))
+    assert_same_call(pyjitc.jit(out_arguments), out_arguments, A, x, B)
+
+
+def dot_into_float32(A, B):
+    D = np.zeros((A.shape[0], B.shape[1]), dtype=np.float32)
+    np.dot(A, B, out=D)
+    return D
+
+
+def test_out_of_another_dtype_is_refused_where_numpy_raises():
+    A = np.ones((2, 3))
+    with pytest.raises(ValueError):
+        dot_into_float32(A, A.T)
+    with pytest.raises(pyjitc.ShapeError, match="out="):
+        pyjitc.jit(dot_into_float32)(A, A.T.copy())

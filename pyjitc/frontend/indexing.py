@@ -54,8 +54,11 @@ def _parse(em: Emitter, x: Traced, index) -> list[Item]:
     items: list[Any] = []
     for it in raw:
         if isinstance(it, list):     # (of run-time numbers too: the row swap A[[i, p]] = A[[p, i]])
-            it = em.asarray(it) if it else np.zeros(0, np.intp)
-            it = it.const if isinstance(it, Traced) and it.const is not None else it
+            if next(items_of(it, Traced), None) is None:
+                it = np.asarray(it) if it else np.zeros(0, np.intp)     # known positions
+            else:
+                it = em.asarray(it)
+                it = it.const if it.const is not None else it
         if isinstance(it, np.ndarray) and is_bool(it.dtype):
             if it.ndim == 0:
                 raise NotSupportedError("indexing with a boolean scalar is not supported")
@@ -631,11 +634,17 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
     NumPy does (so `x[idx] += v` adds once per distinct position): each position takes the largest
     entry number naming it (a scatter with max), then that entry's value. `keep` (bool, one per
     entry): only those entries write (the index arrays are selections: masked.scatter)."""
+    whole = lambda it, axis: it.kind == "slice" and it.value == (0, x.shape[axis], 1, x.shape[axis])  # noqa: E731
+    p = 0
+    while p < len(items) and whole(items[p], p):
+        p += 1
+    if 0 < p < len(items) and items[p].kind in ("array", "int", "dyn"):
+        return _set_inner_positions(em, x, items, p, value, what, keep)
     k = 0
     while k < len(items) and items[k].kind in ("array", "int", "dyn"):
         k += 1
     rest = items[k:]
-    if any(it.kind != "slice" or it.value != (0, x.shape[k + i], 1, x.shape[k + i]) for i, it in enumerate(rest)):
+    if any(not whole(it, k + i) for i, it in enumerate(rest)):
         raise NotSupportedError(f"{what}: writing through run-time index arrays is supported on the leading axes, "
                                 "the other axes whole", hint="use a boolean mask (x[mask] = v) or np.where")
     lead, tail = x.shape[:k], x.shape[k:]
@@ -674,6 +683,28 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
         written = em.emit("broadcast_in_dim", written, shape=(n,) + tail, dims=(0,))
     new = em.emit("select", written, source, flat)
     return em.emit("reshape", new, shape=x.shape, sources=(x,), weak=x.weak)
+
+
+def _set_inner_positions(em, x: Traced, items: list[Item], p: int, value, what, keep) -> Traced:
+    """x[:, i, j, :] = v with index arrays after p whole axes (`A[:, [i, j]] = A[:, [j, i]]`): the
+    indexed axes moved to the front, written there, and moved back. NumPy's result (and so v) has
+    the indices' shape where the indexed axes were, as they are adjacent."""
+    q = p
+    while q < len(items) and items[q].kind in ("array", "int", "dyn"):
+        q += 1
+    perm = tuple(range(p, q)) + tuple(range(p)) + tuple(range(q, x.ndim))
+    moved = em.emit("transpose", x, perm=perm, weak=x.weak)
+    front = items[p:q] + items[:p] + items[q:]
+    sizes = [() if it.kind in ("int", "dyn") else tuple(it.value.shape) for it in items[p:q]]
+    try:
+        b = tuple(dims.broadcast_shapes(*sizes))
+    except ValueError as e:
+        raise ShapeError(f"IndexError: shape mismatch: indexing arrays could not be broadcast together ({e})") from None
+    v = _values_for(em, value, x.dtype, x.shape[:p] + b + x.shape[q:], what)
+    v = em.emit("transpose", v, perm=tuple(range(p, p + len(b))) + tuple(range(p)) +
+                tuple(range(p + len(b), v.ndim)))
+    out = _set_run_time_positions(em, moved, front, v, what, keep)
+    return em.emit("transpose", out, perm=tuple(int(i) for i in np.argsort(perm)), sources=(x,), weak=x.weak)
 
 
 def set_selected_positions(em, x: Traced, index: tuple, value, what, keep: Traced) -> Traced:

@@ -174,14 +174,14 @@ class FlatIter(Traced):
     __slots__ = ()
 
 
-def read_only_view(base: Traced, out: Traced, compute, what: str) -> Traced:
+def read_only_view(base: Traced, out: Traced, compute, what: str, recipe=None) -> Traced:
     """`out`, computed from `base` by `compute` (a Traced -> Traced function), as NumPy's read-only
     view of base (`np.diagonal`, `np.broadcast_to`, `sliding_window_view`): it follows later
     writes into base; a write into it is refused, as NumPy raises."""
     def refuse(_base, _new):
         raise NotSupportedError(f"writing into {what}, which NumPy makes a read-only view "
                                 "(ValueError: assignment destination is read-only)", hint="call .copy() on it first")
-    return make_view(base, out, lambda b: compute(Traced(b, base.weak, base.params)).value, refuse)
+    return make_view(base, out, lambda b: compute(Traced(b, base.weak, base.params)).value, refuse, recipe)
 
 
 # ---------------------------------------------------------------- the emitter

@@ -16,11 +16,13 @@ from ..values import fold, is_static
 from .creation import as_array
 from .dtypes import static_dtype
 from .shapes import broadcast_to, moveaxis, normalize_axis, reshape, transpose
-from .ufuncs import broadcast_shapes
+from .ufuncs import broadcast_shapes, into_out
 
 @register("numpy.matmul", complex_ok=True,
           note="1-D, 2-D and batched; bool as or-of-ands; empty contractions give zeros")
-def matmul(em, a, b):
+def matmul(em, a, b, out=None):
+    if out is not None:
+        return into_out(em, "matmul", out, matmul(em, a, b), "same_kind")
     if is_static(a, b):
         return fold(np.matmul, a, b)
     try:
@@ -104,7 +106,7 @@ def _dot(em, a, b, lc, rc, lb, rb, out_dtype):
 @register("numpy.dot", method="dot", complex_ok=True)
 def dot(em, a, b, out=None):
     if out is not None:
-        raise NotSupportedError("dot: out= is not supported")
+        return into_out(em, "dot", out, dot(em, a, b), "equal")
     if is_static(a, b):
         return fold(np.dot, a, b)
     if len(em.shape_of(a)) == 0 or len(em.shape_of(b)) == 0:

@@ -14,6 +14,7 @@ from .accurate import complex_divide
 from .dtypes import static_dtype
 from .elementwise import cmp, const, isnan, sel
 from .shapes import normalize_axes, normalize_axis, reshape, take_slice
+from .ufuncs import into_out
 
 def _reduce_dtype(np_fn, dtype, requested):
     kw = {} if requested is None else {"dtype": requested}
@@ -60,7 +61,7 @@ def _reduction(np_fn, kind_for):
 
     def impl(em, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         if out is not None:
-            raise NotSupportedError(f"{name}: out= is not supported; assign the result instead")
+            return into_out(em, name, out, impl(em, a, axis, dtype, None, keepdims, initial, where), "unsafe")
         keepdims = em.static(keepdims, f"{name}: keepdims")
         dtype = None if dtype is None else static_dtype(em, dtype)
         extra = {k: v for k, v in (("dtype", dtype), ("initial", initial), ("where", where)) if v is not None}
@@ -109,7 +110,7 @@ register("numpy.all", method="all")(_all)
 @register("numpy.mean", method="mean", complex_ok=True)
 def mean(em, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     if out is not None:
-        raise NotSupportedError("mean: out= is not supported; assign the result instead")
+        return into_out(em, "mean", out, mean(em, a, axis, dtype, None, keepdims, where), "unsafe")
     keepdims = em.static(keepdims, "mean: keepdims")
     dtype = None if dtype is None else static_dtype(em, dtype)
     if is_static(a, where):
@@ -182,7 +183,7 @@ register("numpy.std", method="std")(_moments("std"))
 def _arg_reduce(name, kind):
     def impl(em, a, axis=None, out=None, keepdims=False):
         if out is not None:
-            raise NotSupportedError(f"{name}: out= is not supported")
+            return into_out(em, name, out, impl(em, a, axis, None, keepdims), "safe")
         keepdims = em.static(keepdims, f"{name}: keepdims")
         axis = em.static(axis, f"{name}: axis")
         if is_static(a):
@@ -260,7 +261,7 @@ def _nan_scan(name, base, fill):
     """np.nancumsum / np.nancumprod: NaN counted as the operation's identity."""
     def impl(em, a, axis=None, dtype=None, out=None):
         if out is not None:
-            raise NotSupportedError(f"{name}: out= is not supported; assign the result instead")
+            return into_out(em, name, out, impl(em, a, axis, dtype), "unsafe")
         a = em.asarray(a)
         if is_float(a.dtype):
             a = sel(em, isnan(em, a), const(em, fill, a), a)
@@ -329,7 +330,7 @@ def _scan(name, prim, identity, np_fn):
     """cumsum/cumprod: log2(n) steps of shift-and-combine (Hillis-Steele)."""
     def impl(em, a, axis=None, dtype=None, out=None):
         if out is not None:
-            raise NotSupportedError(f"{name}: out= is not supported")
+            return into_out(em, name, out, impl(em, a, axis, dtype), "unsafe")
         axis = em.static(axis, f"{name}: axis")
         dtype = None if dtype is None else static_dtype(em, dtype)
         if is_static(a):

@@ -333,7 +333,7 @@ def broadcast_to(em, array, shape):
     if len(shape) > x.ndim:
         x = reshape(em, x, (1,) * (len(shape) - x.ndim) + x.shape)
     grow = lambda t: em.emit("broadcast_in_dim", t, shape=shape, dims=tuple(range(len(shape))))  # noqa: E731
-    return read_only_view(x, grow(x), grow, "a broadcast array")
+    return read_only_view(x, grow(x), grow, "a broadcast array", ("broadcast_to", tuple(int(d) for d in shape)))
 
 
 @register("numpy.flip", complex_ok=True)
@@ -401,7 +401,8 @@ def diagonal(em, a, offset=0, axis1=0, axis2=1):
         raise ShapeError("diag requires an array of at least two dimensions")
     axis1, axis2 = em.static(axis1, "diagonal: axis1"), em.static(axis2, "diagonal: axis2")
     out = _diagonal(em, x, offset, axis1, axis2)
-    return read_only_view(x, out, lambda t: _diagonal(em, t, offset, axis1, axis2), "a diagonal")
+    return read_only_view(x, out, lambda t: _diagonal(em, t, offset, axis1, axis2), "a diagonal",
+                          ("diagonal", (int(offset), int(axis1), int(axis2))))
 
 
 def _diagonal(em, x, offset, axis1, axis2):
@@ -572,7 +573,7 @@ def view(em, a, dtype=None, type=None):
         raise NotSupportedError(f"ndarray.view({dt}) of a {x.dtype} array: only a dtype of the same item size "
                                 "(not bool or complex) is supported", hint="use .astype() to convert the values")
     return make_view(x, em.emit("bitcast", x, dtype=dt), lambda base: em.b.emit("bitcast", base, dtype=dt),
-                     lambda base, v: em.b.emit("bitcast", v, dtype=x.dtype))
+                     lambda base, v: em.b.emit("bitcast", v, dtype=x.dtype), ("view", dt.str))
 
 
 @register("numpy.matrix_transpose", complex_ok=True)
@@ -616,7 +617,8 @@ def sliding_window_view(em, x, window_shape, axis=None, *, subok=False, writeabl
         shape[ax] -= w - 1
     if not axes:
         return x
-    return read_only_view(x, _windows(em, x, axes, ws), lambda t: _windows(em, t, axes, ws), "sliding windows")
+    return read_only_view(x, _windows(em, x, axes, ws), lambda t: _windows(em, t, axes, ws), "sliding windows",
+                          ("windows", (ws, axes)))
 
 
 def _windows(em, x, axes, ws):

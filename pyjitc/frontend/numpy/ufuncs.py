@@ -86,12 +86,18 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
 def ufunc_impl(np_ufunc, lower):
     """The implementation of a ufunc (not registered): `lower` sees operands in its loop dtypes."""
     def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
-        if where is not True or kwargs:
-            raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['where'] * (where is not True) + list(kwargs))} are not supported")
         if out is None and len(args) == np_ufunc.nin + np_ufunc.nout:   # np.add(x, y, z): z is out
             args, out = args[:np_ufunc.nin], args[np_ufunc.nin:]
+        if (where is not True and out is None) or kwargs:   # (without out=, NumPy leaves those places unset)
+            raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['where'] * (where is not True) + list(kwargs))} are not supported",
+                                    hint="pass out= with where=, or use np.where")
         if out is not None:
-            return _into(em, np_ufunc, out, impl(em, *args, dtype=dtype))
+            result = impl(em, *args, dtype=dtype)
+            if where is not True:     # out keeps its values where `where` is False
+                target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+                if isinstance(target, Traced) and isinstance(result, Traced) and result.dtype == target.dtype:
+                    result = FUNCTIONS["numpy.where"](em, where, result, target)
+            return _into(em, np_ufunc, out, result)
         if len(args) != np_ufunc.nin:
             raise ShapeError(f"{np_ufunc.__name__}() takes {np_ufunc.nin} positional arguments but {len(args)} were given")
         if dtype is not None:
@@ -131,6 +137,27 @@ def _into(em, np_ufunc, out, result):
         raise ShapeError(f"ValueError: non-broadcastable output operand with shape {out.shape} doesn't match "
                          f"the broadcast shape {np.broadcast_shapes(result.shape, out.shape)}")
     store(em, out, Ellipsis, result, f"np.{np_ufunc.__name__}(..., out=)")
+    return out
+
+
+def into_out(em, name, out, result, casting):
+    """f(..., out=y) for a function that is not an elementwise ufunc (a reduction, a scan, a
+    contraction): the result, whose shape must be y's, cast to y's dtype by NumPy's rule
+    `casting` ("unsafe": reductions and scans, which compute in their own dtype and cast at the
+    end; "same_kind": matmul; "equal": np.dot, which needs y's dtype itself), written into y
+    (its views and the caller see it); y returned."""
+    from ..assignment import store
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, Traced) or out.view is None and out.ndim == 0 and out.weak is not None:
+        raise ShapeError(f"TypeError: {name}: out must be an array")
+    result = em.asarray(result)
+    if tuple(result.shape) != tuple(out.shape):
+        raise ShapeError(f"ValueError: {name}: out= has shape {tuple(out.shape)}, the result {tuple(result.shape)}")
+    if result.dtype != out.dtype and (casting == "equal" or not np.can_cast(result.dtype, out.dtype, casting)):
+        raise ShapeError(f"ValueError: {name}: out= of dtype {out.dtype} for a {result.dtype} result (NumPy's "
+                         f"rule here: {'the same dtype' if casting == 'equal' else repr(casting)})")
+    store(em, out, Ellipsis, em.cast(result, out.dtype), f"np.{name}(..., out=)")
     return out
 
 
