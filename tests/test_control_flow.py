@@ -268,6 +268,22 @@ def test_loops_over_array_rows_enumerate_zip_and_comprehensions():
     assert_same_call(pyjitc.jit(rows_and_pairs), rows_and_pairs, A, w, accumulate=True)
 
 
+def reversed_sorted_pow(x, A):
+    s = 0.0
+    for v in reversed(x):                       # an array's items, last first
+        s = s * 0.9 + v
+    t = 0.0
+    for row in reversed(A):                     # rows (views)
+        t = t + row[0] * 2
+    three = sorted([x[2], x[0], x[1]])          # numbers known only at run time
+    return s, t, list(reversed([x[0], x[1]])), three, sorted(x, reverse=True), pow(x[0], 2), pow(3, 4, 5)
+
+
+def test_reversed_sorted_and_pow_builtins_on_run_time_values():
+    x, A = rng.standard_normal(6), rng.standard_normal((3, 2))
+    assert_same_call(pyjitc.jit(reversed_sorted_pow), reversed_sorted_pow, x, A)
+
+
 def newton_sqrt(a, tol):
     x = a
     it = 0

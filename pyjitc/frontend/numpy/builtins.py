@@ -25,9 +25,44 @@ def _static_builtin(fn, what):
     return impl
 
 
-for _fn, _hint in ((sorted, "use np.sort for arrays"), (reversed, "use x[::-1] for arrays"),
-                  (callable, ""), (hash, ""), (issubclass, ""), (repr, ""), (str, "")):
+for _fn, _hint in ((callable, ""), (hash, ""), (issubclass, ""), (repr, ""), (str, "")):
     register(builtin=_fn.__name__)(_static_builtin(_fn, _hint))
+
+
+@register(builtin="pow", note="pow(a, b) is a ** b; pow(a, b, m) needs compile-time values")
+def pow_(em, base, exp, mod=None):
+    if mod is None:
+        return apply_operator(em, "Pow", base, exp)
+    return _static_builtin(pow, "write (a ** b) % m")(em, base, exp, mod)
+
+
+@register(builtin="reversed", note="of an array: its rows (views), last first; of a list or tuple: its items")
+def reversed_(em, seq):
+    if isinstance(seq, Traced):
+        return list(reversed(_sequence(em, seq, list)))
+    if isinstance(seq, (list, tuple)):
+        return list(reversed(seq))
+    return _static_builtin(reversed, "use x[::-1] for arrays")(em, seq)
+
+
+@register(builtin="sorted", note="of numbers known only at run time: those of one type (sorted as np.sort "
+                                 "does, NaN last); key= needs compile-time items")
+def sorted_(em, iterable, key=None, reverse=False):
+    reverse = em.static(reverse, "sorted: reverse")
+    items = iterable if isinstance(iterable, (list, tuple)) else None
+    if key is None and items is not None and any(isinstance(v, Traced) for v in items):
+        kinds = {(v.dtype, v.weak) if isinstance(v, Traced) and v.ndim == 0 else None for v in items}
+        if len(kinds) != 1 or None in kinds:
+            raise NotSupportedError("sorted() of numbers known only at run time: they must all be numbers of one type",
+                                    hint="use np.sort(np.array(items))")
+        weak = next(iter(kinds))[1]
+        order = FUNCTIONS["numpy.sort"](em, FUNCTIONS["numpy.stack"](em, list(items)))
+        out = [Traced(FUNCTIONS["numpy.take"](em, order, i).value, weak, order.params) for i in range(len(items))]
+        return out[::-1] if reverse else out
+    if isinstance(iterable, Traced):
+        return sorted_(em, _sequence(em, iterable, list), key, reverse) if iterable.ndim == 1 and key is None else \
+            _static_builtin(sorted, "use np.sort for arrays")(em, iterable, key=key, reverse=reverse)
+    return _static_builtin(sorted, "use np.sort for arrays")(em, iterable, key=key, reverse=reverse)
 
 
 def _number(em, x, what):
