@@ -339,3 +339,18 @@ def test_shapes_conversions_and_comparisons_take_complex_values_as_numpy():
     w = z + np.array([[0, 1e-9], [1, 0]])
     for g, e in zip(pyjitc.jit(complex_shapes_and_comparisons)(z, w), complex_shapes_and_comparisons(z, w)):
         assert_same(g, e)
+
+
+def complex_views(z):
+    v = z.view()                 # a view of the same memory: writes reach z
+    v[0, 0] = 5 - 1j
+    w = z.view(np.complex128)
+    w[1, 1] *= 2
+    return z, v.sum()
+
+
+def test_complex_array_views_write_through():
+    z = np.arange(12.0).reshape(3, 4) * (1 + 2j)
+    z1, z2 = z.copy(), z.copy()
+    assert_same(pyjitc.jit(complex_views)(z1), complex_views(z2))
+    assert_same(z1, z2)

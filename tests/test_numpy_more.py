@@ -587,3 +587,32 @@ def test_out_of_another_dtype_is_refused_where_numpy_raises():
         dot_into_float32(A, A.T)
     with pytest.raises(pyjitc.ShapeError, match="out="):
         pyjitc.jit(dot_into_float32)(A, A.T.copy())
+
+
+def histograms_2d(x, y, w, xn):
+    return (np.histogram2d(x, y, bins=4), np.histogram2d(xn, y, bins=[3, 5], range=[[-1, 1], [-2, 2]]),
+            np.histogram2d(x, y, bins=(np.array([-2.0, 0.0, 0.5, 3.0]), 4), weights=w, density=True))
+
+
+@given(st.integers(0, 2 ** 31))
+def test_histogram2d_matches_numpy(seed):
+    rng = np.random.default_rng(seed)
+    x, y, w = rng.normal(size=40), rng.normal(size=40), rng.uniform(size=40)
+    xn = x.copy()
+    xn[rng.integers(0, 40)] = np.nan         # counted nowhere (range given: NumPy needs a finite one)
+    y[rng.integers(0, 40)] = y.max()         # the last edge: in the last bin
+    assert_same_call(HISTOGRAMS_2D, histograms_2d, x, y, w, xn)
+
+
+HISTOGRAMS_2D = pyjitc.jit(histograms_2d)
+
+
+def rolled_axes(A, axis):
+    k = np.lib.array_utils.normalize_axis_index(axis, A.ndim)
+    return np.rollaxis(A, 2, 0) * 1, np.rollaxis(A, -1) + 0, np.rollaxis(A, 0, 3) * 2, k
+
+
+def test_rollaxis_and_normalize_axis_index_match_numpy():
+    A = np.arange(24.0).reshape(2, 3, 4)
+    for axis in (-1, 0, 2):
+        assert_same_call(pyjitc.jit(rolled_axes, static_argnames="axis"), rolled_axes, A, axis)

@@ -48,8 +48,10 @@ def attribute(compiler, base, attr: str, shown_base: str, shown: str):
         policy.check_module(base, shown_base)
     try:
         value = getattr(base, attr)
-    except AttributeError:
-        raise JitError(f"{shown_base} has no attribute {attr!r}") from None
+    except AttributeError as e:
+        err = JitError(f"{shown_base} has no attribute {attr!r}")
+        err.python = e      # a try/except AttributeError in the program catches it (np.histogramdd's)
+        raise err from None
     if isinstance(base, types.ModuleType) and base.__name__.split(".")[0] not in policy.ALLOWED_MODULES:
         compiler.em.guards.add(("attr", base, attr, value))
     reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None

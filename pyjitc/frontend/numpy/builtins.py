@@ -313,9 +313,11 @@ def isinstance_(em, x, cls):
 def len_(em, x):
     if isinstance(x, Traced):
         if x.ndim == 0:
-            raise ShapeError("len() of unsized object")
+            err = ShapeError("TypeError: len() of unsized object")
+            err.python = TypeError("len() of unsized object")   # (a try/except in the program may catch it)
+            raise err
         return x.shape[0]
-    return len(x)
+    return fold(len, x)     # Python's TypeError for a number (np.histogram2d's `len(bins)` catches it)
 
 
 register(builtin="range")(range_)

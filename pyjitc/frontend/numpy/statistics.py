@@ -324,15 +324,8 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
             edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
         except (TypeError, ValueError) as e:
             raise ShapeError(f"histogram: {e}") from None
-    nb = edges.shape[0] - 1
-    x = em.cast(a, edges.dtype)
-    shape = (a.shape[0], nb)
-    xb = em.broadcast(reshape(em, x, (-1, 1)), shape)
-    lo = em.broadcast(getitem(em, em.asarray(edges), slice(None, -1)), shape)
-    hi = em.broadcast(getitem(em, em.asarray(edges), slice(1, None)), shape)
-    last = em.broadcast(em.asarray(np.arange(nb) == nb - 1), shape)
-    # bin i holds edges[i] <= x < edges[i + 1]; the last bin also its right edge (NumPy's rule)
-    inside = em.emit("and", cmp(em, xb, lo, "GE"), sel(em, last, cmp(em, xb, hi, "LE"), cmp(em, xb, hi, "LT")))
+    inside = _in_bins(em, a, edges)
+    shape = inside.shape
     if weights is None:
         counts = FUNCTIONS["numpy.sum"](em, inside, axis=0, dtype=np.intp)
     else:
@@ -352,7 +345,70 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
     return counts, edges
 
 
-def _edges_from_data(em, a, bins):
+def _in_bins(em, a, edges):
+    """(len(a), bins) bools: whether a[j] is in bin i: edges[i] <= a[j] < edges[i + 1], the last
+    bin with its right edge (NumPy's rule; NaN and values outside in none)."""
+    edges = em.asarray(edges)
+    nb = edges.shape[0] - 1
+    x = em.cast(a, edges.dtype)
+    shape = (a.shape[0], nb)
+    xb = em.broadcast(reshape(em, x, (-1, 1)), shape)
+    lo = em.broadcast(getitem(em, edges, slice(None, -1)), shape)
+    hi = em.broadcast(getitem(em, edges, slice(1, None)), shape)
+    last = em.broadcast(em.asarray(np.arange(nb) == nb - 1), shape)
+    return em.emit("and", cmp(em, xb, lo, "GE"), sel(em, last, cmp(em, xb, hi, "LE"), cmp(em, xb, hi, "LT")))
+
+
+@register("numpy.histogram2d", note="compile-time bins (counts or edges, per axis); range=, density=, weights=")
+@folding(np.histogram2d)
+def histogram2d(em, x, y, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogramdd for two samples: float64 edges (from the data's minimum and maximum
+    without range=), float64 counts; H[i, k] sums the samples in x-bin i and y-bin k: a product
+    of the two (samples, bins) one-hot matrices (exact for counts)."""
+    bins, range = em.static(bins, "histogram2d: bins"), em.static(range, "histogram2d: range")
+    density = em.static(density, "histogram2d: density")
+    x, y = reshape(em, as_array(em, x), -1), reshape(em, as_array(em, y), -1)
+    if x.shape != y.shape:
+        raise ShapeError("ValueError: histogram2d: x and y must have the same length")
+    per_axis = list(bins) if isinstance(bins, (list, tuple)) and len(bins) == 2 else [bins, bins]
+    edges = []
+    for i, (v, b) in enumerate(zip((x, y), per_axis)):
+        r = None if range is None else range[i]
+        if np.ndim(b) == 0:
+            if not isinstance(b, (int, np.integer)) or b < 1:
+                raise ShapeError("ValueError: histogram2d: bins must be positive integers or arrays of edges")
+            if r is None and v.shape[0]:
+                edges.append(_edges_from_data(em, v, int(b), np.dtype(np.float64)))
+            else:
+                lo, hi = (0.0, 1.0) if r is None else (float(r[0]), float(r[1]))
+                if lo > hi:
+                    raise ShapeError("ValueError: max must be larger than min in range parameter.")
+                lo, hi = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+                edges.append(np.linspace(lo, hi, int(b) + 1))
+        else:
+            e = np.asarray(b, dtype=np.float64)
+            if np.any(np.diff(e) < 0):
+                raise ShapeError(f"ValueError: `bins[{i}]` must be monotonically increasing, when an array")
+            edges.append(e)
+    ix = em.cast(_in_bins(em, em.cast(x, np.float64), edges[0]), np.float64)
+    iy = em.cast(_in_bins(em, em.cast(y, np.float64), edges[1]), np.float64)
+    if weights is not None:
+        w = reshape(em, em.cast(as_array(em, weights), np.float64), -1)
+        if w.shape != x.shape:
+            raise ShapeError("ValueError: histogram2d: weights must have the sample's length")
+        iy = em.emit("mul", iy, em.broadcast(reshape(em, w, (-1, 1)), iy.shape))
+    hist = FUNCTIONS["numpy.matmul"](em, FUNCTIONS["numpy.transpose"](em, ix), iy)
+    if density:
+        total = FUNCTIONS["numpy.sum"](em, hist)
+        dx = em.asarray(FUNCTIONS["numpy.diff"](em, edges[0]))
+        dy = em.asarray(FUNCTIONS["numpy.diff"](em, edges[1]))
+        hist = FUNCTIONS["numpy.divide"](em, hist, reshape(em, dx, (-1, 1)))
+        hist = FUNCTIONS["numpy.divide"](em, hist, reshape(em, dy, (1, -1)))
+        hist = FUNCTIONS["numpy.divide"](em, hist, total)
+    return hist, edges[0], edges[1]
+
+
+def _edges_from_data(em, a, bins, dtype=None):
     """NumPy's bin edges without range=: linspace(min, max, bins + 1) as np.linspace computes it
     (in the edges' dtype: the data's, float64 for integers), [min - 0.5, max + 0.5] when they are
     equal; a NaN or infinite minimum or maximum is NumPy's ValueError, at run time."""
@@ -362,7 +418,7 @@ def _edges_from_data(em, a, bins):
     finite = em.emit("and", em.cast(FUNCTIONS["numpy.isfinite"](em, lo), np.bool_),
                      em.cast(FUNCTIONS["numpy.isfinite"](em, hi), np.bool_))
     em.check(em.emit("not", finite), "ValueError: histogram: the autodetected range of the data is not finite")
-    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    dt = dtype or (a.dtype if a.dtype.kind == "f" else np.dtype(np.float64))
     lo, hi = em.cast(lo, dt), em.cast(hi, dt)
     same = cmp(em, lo, hi, "EQ")
     lo = sel(em, same, em.emit("sub", lo, em.full(0.5, dt, ())), lo)
