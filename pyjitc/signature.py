@@ -15,7 +15,7 @@ from .ir.dims import Dim, is_symbolic
 from .ir.types import short_name
 from .program import Argument, Either, Known, OutputTree, Result, Trimmed, ViewOf
 from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
-from .tree import LEAF, TreeDef
+from .tree import LEAF, TreeDef, is_namedtuple
 
 FORMAT = 2
 REFLECTION_KEY = "pyjitc.signature"
@@ -160,6 +160,8 @@ def _treedef_out(t: TreeDef):
         return None
     if t.kind is dict:
         return {"dict": [[_value_out(k), _treedef_out(c)] for k, c in zip(t.keys, t.children)]}
+    if is_namedtuple(t.kind):      # NumPy's SlogdetResult, ...: found again by module and name
+        return {"namedtuple": [f"{t.kind.__module__}:{t.kind.__qualname__}", [_treedef_out(c) for c in t.children]]}
     return {t.kind.__name__: [_treedef_out(c) for c in t.children]}
 
 
@@ -169,9 +171,27 @@ def _treedef_in(d) -> TreeDef:
     if "dict" in d:
         keys = tuple(_value_in(k) for k, _ in d["dict"])
         return TreeDef(dict, keys, tuple(_treedef_in(c) for _, c in d["dict"]))
-    kind = tuple if "tuple" in d else list
-    children = d[kind.__name__]
+    if "namedtuple" in d:
+        where, children = d["namedtuple"]
+        kind = _named_class(where)
+    else:
+        kind = tuple if "tuple" in d else list
+        children = d[kind.__name__]
     return TreeDef(kind, tuple(range(len(children))), tuple(_treedef_in(c) for c in children))
+
+
+def _named_class(where: str) -> type:
+    """A named tuple class from "module:qualname"; a plain tuple where it can't be imported (a
+    class made inside a function)."""
+    import importlib
+    module, _, name = where.partition(":")
+    try:
+        cls = importlib.import_module(module)
+        for part in name.split("."):
+            cls = getattr(cls, part)
+    except (ImportError, AttributeError):
+        return tuple
+    return cls if is_namedtuple(cls) else tuple
 
 
 def _tree_out(t: OutputTree):

@@ -2,7 +2,8 @@
 (like jax.tree_util). Argument specs, output trees, loop-carried state and the CLI's printing all
 use it, so no other module walks containers by hand.
 Unlike jax.tree_util: dicts keep their insertion order (the order the user's code made), None is
-a leaf (a value a function can return or carry), and tuple/list subclasses count as tuples/lists."""
+a leaf (a value a function can return or carry), named tuples keep their class (NumPy's
+SlogdetResult, QRResult, ...), and other tuple/list subclasses count as tuples/lists."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,7 +39,9 @@ class TreeDef:
                 raise ValueError(f"fewer leaves than the {self.num_leaves} this structure holds")
             return leaf
         built = [c._build(items) for c in self.children]
-        return dict(zip(self.keys, built)) if self.kind is dict else self.kind(built)
+        if self.kind is dict:
+            return dict(zip(self.keys, built))
+        return self.kind(*built) if is_namedtuple(self.kind) else self.kind(built)
 
     def paths(self) -> list[tuple]:
         """The key path of each leaf, in flatten's order: (key, key, ...)."""
@@ -110,9 +113,14 @@ class StructureError(ValueError):
         self.path, self.node, self.value, self.first_leaf = path, node, value, first_leaf
 
 
+def is_namedtuple(kind) -> bool:
+    return isinstance(kind, type) and issubclass(kind, tuple) and kind is not tuple and hasattr(kind, "_fields")
+
+
 def _kind(value) -> type | None:
-    return dict if isinstance(value, dict) else tuple if isinstance(value, tuple) else \
-        list if isinstance(value, list) else None
+    if isinstance(value, tuple):
+        return type(value) if is_namedtuple(type(value)) else tuple
+    return dict if isinstance(value, dict) else list if isinstance(value, list) else None
 
 
 def flatten(value, is_leaf: IsLeaf = None) -> tuple[list, TreeDef]:

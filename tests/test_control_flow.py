@@ -1,5 +1,8 @@
 """Control flow on run-time values (stablehlo.if / stablehlo.while), loops with break/continue,
 early returns, helpers, containers and run-time scalar arguments, each against NumPy."""
+import collections
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -625,6 +628,34 @@ def test_recursion_whose_depth_depends_on_run_time_values_is_a_located_error():
     with pytest.raises(pyjitc.NotSupportedError, match="calls itself more than 24 levels") as e:
         pyjitc.jit(doubles_until_large)(np.ones(2))
     assert "return doubles_until_large(x * 2.0)" in str(e.value)
+
+
+State = collections.namedtuple("State", "pos vel")
+
+
+class Stats(NamedTuple):
+    mean: float
+    spread: float = 0.0
+
+
+def named_tuples(state, M):
+    s = State(state.pos + 0.1 * state.vel, state.vel)   # made and read by name inside
+    r = np.linalg.slogdet(M)                            # NumPy's named results
+    q = np.linalg.qr(M)
+    return s, Stats(s.pos.mean()), r, r.logabsdet * 2, q.Q @ q.R, q
+
+
+def test_named_tuples_in_arguments_results_and_numpys_results_keep_their_class(tmp_path):
+    state = State(np.arange(3.0), np.ones(3))
+    M = np.random.default_rng(1).normal(size=(3, 3))
+    jitted = pyjitc.jit(named_tuples)
+    got, want = jitted(state, M), named_tuples(state, M)
+    assert_same(got, want)
+    assert [type(v).__name__ for v in got] == [type(v).__name__ for v in want]
+    assert got[0].pos is not None and got[2].sign == want[2].sign
+    path = jitted.lower(state, M).compile().save(tmp_path / "named.vmfb")   # the classes survive the file
+    loaded = pyjitc.load(path)
+    assert type(loaded(state, M)[5]).__name__ == "QRResult"
 
 
 def simulate(state, params):

@@ -386,6 +386,11 @@ class FunctionCompiler(ast.NodeVisitor):
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}() of values known only at run time")
             return fold(target, *args, **kwargs)
+        if kind == "namedtuple":
+            try:
+                return target(*args, **kwargs)
+            except TypeError as e:
+                raise JitError(f"{shown}(): TypeError: {e}") from None
         if kind == "exception":
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}(...) of values known only at run time can only be raised")

@@ -14,6 +14,7 @@ import types
 import numpy as np
 
 from ..errors import ForbiddenError, NotSupportedError, UnsupportedSyntaxError
+from ..tree import is_namedtuple
 from . import numpy as _numpy_functions, registry  # noqa: F401 (importing the package registers them)
 from .source import SourceFunction
 
@@ -323,6 +324,8 @@ def classify_call(obj, shown: str):
         return "user", obj.__wrapped__
     if isinstance(obj, type) and issubclass(obj, BaseException):   # made to be raised (frontend/raising.py)
         return "exception", obj
+    if is_namedtuple(obj) and (getattr(obj.__new__, "__doc__", None) or "").startswith("Create new instance of"):
+        return "namedtuple", obj    # collections.namedtuple / typing.NamedTuple: a tuple with names, made now
     path = qualified_name(obj)
     reason = forbidden_reason(path)
     if reason:

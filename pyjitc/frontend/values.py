@@ -526,7 +526,8 @@ def hold(em: Emitter, x):
     if isinstance(x, np.ndarray):
         return em.array(x)
     if isinstance(x, tuple):
-        return tuple(hold(em, v) for v in x)
+        items = [hold(em, v) for v in x]
+        return type(x)(*items) if hasattr(type(x), "_fields") else tuple(items)   # (NumPy's named tuples kept)
     if isinstance(x, list):
         return [hold(em, v) for v in x]
     if isinstance(x, dict):

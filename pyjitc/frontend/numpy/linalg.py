@@ -163,9 +163,9 @@ def _slogdet(em, a, name):
     return em.cast(sign, dt), em.cast(logdet, dt)
 
 
-@register("numpy.linalg.slogdet", note="returns a plain (sign, logabsdet) tuple")
+@register("numpy.linalg.slogdet", note="NumPy's named tuple (sign, logabsdet)")
 def slogdet(em, a):
-    return _slogdet(em, a, "slogdet")
+    return np.linalg._linalg.SlogdetResult(*_slogdet(em, a, "slogdet"))
 
 
 @register("numpy.linalg.det", note="sign * exp(log|det|) from the LU factors, as NumPy computes it")

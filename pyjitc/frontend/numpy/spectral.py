@@ -177,7 +177,7 @@ def qr(em, a, mode="reduced"):
     else:
         q, r = _compile_helper(em, jacobi.householder_qr, a, columns)
         r = F["numpy.triu"](em, _corner(em, r, columns, n))
-    return r if mode == "r" else (q, r)
+    return r if mode == "r" else np.linalg._linalg.QRResult(q, r)     # NumPy's named tuple (Q, R)
 
 
 def _corner(em, x, rows, cols):
