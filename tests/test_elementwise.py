@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import pyjitc
-from tests.reference import assert_same, numpy_result
+from tests.reference import assert_same, assert_same_call, numpy_result
 from tests.strategies import ALL, FLOATS, INTS, arrays, broadcast_pair
 
 
@@ -351,3 +351,25 @@ def test_large_float64_sin_cos_are_vectorised_under_jit_and_libm_ahead_of_time(s
     aot = sin_cos_jit.lower(pyjitc.Template((FAST_TRIG_N,), np.float64))
     assert "stablehlo.sine" in aot.as_text() and "round_nearest_even" not in aot.as_text()
     assert_same(aot.compile()(x), sin_cos(x))
+
+
+def compare_past_the_range(u, i8):
+    return (u > -1, u >= -1, u < -1, u <= -1, u == -1, u != -1, -1 < u, -1 == u, i8 < 1000, i8 > 1000, 1000 > i8,
+            i8 >= -1000, i8 == 300, -300 != i8, u < 2 ** 70, np.less(u, -5))
+
+
+def test_comparisons_with_python_ints_past_the_dtypes_range_answer_as_numpy():
+    # NEP 50: `u > -1` of an unsigned array is all True (arithmetic with -1 would raise)
+    u, i8 = np.array([0, 5, 2 ** 63], dtype=np.uint64), np.array([-128, 0, 127], dtype=np.int8)
+    assert_same_call(pyjitc.jit(compare_past_the_range), compare_past_the_range, u, i8)
+
+
+def float16_moments(h):
+    return h.var(), h.std(), np.var(h, axis=0), np.std(h, ddof=1), h.var(dtype=np.float32)
+
+
+@pytest.mark.parametrize("scale", [1.0, 300.0])
+def test_float16_var_rounds_and_overflows_as_numpy(scale):
+    # NumPy squares the deviations in float16: past 65504 they are inf
+    h = (np.random.default_rng(27).normal(size=(20, 3)) * scale).astype(np.float16)
+    assert_same_call(pyjitc.jit(float16_moments), float16_moments, h)

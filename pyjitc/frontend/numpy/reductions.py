@@ -163,11 +163,16 @@ def _moments(name):
         if dtype is not None and dtype.kind == "f":
             acc = np.dtype(np.float32) if dtype == np.float16 else dtype
         x = em.cast(a, acc)
+        # float16 without dtype=: NumPy rounds the mean, the deviations and their squares to
+        # float16 (a square past 65504 is inf), summing in float32
+        half = (lambda v: em.cast(em.cast(v, np.float16), acc)) if a.dtype == np.float16 and dtype is None \
+            else (lambda v: v)
         s = em.emit("reduce", x, kind="add", axes=axes) if axes else x
-        mean_ = em.emit("div", s, em.full(n, acc, s.shape))
+        mean_ = half(em.emit("div", half(s), em.full(n, acc, s.shape)))
         mean_b = reshape(em, mean_, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
-        d = em.emit("sub", x, em.broadcast(mean_b, a.shape))
-        sq = em.emit("reduce", em.emit("mul", d, d), kind="add", axes=axes) if axes else em.emit("mul", d, d)
+        d = half(em.emit("sub", x, em.broadcast(mean_b, a.shape)))
+        d2 = half(em.emit("mul", d, d))
+        sq = half(em.emit("reduce", d2, kind="add", axes=axes) if axes else d2)
         out_ = em.emit("div", sq, em.full(dims.nonnegative(n - ddof), acc, sq.shape))
         if name == "std":
             out_ = em.emit("sqrt", out_)

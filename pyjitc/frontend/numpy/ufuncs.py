@@ -64,6 +64,9 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
         args = tuple(FUNCTIONS["numpy.asarray"](em, a) if _holds_run_time_values(a) else a for a in args)
     if is_static(*args):
         return fold(ufunc, *args)
+    beyond = _compare_beyond_range(em, ufunc, args)
+    if beyond is not None:
+        return beyond
     name = ufunc.__name__
     try:
         dtypes = tuple(em.dtype_of(a) for a in args)
@@ -81,6 +84,29 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     if all(is_py_scalar(a) or (isinstance(a, Traced) and a.weak) for a in args):
         weak = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[loop[-1].kind]
     return Traced(out.value, weak, join_params(args))
+
+
+# x OP k for a Python int k past the integer dtype of x: True or False everywhere (NEP 50's
+# rule for comparisons: `u > -1` of an unsigned array is all True, where arithmetic would raise)
+_BELOW = {"less": True, "less_equal": True, "greater": False, "greater_equal": False, "equal": False, "not_equal": True}
+_MIRROR = {"less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal",
+           "equal": "equal", "not_equal": "not_equal"}
+
+
+def _compare_beyond_range(em, ufunc, args):
+    if ufunc.__name__ not in _BELOW or len(args) != 2:
+        return None
+    for k in (0, 1):
+        a, x = args[k], args[1 - k]
+        if type(a) is not int or not isinstance(x, Traced) or x.weak or x.dtype.kind not in "iu":
+            continue
+        info = np.iinfo(x.dtype)
+        if info.min <= a <= info.max:
+            return None
+        name = ufunc.__name__ if k == 1 else _MIRROR[ufunc.__name__]    # as `x OP a`
+        value = _BELOW[name] if a > info.max else not _BELOW[name] if name not in ("equal", "not_equal") else _BELOW[name]
+        return em.full(value, np.bool_, x.shape)
+    return None
 
 
 def ufunc_impl(np_ufunc, lower):
