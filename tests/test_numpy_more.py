@@ -616,3 +616,28 @@ def test_rollaxis_and_normalize_axis_index_match_numpy():
     A = np.arange(24.0).reshape(2, 3, 4)
     for axis in (-1, 0, 2):
         assert_same_call(pyjitc.jit(rolled_axes, static_argnames="axis"), rolled_axes, A, axis)
+
+
+def _norm1(v):
+    return np.sqrt((v ** 2).sum())
+
+
+def _top(v, k):
+    return np.sort(v)[-k:]
+
+
+def _bump(v):
+    v += 1.0                                  # writes through the slice into the array, as in NumPy
+    return v.sum()
+
+
+def along_axes(M, T):
+    return (np.apply_along_axis(np.sum, 1, M), np.apply_along_axis(_norm1, 0, M), np.apply_along_axis(_top, 1, M, 2),
+            np.apply_along_axis(_top, 1, T, k=2), np.apply_along_axis(np.argmax, 0, M),
+            np.apply_along_axis(np.cumsum, 1, M[:, :3]), np.apply_along_axis(_bump, 0, M), M)
+
+
+def test_apply_along_axis_matches_numpy_including_writes_through_the_slices():
+    rng = np.random.default_rng(3)
+    M, T = rng.normal(size=(5, 4)), rng.normal(size=(2, 5, 3))
+    assert_same_call(pyjitc.jit(along_axes), along_axes, M, T)
