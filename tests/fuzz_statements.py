@@ -288,6 +288,16 @@ class Gen:
                 k = f"i % {a.shape[0]}"
             sub = self.shadow(f"{t}[0]")
             return [f"{ind}{t}[{k}] {self.pick(['=', '+='])} {self.expr(sub.shape, 1)}"]
+        if r < 0.6:        # out= of a ufunc, a reduction, a scan (the target may be an input too)
+            other = self.pick([p for p in self.arrays() if self.shadow(p).shape == a.shape] or [t])
+            if a.ndim == 2 and self.chance(0.3):
+                v = self.view_text(t, lambda s: len(s) == 1 and s[0] == a.shape[1])
+                if v and not v.endswith(")"):
+                    return [f"{ind}np.{self.pick(['sum', 'max', 'mean'])}({other}, axis=0, out={v})"]
+            return [f"{ind}np.{self.pick(['add', 'multiply', 'subtract', 'maximum'])}({other}, "
+                    f"{self.term(a.shape)}, out={t}{'[...]' if '(' in t else ''})" if self.chance(0.7)
+                    else f"{ind}np.cumsum({other}{'.ravel()' if a.ndim > 1 else ''}, out={t}.reshape(-1))"
+                    if a.flags.c_contiguous else f"{ind}np.negative({other}, out={t})"]
         if r < 0.68:
             c = self.pick(["0.0", "1.0", "-0.5"])
             mask_src = self.pick([t] + [p for p in self.arrays() if self.shadow(p).shape == a.shape])
