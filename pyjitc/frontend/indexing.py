@@ -14,6 +14,7 @@ from ..errors import NotSupportedError, ShapeError
 from ..ir.types import is_bool, is_int
 from . import masked
 from .registry import FUNCTIONS
+from .store_values import values_for
 from .values import Emitter, FlatIter, NeedStatic, Traced, items_of, make_view
 
 
@@ -250,7 +251,7 @@ def _write_mask_axis(em, x: Traced, items: tuple, k: int, mask: Traced, value, w
                                     "known only at run time", hint="assign a scalar, or use np.where(mask, values, x)")
         if first and axis and len(vshape) == len(shape):
             value = em.emit("transpose", em.asarray(value), perm=tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
-        v = _values_for(em, value, x.dtype, shape, what)
+        v = values_for(em, value, x.dtype, shape, what)
     m = em.emit("broadcast_in_dim", mask, shape=shape, dims=(axis,))
     return setitem(em, x, plain, em.emit("select", m, em.cast(v, x.dtype), old), what)
 
@@ -299,7 +300,7 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
         shape = value.shape if isinstance(value, Traced) else np.shape(value)
         if masked.fixed_along(shape, len(region) - axis):
             masked.need(masked.Masked(None, axis, ("bounds", lo, hi), key, params), f"{what} of an array of fixed length")
-    v = _values_for(em, value, x.dtype, region, what, scalar=True)
+    v = values_for(em, value, x.dtype, region, what, scalar=True)
     old = _basic(em, x, whole)
     new = em.emit("select", masked.mask(em, ("bounds", lo, hi), region, axis), v, old, sources=(x,), weak=x.weak)
     return _set_region(em, x, whole, new)
@@ -516,92 +517,6 @@ def _advanced(em, x: Traced, items: list[Item]) -> Traced:
 
 # ---------------------------------------------------------------- writing
 
-def _converted(em, value, dtype, what, scalar=False) -> Traced:
-    """value as an array of x's dtype, as NumPy's setitem converts it: arrays cast (unsafe),
-    Python numbers checked for range, and a sequence holding run-time values element by element
-    (`out[t] = S, I, R`), its rows stacked. `scalar`: a store through integers and slices only,
-    where NumPy converts a single number through a Python int (see _scalar_checks)."""
-    if isinstance(value, (list, tuple)) and next(items_of(value, Traced), None) is not None:
-        return FUNCTIONS["numpy.stack"](em, [_converted(em, e, dtype, what, scalar=True) for e in value])
-    if isinstance(value, Traced):
-        if scalar and value.ndim == 0:
-            _scalar_checks(em, value, dtype)
-        v = em.cast(value, dtype) if value.dtype != dtype else Traced(value.value, None, value.params)
-        if value.weak is int and is_int(dtype) and np.dtype(dtype).itemsize < 8:
-            info = np.iinfo(dtype)
-            raw = em.cast(Traced(value.value), np.int64)
-            lo, hi = em.constant(np.int64(info.min)), em.constant(np.int64(info.max))
-            bad = em.emit("or", em.emit("compare", raw, lo, direction="LT"), em.emit("compare", raw, hi, direction="GT"))
-            em.check(bad, f"OverflowError: a Python integer is out of bounds for {dtype}")
-    else:
-        arr = np.asarray(value)
-        if arr.dtype == object:
-            raise ShapeError(f"{what}: can't store a {type(value).__name__} in an array")
-        try:
-            if arr.ndim == 0 and (scalar or type(value) in (bool, int, float, complex)):
-                tmp = np.empty((), dtype)
-                tmp[()] = value          # NumPy's own rules (OverflowError for out-of-range ints)
-                arr = tmp
-            else:
-                with np.errstate(all="ignore"):
-                    arr = arr.astype(dtype)
-        except (OverflowError, ValueError, TypeError) as e:
-            raise ShapeError(f"{what}: {type(e).__name__}: {e}") from None
-        v = em.constant(arr)
-    return v
-
-
-def _scalar_checks(em, value: Traced, dtype) -> None:
-    """NumPy stores one number into a signed integer array through a Python int (`b[0] = a[1]`,
-    `b[:] = x.max()`, each number of a list): a float that is NaN (ValueError), infinite or past
-    int64, or a number past the array's range, raises OverflowError where an array would wrap.
-    (A 0-d array, which NumPy casts, is checked too: pyjitc doesn't tell it from a number.)"""
-    dt, src = np.dtype(dtype), np.dtype(value.dtype)
-    if not is_int(dt) or dt.kind == "u" or is_bool(src) or src.kind == "c" or value.weak is int:
-        return        # unsigned targets wrap; Python ints have their own check (below)
-    v = Traced(value.value, None, value.params)
-    info = np.iinfo(dt)
-    if src.kind == "f":
-        nan = em.emit("compare", v, v, direction="NE")
-        em.check(nan, "ValueError: cannot convert float NaN to integer")
-        inf = em.emit("and", em.emit("not", em.emit("is_finite", v)), em.emit("not", nan))
-        em.check(inf, "OverflowError: cannot convert float infinity to integer")
-        big = em.constant(np.asarray(2.0 ** 63, src))
-        past = em.emit("or", em.emit("compare", v, big, direction="GE"),
-                       em.emit("compare", v, em.emit("neg", big), direction="LT"))
-        past = em.emit("and", past, em.emit("is_finite", v))
-        em.check(past, "OverflowError: Python int too large to convert to C long")
-        if dt.itemsize < 8:    # truncated past the range: at or past min - 1 or max + 1 (exact in f64)
-            w = em.cast(v, np.float64)
-            out = em.emit("or", em.emit("compare", w, em.constant(np.float64(info.min - 1)), direction="LE"),
-                          em.emit("compare", w, em.constant(np.float64(info.max + 1)), direction="GE"))
-            em.check(em.emit("and", out, em.emit("not", past)), f"OverflowError: a number is out of bounds for {dt}")
-        return
-    if src == np.uint64:
-        em.check(em.emit("compare", v, em.constant(np.uint64(2 ** 63 - 1)), direction="GT"),
-                 "OverflowError: Python int too large to convert to C long")
-    if np.can_cast(src, dt):
-        return
-    wide = np.dtype(np.uint64) if src == np.uint64 else np.dtype(np.int64)
-    w = em.cast(v, wide)
-    lo = em.emit("compare", w, em.constant(np.asarray(info.min, wide)), direction="LT") if src.kind == "i" else None
-    hi = em.emit("compare", w, em.constant(np.asarray(info.max, wide)), direction="GT")
-    em.check(hi if lo is None else em.emit("or", lo, hi), f"OverflowError: a number is out of bounds for {dt}")
-
-
-def _values_for(em, value, dtype, shape, what, scalar=False) -> Traced:
-    """What x[idx] = value stores: value cast to x's dtype as NumPy's setitem does, broadcast."""
-    v = _converted(em, value, dtype, what, scalar)
-    # NumPy drops leading length-1 axes of the value, then broadcasts
-    while v.ndim > len(shape) and v.shape[0] == 1:
-        v = em.emit("reshape", v, shape=v.shape[1:])
-    try:
-        dims.broadcast_to(v.shape, shape)
-    except ValueError:
-        raise ShapeError(f"{what}: could not broadcast input array from shape {v.shape} into shape {tuple(shape)}") from None
-    return em.broadcast(v, shape)
-
-
 def is_mask(index) -> bool:
     mask = index[0] if isinstance(index, tuple) and len(index) == 1 else index
     return isinstance(mask, Traced) and is_bool(mask.dtype) and mask.ndim > 0
@@ -624,7 +539,7 @@ def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
         if any(it.kind == "array" and isinstance(it.value, Traced) for it in items):
             return _set_run_time_positions(em, x, items, value, what)
         return _set_positions(em, x, items, value, what)
-    v = _values_for(em, value, x.dtype, _result_shape(x, items), what, scalar=True)
+    v = values_for(em, value, x.dtype, _result_shape(x, items), what, scalar=True)
     return _set_region(em, x, items, v)
 
 
@@ -668,7 +583,7 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
         if stride != 1:
             term = em.emit("mul", term, em.full(stride, np.int64, (m,)))
         linear = term if linear is None else em.emit("add", linear, term)
-    v = em.emit("reshape", _values_for(em, value, x.dtype, shape + tail, what), shape=(m,) + tail)
+    v = em.emit("reshape", values_for(em, value, x.dtype, shape + tail, what), shape=(m,) + tail)
     flat = em.emit("reshape", x, shape=(n,) + tail)
     if not m:
         return Traced(x.value, x.weak, x.params)
@@ -700,7 +615,7 @@ def _set_inner_positions(em, x: Traced, items: list[Item], p: int, value, what, 
         b = tuple(dims.broadcast_shapes(*sizes))
     except ValueError as e:
         raise ShapeError(f"IndexError: shape mismatch: indexing arrays could not be broadcast together ({e})") from None
-    v = _values_for(em, value, x.dtype, x.shape[:p] + b + x.shape[q:], what)
+    v = values_for(em, value, x.dtype, x.shape[:p] + b + x.shape[q:], what)
     v = em.emit("transpose", v, perm=tuple(range(p, p + len(b))) + tuple(range(p)) +
                 tuple(range(p + len(b), v.ndim)))
     out = _set_run_time_positions(em, moved, front, v, what, keep)
@@ -804,7 +719,7 @@ def _set_positions(em, x: Traced, items: list[Item], value, what) -> Traced:
     shape = np.empty(x.shape, np.bool_)[tuple(np_index)].shape
     pos[tuple(np_index)] = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     if not isinstance(value, Traced) or value.shape != shape or value.dtype != x.dtype:
-        value = _values_for(em, value, x.dtype, shape, what)
+        value = values_for(em, value, x.dtype, shape, what)
     if shape == x.shape and x.ndim and x.type.size:
         # x[::-1] = v and the like: every element written in reverse along some axes, a reverse
         # rather than a gather
@@ -854,7 +769,7 @@ def _set_mask(em, x: Traced, mask: Traced, value, what) -> Traced:
     if len(vshape) > len(rest) and not all(d == 1 for d in vshape[:len(vshape) - len(rest)]):
         raise NotSupportedError(f"{what}: the number of values must match the number of True entries, which is "
                                 "known only at run time", hint="assign a scalar, or use np.where(mask, values, x)")
-    v = _values_for(em, value, x.dtype, rest, what)
+    v = values_for(em, value, x.dtype, rest, what)
     v = em.broadcast(v, x.shape)
     m = mask if mask.ndim == x.ndim else em.emit(
         "broadcast_in_dim", mask, shape=x.shape, dims=tuple(range(k)))
