@@ -346,7 +346,7 @@ def complex_views(z):
     v[0, 0] = 5 - 1j
     w = z.view(np.complex128)
     w[1, 1] *= 2
-    return z, v.sum()
+    return z, v.sum(), np.apply_along_axis(np.sum, 0, z)
 
 
 def test_complex_array_views_write_through():

@@ -561,14 +561,6 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
         held = S.op("stablehlo.optimization_barrier", [results[k] for k in arrays], [results[k].type for k in arrays])
         for k, r in zip(arrays, held.results):
             results[k] = r
-    singles = [k for k, i in enumerate(moved) if _size1(op.results[i])]
-    if singles and all(_size1(v) for v in free if v.id in outside):
-        # a region reading no array is a dispatch of push constants only, which IREE 3.13 clones
-        # into each consumer's execution region; a result read later (a gradient's trip count and
-        # error flag, read after the reverse loops) then kept an original outside every region:
-        # "streamable op expected to be in an execution region". Held here, it is read once.
-        for k in singles:
-            results[k] = S.op("stablehlo.optimization_barrier", [results[k]], [results[k].type]).result
     values = list(operands)
     for i, r in zip(moved, results):
         values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
