@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError
 from ..program import view_of
+from ..tree import is_namedtuple
 from ..ir.graph import Builder, Value
 from ..ir.dims import Dim, NeedsStaticShape
 from ..ir.types import TensorType, as_dtype, is_bool, is_complex, is_int, real_dtype, SUPPORTED_DTYPES
@@ -527,7 +528,7 @@ def hold(em: Emitter, x):
         return em.array(x)
     if isinstance(x, tuple):
         items = [hold(em, v) for v in x]
-        return type(x)(*items) if hasattr(type(x), "_fields") else tuple(items)   # (NumPy's named tuples kept)
+        return type(x)(*items) if is_namedtuple(type(x)) else tuple(items)   # (NumPy's named tuples kept)
     if isinstance(x, list):
         return [hold(em, v) for v in x]
     if isinstance(x, dict):

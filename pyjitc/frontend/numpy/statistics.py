@@ -379,12 +379,11 @@ def histogram2d(em, x, y, bins=10, range=None, density=None, weights=None):
                 raise ShapeError("ValueError: histogram2d: bins must be positive integers or arrays of edges")
             if r is None and v.shape[0]:
                 edges.append(_edges_from_data(em, v, int(b), np.dtype(np.float64)))
-            else:
-                lo, hi = (0.0, 1.0) if r is None else (float(r[0]), float(r[1]))
-                if lo > hi:
-                    raise ShapeError("ValueError: max must be larger than min in range parameter.")
-                lo, hi = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
-                edges.append(np.linspace(lo, hi, int(b) + 1))
+            else:   # NumPy's edges for the range (or no data), exactly
+                try:
+                    edges.append(np.histogram_bin_edges(np.zeros(0, np.float64), int(b), r))
+                except ValueError as e:
+                    raise ShapeError(f"ValueError: {e}") from None
         else:
             e = np.asarray(b, dtype=np.float64)
             if np.any(np.diff(e) < 0):

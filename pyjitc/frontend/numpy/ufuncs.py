@@ -104,8 +104,8 @@ def _compare_beyond_range(em, ufunc, args):
         if info.min <= a <= info.max:
             return None
         name = ufunc.__name__ if k == 1 else _MIRROR[ufunc.__name__]    # as `x OP a`
-        value = _BELOW[name] if a > info.max else not _BELOW[name] if name not in ("equal", "not_equal") else _BELOW[name]
-        return em.full(value, np.bool_, x.shape)
+        above = a > info.max or name in ("equal", "not_equal")     # (these two: the same either side)
+        return em.full(_BELOW[name] if above else not _BELOW[name], np.bool_, x.shape)
     return None
 
 
@@ -120,8 +120,8 @@ def ufunc_impl(np_ufunc, lower):
         if out is not None:
             result = impl(em, *args, dtype=dtype)
             if where is not True:     # out keeps its values where `where` is False
-                target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-                if isinstance(target, Traced) and isinstance(result, Traced) and result.dtype == target.dtype:
+                target = _out_array(np_ufunc.__name__, out)
+                if isinstance(result, Traced) and result.dtype == target.dtype:
                     result = FUNCTIONS["numpy.where"](em, where, result, target)
             return _into(em, np_ufunc, out, result)
         if len(args) != np_ufunc.nin:
@@ -150,10 +150,7 @@ def _into(em, np_ufunc, out, result):
     """ufunc(..., out=y): the result written into y in place (views and arguments see it), and y
     returned itself. The result's dtype must be y's (other casts: a located error)."""
     from ..assignment import store
-    if isinstance(out, tuple) and len(out) == 1:
-        out = out[0]
-    if not isinstance(out, Traced) or out.view is None and out.ndim == 0 and out.weak is not None:
-        raise ShapeError(f"TypeError: {np_ufunc.__name__}: return arrays must be of ArrayType")
+    out = _out_array(np_ufunc.__name__, out)
     if np_ufunc.nout != 1 or not isinstance(result, Traced):
         raise NotSupportedError(f"{np_ufunc.__name__}: out= is supported for single-output ufuncs")
     if result.dtype != out.dtype:
@@ -166,6 +163,15 @@ def _into(em, np_ufunc, out, result):
     return out
 
 
+def _out_array(name, out) -> Traced:
+    """The array an `out=` argument names (a one-item tuple unwrapped); NumPy's TypeError otherwise."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, Traced) or out.view is None and out.ndim == 0 and out.weak is not None:
+        raise ShapeError(f"TypeError: {name}: return arrays must be of ArrayType")
+    return out
+
+
 def into_out(em, name, out, result, casting):
     """f(..., out=y) for a function that is not an elementwise ufunc (a reduction, a scan, a
     contraction): the result, whose shape must be y's, cast to y's dtype by NumPy's rule
@@ -173,10 +179,7 @@ def into_out(em, name, out, result, casting):
     end; "same_kind": matmul; "equal": np.dot, which needs y's dtype itself), written into y
     (its views and the caller see it); y returned."""
     from ..assignment import store
-    if isinstance(out, tuple) and len(out) == 1:
-        out = out[0]
-    if not isinstance(out, Traced) or out.view is None and out.ndim == 0 and out.weak is not None:
-        raise ShapeError(f"TypeError: {name}: out must be an array")
+    out = _out_array(name, out)
     result = em.asarray(result)
     if tuple(result.shape) != tuple(out.shape):
         raise ShapeError(f"ValueError: {name}: out= has shape {tuple(out.shape)}, the result {tuple(result.shape)}")
