@@ -103,6 +103,10 @@ class Ranges:
         self.known = known
         self.decided: dict[int, bool] = {}     # compare result id -> its value wherever it runs
         self.in_bounds: set[int] = set()       # ids of dynamic_slice/update results always in range
+        # An inner loop is analysed again on each pass over the loops around it; its results
+        # depend only on what it reads from outside, so passes that record nothing reuse them.
+        self._free: dict[int, list] = {}       # id(while op) -> the outside values it reads
+        self._memo: dict[tuple, tuple] = {}    # (id(op), what those values are) -> result ranges
         env = _Env({}, {}, {})
         for v in free:
             c = known(v) if _int_scalar(v) or _bool_scalar(v) else None
@@ -231,6 +235,26 @@ class Ranges:
         # implications about values of this block only: those of the branches name their own values
 
     def _while(self, op: Op, env: "_Env", record: bool) -> None:
+        key = None if record else (id(op), self._outside(op, env))
+        if key is not None and key in self._memo:
+            for vid, iv in self._memo[key]:
+                env.range[vid] = iv
+            return
+        self._analyse_while(op, env, record)
+        if key is not None:
+            self._memo[key] = tuple((v.id, env.range[v.id]) for v in op.results if _int_scalar(v))
+
+    def _outside(self, op: Op, env: "_Env") -> tuple:
+        """What the analysis of `op` reads from `env`: the intervals and implications of the
+        values from outside the loop that it uses (its operands included)."""
+        free = self._free.get(id(op))
+        if free is None:
+            defined, used = set(), {}
+            _uses(op, defined, used)
+            free = self._free[id(op)] = [v for vid, v in used.items() if vid not in defined]
+        return tuple((env.get(v), _frozen(env.true.get(v.id)), _frozen(env.false.get(v.id))) for v in free)
+
+    def _analyse_while(self, op: Op, env: "_Env", record: bool) -> None:
         cond, body = op.regions
         n = len(op.operands)
         ints = [i for i in range(n) if _int_scalar(op.operands[i])]
@@ -300,6 +324,23 @@ class _State:
             ranges[i] = (lo if nlo >= lo else -INF, hi if nhi <= hi else INF)
         flags = {i: {j: iv for j, iv in f.items() if new.flags[i].get(j) == iv} for i, f in self.flags.items()}
         return _State(ranges, flags)
+
+
+def _uses(op: Op, defined: set, used: dict) -> None:
+    """The values `op` and the ops in its regions read (`used`, by id) and define (`defined`)."""
+    for v in op.operands:
+        used.setdefault(v.id, v)
+    defined.update(v.id for v in op.results)
+    for block in op.regions:
+        defined.update(v.id for v in block.params)
+        for inner in block.ops:
+            _uses(inner, defined, used)
+        for v in block.results:
+            used.setdefault(v.id, v)
+
+
+def _frozen(facts):
+    return facts if facts is None or facts == BOTTOM else tuple(sorted(facts.items()))
 
 
 def _positions(facts, values) -> dict:

@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import matvec, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts
+from . import matvec, mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
 
@@ -264,13 +264,21 @@ class LowerCtx:
                     "stablehlo.maximum", "stablehlo.minimum", "stablehlo.select", "stablehlo.negate",
                     "stablehlo.abs", "stablehlo.convert", "stablehlo.compare", "stablehlo.and", "stablehlo.or")
 
-    def _strided_slice(self, value: ir.Value, depth: int = 6) -> bool:
+    def _strided_slice(self, value: ir.Value, depth: int = 6, seen: dict | None = None) -> bool:
         """Whether `value` is a slice with a step, or a chain of slices, reshapes, reverses and
         transposes through one (IREE composes them into one strided read), or an elementwise op
         of such reads (`np.maximum(v, x[::3])` with v = P[::3] failed the same way: statement
         fuzzer seed 7002 program 41; so did `(x[::2] * 1.0)` gathered in an if branch, seed 7006
         program 1236), or an array updated with such a read (`x[:-2] = t1[::-2]` then
-        `x[:-2]` gathered: --dynamic seed 4 program 740)."""
+        `x[:-2]` gathered: --dynamic seed 4 program 740). `seen`: answers so far by (value,
+        depth), as a network of selects shares its operands many times over."""
+        seen = {} if seen is None else seen
+        key = (value, depth)
+        if key not in seen:
+            seen[key] = self._strided_slice_at(value, depth, seen)
+        return seen[key]
+
+    def _strided_slice_at(self, value: ir.Value, depth: int, seen: dict) -> bool:
         op = self._producer(value)
         while op is not None and op.name in self._MOVES:
             if op.name == "stablehlo.slice" and (any(k != 1 for k in ir.DenseI64ArrayAttr(op.attributes["strides"]))
@@ -278,7 +286,7 @@ class LowerCtx:
                 return True
             op = self._producer(op.operands[0])
         if op is not None and depth and (op.name in self._ELEMENTWISE or op.name == "stablehlo.dynamic_update_slice"):
-            return any(self._strided_slice(v, depth - 1) for v in op.operands)
+            return any(self._strided_slice(v, depth - 1, seen) for v in op.operands)
         return False
 
     def gathered(self, value: ir.Value, depth: int = 4) -> bool:
@@ -304,19 +312,30 @@ class LowerCtx:
         return not narrowed or all(out[d] == 1 for d in range(narrowed[-1]))
 
     def is_constant_expression(self, value: ir.Value, limit: int = 256) -> bool:
-        """Whether `value` depends on no argument (walks at most `limit` ops; beyond: assumed so)."""
-        seen, todo = set(), [value]
+        """Whether `value` depends on no argument (walks at most `limit` ops; beyond: assumed so).
+        Answers found for whole walks are kept for the module (`_options.constant`), and a walk
+        stops at an op answered before."""
+        known = getattr(_options, "constant", {})
+        start = self._producer(value)
+        if start is not None and start in known:
+            return known[start]
+        seen, todo, answer = set(), [value], True
         while todo:
             op = self._producer(todo.pop())
-            if op is None or len(op.regions):
-                return False
-            if op in seen:     # Operation wrappers compare and hash by the op they wrap
+            if op is None or len(op.regions) or known.get(op) is False:
+                answer = False
+                break
+            if op in seen or op in known:     # Operation wrappers compare and hash by the op they wrap
                 continue
             seen.add(op)
             if len(seen) > limit:
-                return True
+                return True     # assumed, not known: not kept
             todo.extend(op.operands)
-        return True
+        for op in seen if answer else ():
+            known[op] = True
+        if start is not None:
+            known[start] = answer
+        return answer
 
     def may_fold_to_constant(self, value: ir.Value, depth: int = 8) -> bool:
         """Whether IREE may fold `value` to a constant: a constant expression, possibly through
@@ -614,6 +633,7 @@ def _context() -> ir.Context:
     which was half of a warm-disk-cache first call. Contexts are not shared across threads."""
     ctx = getattr(_contexts, "ctx", None)
     if ctx is None:
+        mlir_dialects.register()
         ctx = _contexts.ctx = ir.Context()
     return ctx
 
@@ -625,6 +645,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
     _options.scalar_loops = scalar_loops
     _options.copies = 0
+    _options.constant = {}    # ops found to depend on no argument (True) or on one (False)
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = use_counts(fns)
     _options.copied_writes = {key for fn, _ in fns

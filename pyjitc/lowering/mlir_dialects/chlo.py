@@ -1,0 +1,1 @@
+"""No op classes: ops of this dialect stay generic OpViews (see __init__)."""
