@@ -143,7 +143,7 @@ def contractions(block):
             yield Contraction(size(a.type, at["lhs_batch"]),
                               size(a.type, free(a.type, at["lhs_contract"], at["lhs_batch"])),
                               size(b.type, free(b.type, at["rhs_contract"], at["rhs_batch"])),
-                              size(a.type, at["lhs_contract"]))
+                              size(a.type, at["lhs_contract"]), np.dtype(a.type.dtype).name)
         for region in op.regions:
             yield from contractions(region)
 

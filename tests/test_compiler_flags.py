@@ -40,6 +40,13 @@ def test_data_tiling_only_when_every_contraction_multiplies_long_matrices():
     assert DATA_TILING <= set(two_layers.lower(t(n, n), t(n, n), t(n, n)).compiler_flags())
 
 
+def test_data_tiling_only_for_float32_products():
+    # float64 products were slower data-tiled at every size measured (target.DATA_TILING_DTYPES)
+    for dtype in (np.float64, np.int32, np.complex64):
+        assert not DATA_TILING & set(mm.lower(t(512, 512, dtype=dtype), t(512, 512, dtype=dtype)).compiler_flags())
+    assert DATA_TILING <= set(mm.lower(t(512, 512), t(512, 512)).compiler_flags())
+
+
 def test_data_tiling_is_for_llvm_cpu_only():
     cuda = pyjitc.jit(mm.__wrapped__, target="cuda")
     assert not DATA_TILING & set(cuda.lower(t(512, 512), t(512, 512)).compiler_flags())
@@ -54,15 +61,18 @@ def test_the_disk_cache_key_includes_the_module_flags():
 
 @pytest.fixture(scope="module")
 def gemm():
-    return mm.lower(t(256, 256, dtype=np.float64), t(256, 256, dtype=np.float64)).compile()
+    lowered = mm.lower(t(256, 256), t(256, 256))
+    assert DATA_TILING <= set(lowered.compiler_flags())
+    return lowered.compile()
 
 
 def test_data_tiled_gemm_matches_numpy_on_numpy_allocated_and_offset_inputs(gemm):
     rng = np.random.default_rng(0)
-    a, b = rng.standard_normal((256, 256)), rng.standard_normal((256, 257))[:, 1:]   # b: copied (not contiguous)
+    f32 = np.float32
+    a, b = rng.standard_normal((256, 256), f32), rng.standard_normal((256, 257), f32)[:, 1:]   # b: copied (not contiguous)
     assert_same(gemm(a, b), a @ b, accumulate=True)
-    flat = rng.standard_normal(256 * 256 + 1)
-    shifted = flat[1:].reshape(256, 256)          # 8 bytes past NumPy's allocation: read in place
+    flat = rng.standard_normal(256 * 256 + 2, f32)   # 8 bytes past NumPy's allocation
+    shifted = flat[2:].reshape(256, 256)
     assert shifted.ctypes.data % 64 != 0
     assert_same(gemm(shifted, a), shifted @ a, accumulate=True)
 

@@ -46,8 +46,14 @@ DEFAULT_INPUT_ALIGNMENT = 64
 # tiles, a microkernel multiplying them) wins on matrix-matrix products and loses on
 # matrix-vector ones, where packing the matrix costs more than the product:
 # see bench/bench_contractions.py and README "Performance and caches".
+# Measured one flag set against the other in one process (quiet 2-core AMD EPYC with AVX2, best of
+# 15): float32 products gain from free sides of 150 up (150^3 0.20 -> 0.17 ms, 300^3 0.61 -> 0.46,
+# 1000x100x1000 2.47 -> 1.13) and lose below 128 (1000x64x64 0.10 -> 0.21, 2000x80x80 0.18 ->
+# 0.25); float64 products lost at every size tried (400x420x410 2.07 -> 2.23 ms, 1024^3 27.5 ->
+# 30.8, 500x2000x500 16.1 -> 49.2), and other element types were not measured: both go without.
 DATA_TILING_FLAGS = ("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=mmt4d")
-DATA_TILING_MIN_DIM = 256    # both free sides of every contraction at least this long
+DATA_TILING_MIN_DIM = 128    # both free sides of every contraction at least this long
+DATA_TILING_DTYPES = ("float32",)
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,7 @@ class Contraction:
     m: int
     n: int
     k: int
+    dtype: str = "float32"   # the element type multiplied
 
 TARGET_DRIVERS = {  # compile target backend -> runtime driver that runs it
     "llvm-cpu": "local-task",
@@ -113,13 +120,13 @@ NATIVE_LOOP_FLAGS = ("--iree-llvmcpu-loop-unrolling=true", "--iree-llvmcpu-loop-
 
 def module_flags(target: Target, contractions, native_loops: bool = False) -> list[str]:
     """Flags for one module beyond `target.flags()`, from the contractions it holds: data tiling
-    when every one multiplies matrices whose free sides are all long (a module holding a
+    when every one multiplies float32 matrices whose free sides are all long (a module holding a
     matrix-vector product too goes without: packing its matrix would cost more than the gemm
     gains); loop unrolling when it holds native loops."""
     contractions = list(contractions)
     flags = []
     if target.backend == "llvm-cpu" and contractions and all(
-            min(c.m, c.n) >= DATA_TILING_MIN_DIM for c in contractions):
+            min(c.m, c.n) >= DATA_TILING_MIN_DIM and c.dtype in DATA_TILING_DTYPES for c in contractions):
         flags += DATA_TILING_FLAGS
     if target.backend == "llvm-cpu" and native_loops:
         flags += NATIVE_LOOP_FLAGS
