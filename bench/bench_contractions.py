@@ -1,7 +1,7 @@
 """Matrix-vector and matrix-matrix products: pyjitc against NumPy (OpenBLAS) in one process, best
 of --repeat calls, results checked against NumPy's, with the memory floor of each case (reading
 the matrix once, as NumPy's own A.sum() does). Matrix-vector products run
-as linalg.matvec / linalg.vecmat with measured tile sizes (pyjitc/lowering/matvec.py); run with
+as linalg.matvec / linalg.vecmat with measured tile sizes (pyjitc/lowering/tiles.py); run with
 PYJITC_TUNED_MATVEC=0 for IREE's default tiling of the same product.
 Run: python bench/bench_contractions.py [--repeat 20] [--sizes 1000,2000,4000]"""
 from __future__ import annotations

@@ -125,7 +125,7 @@ def products(A, x, y):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("shape", [(333, 517), (1000, 70), (256, 256)])
 def test_matrix_vector_products_with_their_own_tile_sizes_match_numpy(dtype, shape):
-    # matvec as linalg.matvec carrying measured tile sizes (lowering/matvec.py) on shapes that
+    # matvec as linalg.matvec carrying measured tile sizes (lowering/tiles.py) on shapes that
     # the tiles don't divide; vecmat keeps IREE's default
     rng = np.random.default_rng(shape[0])
     A, x, y = (rng.standard_normal(s).astype(dtype) for s in (shape, shape[1:], shape[:1]))
@@ -138,3 +138,26 @@ def test_matrix_vector_products_with_their_own_tile_sizes_match_numpy(dtype, sha
 def test_small_matrix_vector_products_keep_the_dot_general():
     A, x = np.ones((100, 50)), np.ones(50)
     assert "linalg.matvec" not in pyjitc.jit(lambda A, x: A @ x).lower(A, x).as_text()
+
+
+def matrix_products(A, B, C):
+    return A @ B, np.dot(A, B) * 2.0 + C, (A @ B) @ B.T[:, :3], A.T[:7] @ A
+
+
+@pytest.mark.parametrize("m, k, n", [(67, 41, 73), (400, 42, 9), (8, 300, 64), (130, 64, 129)])
+def test_float64_matrix_products_with_their_own_tile_sizes_match_numpy(m, k, n):
+    # float64 A(m, k) @ B(k, n) as linalg.matmul carrying measured tile sizes (lowering/tiles.py:
+    # 64x64 a workgroup, 8x8 a vector step, leftovers peeled), on sizes the tiles don't divide
+    rng = np.random.default_rng(m)
+    A, B, C = rng.standard_normal((m, k)), rng.standard_normal((k, n)), rng.standard_normal((m, n))
+    f = pyjitc.jit(matrix_products)
+    assert "linalg.matmul" in f.lower(A, B, C).as_text()
+    for got, want in zip(f(A, B, C), matrix_products(A, B, C)):
+        assert_same(got, want, accumulate=True)
+    # float32 keeps IREE's own lowering (and data tiling from 128 up)
+    assert "linalg.matmul" not in f.lower(A.astype(np.float32), B.astype(np.float32), C.astype(np.float32)).as_text()
+
+
+def test_small_float64_matrix_products_keep_the_dot_general():
+    A = np.ones((20, 20))
+    assert "linalg.matmul" not in pyjitc.jit(lambda A, B: A @ B).lower(A, A).as_text()

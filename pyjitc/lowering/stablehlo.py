@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import matvec, mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts
+from . import mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts, tiles
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
 
@@ -246,11 +246,18 @@ class LowerCtx:
         return None if any(t.is_dynamic_dim(i) for i in range(t.rank)) else tuple(t.shape)
 
     def tuned_matvec(self, matrix: ir.Value, vector: ir.Value, contract: int, dtype):
-        """A matrix-vector product with measured tile sizes on CPU targets (lowering/matvec.py),
+        """A matrix-vector product with measured tile sizes on CPU targets (lowering/tiles.py),
         or None: the caller emits the dot_general."""
         if not getattr(_options, "scalar_loops", False):   # (GPU targets, or native loops off)
             return None
-        return matvec.product(self, matrix, vector, contract, dtype)
+        return tiles.matvec(self, matrix, vector, contract, dtype)
+
+    def tuned_matmul(self, a: ir.Value, b: ir.Value, dtype):
+        """`a (m, k) @ b (k, n)` with measured tile sizes on CPU targets (lowering/tiles.py), or
+        None: the caller emits the dot_general."""
+        if not getattr(_options, "scalar_loops", False):   # (GPU targets, or native loops off)
+            return None
+        return tiles.matmul(self, a, b, dtype)
 
     def transpose_of(self, value: ir.Value):
         """(operand, permutation) if `value` is a stablehlo.transpose, else None."""

@@ -1,0 +1,92 @@
+"""tiles: contractions on CPU targets as linalg ops carrying their own tile sizes (an IREE
+compilation_info attribute), where IREE's default configuration was measured slow:
+- matrix-vector products as linalg.matvec: the default for f64 (32 rows by 16 columns a vector
+  step) spends its time in shuffles (vpermt2pd): 2.5-3.5 ms for a 2000x2000 f64 matvec where
+  NumPy takes 0.55 ms;
+- float64 matrix products as linalg.matmul: the default (8 rows by 32 columns a vector step, 256
+  f64 accumulators for 16 vector registers on AVX2) took 400x420x410 in 3.8 ms, 8 by 8 with peeled
+  leftovers 2.65.
+The tile sizes below are measured (bench/bench_contractions.py, README "Performance and caches");
+the module IREE gets holds the linalg op (lower().as_text() shows it).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from iree.compiler import ir
+from iree.compiler.dialects import linalg
+
+# (distribution rows, rows a vector step, reduction a vector step) by element type: swept with
+# iree-benchmark-module on local-task, 2000 and 4000 square, f32 and f64 (IREE's default for matvec:
+# 32 rows by 16; 8 by 8 took 2000x2000 f64 from 4.45 to 1.61 ms, 4000x4000 from 10.5 to 6.1).
+# vecmat (`y @ A`, `A.T @ y`) keeps IREE's default: the best swept tiles (512 columns a workgroup,
+# 64 a vector step, one row) measured faster alone but slower in the pipeline (2000^2 f64 2.8 ->
+# 4.3 ms), so only matvec is emitted here. Also tried: one native loop adding each row of A,
+# scaled, into the result (LLVM-vectorised, one core): 4000x5000 f64 10.0-10.4 ms against IREE's
+# 11.9-21, 2000x2100 equal (1.8 ms), but atax (`A.T @ (A @ x)`) 3.3 -> 4.4 ms and 500x400 slower;
+# not kept.
+TILES = {np.dtype(np.float64): (80, 8, 8), np.dtype(np.float32): (80, 8, 8)}
+MIN_ELEMENTS = 1 << 16   # below, the default configuration is as good and dispatch costs dominate
+
+
+def tiles_for(dtype, shape) -> tuple | None:
+    if int(np.prod(shape)) < MIN_ELEMENTS or os.environ.get("PYJITC_TUNED_MATVEC", "1") == "0":
+        return None
+    return TILES.get(np.dtype(dtype))
+
+
+def compilation_info(tiles) -> ir.Attribute:
+    d, p, r = tiles   # matvec iterates (output row: parallel, contracted: reduction)
+    config = f"distribution = [{d}, 0], vector_common_parallel = [{p}, 0], vector_reduction = [0, {r}]"
+    return _info(config, "")
+
+
+def _info(config: str, options: str) -> ir.Attribute:
+    return ir.Attribute.parse(
+        f"#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<{config}>, "
+        f"translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>{options}>>")
+
+
+def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.Value | None:
+    """matrix (m, k) @ vector (k,) (contract == 1) as a (m,) value; None where the default
+    lowering is kept (a vecmat, contract == 0; small; or no measured tiles)."""
+    shape = ctx.static_shape(matrix)
+    tiles = None if shape is None or contract != 1 else tiles_for(dtype, shape)
+    if tiles is None:
+        return None
+    out_type = ir.RankedTensorType.get([shape[0]], ir.RankedTensorType(vector.type).element_type)
+    zero = ctx.hlo("stablehlo.constant", type=out_type,
+                   value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
+    with ctx.loc:
+        result = linalg.matvec(matrix, vector, outs=[zero])
+    result.owner.attributes["compilation_info"] = compilation_info(tiles)
+    return result
+
+
+# float64 matrix products (`A(m, k) @ B(k, n)`): 64x64 a workgroup, 8x8 a vector step, one
+# contracted element a step, leftovers peeled. Swept with iree-benchmark-module (local-task, this
+# 2-core AVX2 machine; IREE's default -> these): 400x420x410 3.80 -> 2.65 ms, 2750x100x100 1.71 ->
+# 0.88, 1000x100x1000 5.61 -> 3.74, 100x1000x100 0.97 -> 0.50, 200^3 0.44 -> 0.35, 512^3 and 1024^3
+# and 64^3 within noise. Without peeling, sizes not divisible by the tiles were 3x slower. float32
+# keeps the default (and data tiling from 128 up: backend/target.py): these tiles were slower on
+# 1000x64x64, 2000x80x80 and 5000x32x32.
+MATMUL_CONFIG = ("distribution = [64, 64, 0], vector_common_parallel = [8, 8, 0], vector_reduction = [0, 0, 1]",
+                 ", {enable_loop_peeling}")
+MATMUL_MIN_WORK = 1 << 15     # m * n * k below: IREE's default, the call costs dominate
+
+
+def matmul(ctx, a: ir.Value, b: ir.Value, dtype) -> ir.Value | None:
+    """a (m, k) @ b (k, n) as a linalg.matmul with MATMUL_CONFIG, or None where the default
+    lowering is kept (not float64, small, or shapes known only at run time)."""
+    sa, sb = ctx.static_shape(a), ctx.static_shape(b)
+    if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sb[1] < MATMUL_MIN_WORK
+            or os.environ.get("PYJITC_TUNED_MATMUL", "1") == "0"):
+        return None
+    out_type = ir.RankedTensorType.get([sa[0], sb[1]], ir.RankedTensorType(a.type).element_type)
+    zero = ctx.hlo("stablehlo.constant", type=out_type,
+                   value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
+    with ctx.loc:
+        result = linalg.matmul(a, b, outs=[zero])
+    result.owner.attributes["compilation_info"] = _info(*MATMUL_CONFIG)
+    return result
