@@ -141,7 +141,7 @@ def test_small_matrix_vector_products_keep_the_dot_general():
 
 
 def matrix_products(A, B, C):
-    return A @ B, np.dot(A, B) * 2.0 + C, (A @ B) @ B.T[:, :3], A.T[:7] @ A
+    return A @ B, np.dot(A, B) * 2.0 + C, (A @ B) @ B.T[:, :3], A.T[:7] @ A, A @ A.T, A.T @ A, C.T @ A
 
 
 @pytest.mark.parametrize("m, k, n", [(67, 41, 73), (400, 42, 9), (8, 300, 64), (130, 64, 129)])

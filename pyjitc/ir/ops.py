@@ -506,9 +506,9 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
                               dot_dimension_numbers=ctx.attr(f"#stablehlo.dot<lhs_contracting_dimensions = [1], "
                                                              f"rhs_contracting_dimensions = [{c}]>"))
                 return ctx.hlo("stablehlo.reshape", out)
-    if not lhs_batch and ctx.in_types[0].ndim == 2 and ctx.in_types[1].ndim == 2 and \
-            list(lhs_contract) == [1] and list(rhs_contract) == [0]:
-        tuned = ctx.tuned_matmul(a, b, ctx.in_types[0].dtype)   # (CPU float64: tile sizes of its own)
+    if not lhs_batch and ctx.in_types[0].ndim == 2 and ctx.in_types[1].ndim == 2 and len(lhs_contract) == 1:
+        # (CPU float64: tile sizes of its own, transposes read in place)
+        tuned = ctx.tuned_matmul(a, b, lhs_contract[0], rhs_contract[0], ctx.in_types[0].dtype)
         if tuned is not None:
             return tuned
     operands = (a, b)

@@ -252,12 +252,12 @@ class LowerCtx:
             return None
         return tiles.matvec(self, matrix, vector, contract, dtype)
 
-    def tuned_matmul(self, a: ir.Value, b: ir.Value, dtype):
-        """`a (m, k) @ b (k, n)` with measured tile sizes on CPU targets (lowering/tiles.py), or
-        None: the caller emits the dot_general."""
+    def tuned_matmul(self, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype):
+        """The product of 2-D `a` and `b` contracting their axes `ca` and `cb`, with measured tile
+        sizes on CPU targets (lowering/tiles.py), or None: the caller emits the dot_general."""
         if not getattr(_options, "scalar_loops", False):   # (GPU targets, or native loops off)
             return None
-        return tiles.matmul(self, a, b, dtype)
+        return tiles.matmul(self, a, b, ca, cb, dtype)
 
     def transpose_of(self, value: ir.Value):
         """(operand, permutation) if `value` is a stablehlo.transpose, else None."""

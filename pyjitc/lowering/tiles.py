@@ -64,11 +64,11 @@ def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.
     return result
 
 
-# float64 matrix products (`A(m, k) @ B(k, n)`): 64x64 a workgroup, 8x8 a vector step, one
+# float64 matrix products (`A @ B`, `A @ B.T`, `A.T @ B`): 64x64 a workgroup, 8x8 a vector step, one
 # contracted element a step, leftovers peeled. Swept with iree-benchmark-module (local-task, this
 # 2-core AVX2 machine; IREE's default -> these): 400x420x410 3.80 -> 2.65 ms, 2750x100x100 1.71 ->
 # 0.88, 1000x100x1000 5.61 -> 3.74, 100x1000x100 0.97 -> 0.50, 200^3 0.44 -> 0.35, 512^3 and 1024^3
-# and 64^3 within noise. Without peeling, sizes not divisible by the tiles were 3x slower. float32
+# and 64^3 within noise; `A @ B.T` 400x420x410 7.04 -> 3.64, 1000x100x1000 10.5 -> 4.15. Without peeling, sizes not divisible by the tiles were 3x slower. float32
 # keeps the default (and data tiling from 128 up: backend/target.py): these tiles were slower on
 # 1000x64x64, 2000x80x80 and 5000x32x32.
 MATMUL_CONFIG = ("distribution = [64, 64, 0], vector_common_parallel = [8, 8, 0], vector_reduction = [0, 0, 1]",
@@ -76,17 +76,21 @@ MATMUL_CONFIG = ("distribution = [64, 64, 0], vector_common_parallel = [8, 8, 0]
 MATMUL_MIN_WORK = 1 << 15     # m * n * k below: IREE's default, the call costs dominate
 
 
-def matmul(ctx, a: ir.Value, b: ir.Value, dtype) -> ir.Value | None:
-    """a (m, k) @ b (k, n) as a linalg.matmul with MATMUL_CONFIG, or None where the default
+def matmul(ctx, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype) -> ir.Value | None:
+    """The (m, n) product of 2-D a and b contracting a's axis `ca` with b's axis `cb` (`A @ B`: 1
+    and 0; `A @ B.T`: 1 and 1; `A.T @ B`: 0 and 0) as a linalg.matmul with MATMUL_CONFIG (and
+    indexing maps for the transposed layouts, so no transpose is made), or None where the default
     lowering is kept (not float64, small, or shapes known only at run time)."""
     sa, sb = ctx.static_shape(a), ctx.static_shape(b)
-    if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sb[1] < MATMUL_MIN_WORK
+    if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sb[1 - cb] < MATMUL_MIN_WORK
             or os.environ.get("PYJITC_TUNED_MATMUL", "1") == "0"):
         return None
-    out_type = ir.RankedTensorType.get([sa[0], sb[1]], ir.RankedTensorType(a.type).element_type)
+    out_type = ir.RankedTensorType.get([sa[1 - ca], sb[1 - cb]], ir.RankedTensorType(a.type).element_type)
     zero = ctx.hlo("stablehlo.constant", type=out_type,
                    value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
+    m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
+    maps = [ir.AffineMap.get(3, 0, exprs) for exprs in ([m, k] if ca == 1 else [k, m], [k, n] if cb == 0 else [n, k], [m, n])]
     with ctx.loc:
-        result = linalg.matmul(a, b, outs=[zero])
+        result = linalg.matmul(a, b, outs=[zero], indexing_maps=maps)
     result.owner.attributes["compilation_info"] = _info(*MATMUL_CONFIG)
     return result
