@@ -48,6 +48,13 @@ def _info(config: str, options: str) -> ir.Attribute:
         f"translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>{options}>>")
 
 
+def _zeros(ctx, shape, like: ir.Value) -> ir.Value:
+    """A zero tensor of `shape` and `like`'s element type: the accumulator a linalg product starts from."""
+    out_type = ir.RankedTensorType.get(shape, ir.RankedTensorType(like.type).element_type)
+    return ctx.hlo("stablehlo.constant", type=out_type,
+                   value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
+
+
 def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.Value | None:
     """matrix (m, k) @ vector (k,) (contract == 1) as a (m,) value; None where the default
     lowering is kept (a vecmat, contract == 0; small; or no measured tiles)."""
@@ -55,9 +62,7 @@ def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.
     tiles = None if shape is None or contract != 1 else tiles_for(dtype, shape)
     if tiles is None:
         return None
-    out_type = ir.RankedTensorType.get([shape[0]], ir.RankedTensorType(vector.type).element_type)
-    zero = ctx.hlo("stablehlo.constant", type=out_type,
-                   value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
+    zero = _zeros(ctx, [shape[0]], vector)
     with ctx.loc:
         result = linalg.matvec(matrix, vector, outs=[zero])
     result.owner.attributes["compilation_info"] = compilation_info(tiles)
@@ -68,9 +73,10 @@ def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.
 # contracted element a step, leftovers peeled. Swept with iree-benchmark-module (local-task, this
 # 2-core AVX2 machine; IREE's default -> these): 400x420x410 3.80 -> 2.65 ms, 2750x100x100 1.71 ->
 # 0.88, 1000x100x1000 5.61 -> 3.74, 100x1000x100 0.97 -> 0.50, 200^3 0.44 -> 0.35, 512^3 and 1024^3
-# and 64^3 within noise; `A @ B.T` 400x420x410 7.04 -> 3.64, 1000x100x1000 10.5 -> 4.15. Without peeling, sizes not divisible by the tiles were 3x slower. float32
-# keeps the default (and data tiling from 128 up: backend/target.py): these tiles were slower on
-# 1000x64x64, 2000x80x80 and 5000x32x32.
+# and 64^3 within noise; `A @ B.T` 400x420x410 7.04 -> 3.64, 1000x100x1000 10.5 -> 4.15. Without
+# peeling, sizes not divisible by the tiles were 3x slower. float32 keeps the default (and data
+# tiling from 128 up: backend/target.py): these tiles were slower on 1000x64x64, 2000x80x80 and
+# 5000x32x32.
 MATMUL_CONFIG = ("distribution = [64, 64, 0], vector_common_parallel = [8, 8, 0], vector_reduction = [0, 0, 1]",
                  ", {enable_loop_peeling}")
 MATMUL_MIN_WORK = 1 << 15     # m * n * k below: IREE's default, the call costs dominate
@@ -85,9 +91,7 @@ def matmul(ctx, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype) -> ir.Value |
     if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sb[1 - cb] < MATMUL_MIN_WORK
             or os.environ.get("PYJITC_TUNED_MATMUL", "1") == "0"):
         return None
-    out_type = ir.RankedTensorType.get([sa[1 - ca], sb[1 - cb]], ir.RankedTensorType(a.type).element_type)
-    zero = ctx.hlo("stablehlo.constant", type=out_type,
-                   value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
+    zero = _zeros(ctx, [sa[1 - ca], sb[1 - cb]], a)
     m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
     maps = [ir.AffineMap.get(3, 0, exprs) for exprs in ([m, k] if ca == 1 else [k, m], [k, n] if cb == 0 else [n, k], [m, n])]
     with ctx.loc:
