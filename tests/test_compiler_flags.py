@@ -161,3 +161,17 @@ def test_float64_matrix_products_with_their_own_tile_sizes_match_numpy(m, k, n):
 def test_small_float64_matrix_products_keep_the_dot_general():
     A = np.ones((20, 20))
     assert "linalg.matmul" not in pyjitc.jit(lambda A, B: A @ B).lower(A, A).as_text()
+
+
+def stack_products(X, W, V):
+    return X @ W, np.einsum("rqs,sp->rqp", X, W), X @ V.T, np.tanh(X) @ W + 1.0
+
+
+def test_a_float64_stack_times_one_matrix_takes_the_tuned_product_and_matches_numpy():
+    # X(b, s, d) @ W(d, h): the stack's rows as one matrix (lowering/tiles.py), reshaped back
+    rng = np.random.default_rng(5)
+    X, W, V = rng.standard_normal((4, 33, 41)), rng.standard_normal((41, 37)), rng.standard_normal((29, 41))
+    f = pyjitc.jit(stack_products)
+    assert "linalg.matmul" in f.lower(X, W, V).as_text()
+    for got, want in zip(f(X, W, V), stack_products(X, W, V)):
+        assert_same(got, want, accumulate=True)

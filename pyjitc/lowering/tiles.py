@@ -83,18 +83,27 @@ MATMUL_MIN_WORK = 1 << 15     # m * n * k below: IREE's default, the call costs 
 
 
 def matmul(ctx, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype) -> ir.Value | None:
-    """The (m, n) product of 2-D a and b contracting a's axis `ca` with b's axis `cb` (`A @ B`: 1
-    and 0; `A @ B.T`: 1 and 1; `A.T @ B`: 0 and 0) as a linalg.matmul with MATMUL_CONFIG (and
-    indexing maps for the transposed layouts, so no transpose is made), or None where the default
-    lowering is kept (not float64, small, or shapes known only at run time)."""
+    """The product of `a` and 2-D `b` contracting a's axis `ca` with b's axis `cb` (`A @ B`: 1
+    and 0; `A @ B.T`: 1 and 1; `A.T @ B`: 0 and 0; a stack `X(..., k) @ W(k, n)`: its last axis,
+    the stack's rows taken as one matrix, which reshapes for free) as a linalg.matmul with
+    MATMUL_CONFIG (and indexing maps for the transposed layouts, so no transpose is made), or None
+    where the default lowering is kept (not float64, small, or shapes known only at run time)."""
     sa, sb = ctx.static_shape(a), ctx.static_shape(b)
+    if sa is not None and len(sa) > 2:     # (ca is its last axis)
+        sa, ca = (int(np.prod(sa[:-1])), sa[-1]), 1
     if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sb[1 - cb] < MATMUL_MIN_WORK
             or os.environ.get("PYJITC_TUNED_MATMUL", "1") == "0"):
         return None
+    stack = ctx.static_shape(a)
+    if len(stack) > 2:
+        a = ctx.hlo("stablehlo.reshape", a, type=ir.RankedTensorType.get(list(sa), ir.RankedTensorType(a.type).element_type))
     zero = _zeros(ctx, [sa[1 - ca], sb[1 - cb]], a)
     m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
     maps = [ir.AffineMap.get(3, 0, exprs) for exprs in ([m, k] if ca == 1 else [k, m], [k, n] if cb == 0 else [n, k], [m, n])]
     with ctx.loc:
         result = linalg.matmul(a, b, outs=[zero], indexing_maps=maps)
     result.owner.attributes["compilation_info"] = _info(*MATMUL_CONFIG)
+    if len(stack) > 2:
+        out = ir.RankedTensorType.get([*stack[:-1], sb[1 - cb]], ir.RankedTensorType(a.type).element_type)
+        result = ctx.hlo("stablehlo.reshape", result, type=out)
     return result
