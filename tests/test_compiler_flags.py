@@ -126,7 +126,7 @@ def products(A, x, y):
 @pytest.mark.parametrize("shape", [(333, 517), (1000, 70), (256, 256)])
 def test_matrix_vector_products_with_their_own_tile_sizes_match_numpy(dtype, shape):
     # matvec as linalg.matvec carrying measured tile sizes (lowering/tiles.py) on shapes that
-    # the tiles don't divide; vecmat keeps IREE's default
+    # the tiles don't divide; in float64 the vecmats (`y @ A`, `A.T @ y`) are linalg.matmul of one row
     rng = np.random.default_rng(shape[0])
     A, x, y = (rng.standard_normal(s).astype(dtype) for s in (shape, shape[1:], shape[:1]))
     f = pyjitc.jit(products)

@@ -501,6 +501,9 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
                 return ctx.hlo("stablehlo.reshape", tuned)
             if vec_b and ca == 0 or vec_a and cb == 1:
                 row = ctx.hlo("stablehlo.reshape", vector, type=ctx.mlir_type(TensorType((1, k), dtype)))
+                tuned = ctx.tuned_matmul(row, matrix, 1, 0, dtype) if c == 0 else None   # (CPU float64)
+                if tuned is not None:
+                    return ctx.hlo("stablehlo.reshape", tuned)
                 pair, out = ((row, matrix), (1, m)) if c == 0 else ((matrix, row), (m, 1))
                 out = ctx.hlo("stablehlo.dot_general", *pair, type=ctx.mlir_type(TensorType(out, dtype)),
                               dot_dimension_numbers=ctx.attr(f"#stablehlo.dot<lhs_contracting_dimensions = [1], "

@@ -20,9 +20,9 @@ from iree.compiler.dialects import linalg
 # (distribution rows, rows a vector step, reduction a vector step) by element type: swept with
 # iree-benchmark-module on local-task, 2000 and 4000 square, f32 and f64 (IREE's default for matvec:
 # 32 rows by 16; 8 by 8 took 2000x2000 f64 from 4.45 to 1.61 ms, 4000x4000 from 10.5 to 6.1).
-# vecmat (`y @ A`, `A.T @ y`) keeps IREE's default: the best swept tiles (512 columns a workgroup,
-# 64 a vector step, one row) measured faster alone but slower in the pipeline (2000^2 f64 2.8 ->
-# 4.3 ms), so only matvec is emitted here. Also tried: one native loop adding each row of A,
+# vecmat (`y @ A`, `A.T @ y`) is not a matvec here: float32 keeps IREE's default (the best swept
+# tiles, 512 columns a workgroup, 64 a vector step, one row, measured faster alone but slower in
+# the pipeline: 2000^2 f64 2.8 -> 4.3 ms), float64 is a one-row `matmul` below. Also tried: one native loop adding each row of A,
 # scaled, into the result (LLVM-vectorised, one core): 4000x5000 f64 10.0-10.4 ms against IREE's
 # 11.9-21, 2000x2100 equal (1.8 ms), but atax (`A.T @ (A @ x)`) 3.3 -> 4.4 ms and 500x400 slower;
 # not kept.
@@ -79,6 +79,11 @@ def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.
 # 5000x32x32.
 MATMUL_CONFIG = ("distribution = [64, 64, 0], vector_common_parallel = [8, 8, 0], vector_reduction = [0, 0, 1]",
                  ", {enable_loop_peeling}")
+# A single row times a matrix (`y @ A`, `A.T @ y`: m = 1): 64 columns a workgroup, 16 a vector
+# step, 8 rows of the matrix a step; swept the same way on 1x2000x2100 f64: IREE's default 4.09 ms,
+# the product tiles above 4.10, these 3.24 (distribution 64-512, vectors 8-32, reductions 1-8).
+VECMAT_CONFIG = ("distribution = [1, 64, 0], vector_common_parallel = [1, 16, 0], vector_reduction = [0, 0, 8]",
+                 ", {enable_loop_peeling}")
 MATMUL_MIN_WORK = 1 << 15     # m * n * k below: IREE's default, the call costs dominate
 
 
@@ -102,7 +107,7 @@ def matmul(ctx, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype) -> ir.Value |
     maps = [ir.AffineMap.get(3, 0, exprs) for exprs in ([m, k] if ca == 1 else [k, m], [k, n] if cb == 0 else [n, k], [m, n])]
     with ctx.loc:
         result = linalg.matmul(a, b, outs=[zero], indexing_maps=maps)
-    result.owner.attributes["compilation_info"] = _info(*MATMUL_CONFIG)
+    result.owner.attributes["compilation_info"] = _info(*(VECMAT_CONFIG if sa[1 - ca] == 1 else MATMUL_CONFIG))
     if len(stack) > 2:
         out = ir.RankedTensorType.get([*stack[:-1], sb[1 - cb]], ir.RankedTensorType(a.type).element_type)
         result = ctx.hlo("stablehlo.reshape", result, type=out)
