@@ -175,3 +175,17 @@ def test_a_float64_stack_times_one_matrix_takes_the_tuned_product_and_matches_nu
     assert "linalg.matmul" in f.lower(X, W, V).as_text()
     for got, want in zip(f(X, W, V), stack_products(X, W, V)):
         assert_same(got, want, accumulate=True)
+
+
+def batched_products(P, Q, R):
+    return P @ Q, np.einsum("bsh,bth->bst", P, R), np.swapaxes(Q, 1, 2) @ np.swapaxes(P, 1, 2), np.matmul(P, Q) - 1.0
+
+
+def test_float64_batched_products_take_the_tuned_product_and_match_numpy():
+    # A(b, m, k) @ B(b, k, n) and transposed layouts as linalg.batch_matmul (lowering/tiles.py)
+    rng = np.random.default_rng(6)
+    P, Q, R = rng.standard_normal((5, 33, 41)), rng.standard_normal((5, 41, 37)), rng.standard_normal((5, 29, 41))
+    f = pyjitc.jit(batched_products)
+    assert "linalg.batch_matmul" in f.lower(P, Q, R).as_text()
+    for got, want in zip(f(P, Q, R), batched_products(P, Q, R)):
+        assert_same(got, want, accumulate=True)

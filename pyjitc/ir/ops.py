@@ -514,6 +514,12 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
         tuned = ctx.tuned_matmul(a, b, lhs_contract[0], rhs_contract[0], ctx.in_types[0].dtype)
         if tuned is not None:
             return tuned
+    if list(lhs_batch) == [0] and list(rhs_batch) == [0] and ctx.in_types[0].ndim == 3 and \
+            ctx.in_types[1].ndim == 3 and len(lhs_contract) == 1:
+        # a batch of products (`A(b, m, k) @ B(b, k, n)`), likewise
+        tuned = ctx.tuned_batch_matmul(a, b, lhs_contract[0], rhs_contract[0], ctx.in_types[0].dtype)
+        if tuned is not None:
+            return tuned
     if not lhs_batch and ctx.in_types[0].ndim > 2 and ctx.in_types[1].ndim == 2 and \
             list(lhs_contract) == [ctx.in_types[0].ndim - 1]:
         # a stack times one matrix (`X(b, s, d) @ W(d, h)`, doitgen's `A(r, q, s) @ C4`), likewise

@@ -259,6 +259,12 @@ class LowerCtx:
             return None
         return tiles.matmul(self, a, b, ca, cb, dtype)
 
+    def tuned_batch_matmul(self, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype):
+        """The batched product of 3-D `a` and `b` (batch axis 0), likewise (lowering/tiles.py)."""
+        if not getattr(_options, "scalar_loops", False):
+            return None
+        return tiles.batch_matmul(self, a, b, ca, cb, dtype)
+
     def transpose_of(self, value: ir.Value):
         """(operand, permutation) if `value` is a stablehlo.transpose, else None."""
         op = self.producer_named(value, "stablehlo.transpose")
