@@ -501,7 +501,7 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
                 return ctx.hlo("stablehlo.reshape", tuned)
             if vec_b and ca == 0 or vec_a and cb == 1:
                 row = ctx.hlo("stablehlo.reshape", vector, type=ctx.mlir_type(TensorType((1, k), dtype)))
-                tuned = ctx.tuned_matmul(row, matrix, 1, 0, dtype) if c == 0 else None   # (CPU float64)
+                tuned = ctx.tuned_product(row, matrix, [1], [0], [], [], dtype) if c == 0 else None   # (CPU float64)
                 if tuned is not None:
                     return ctx.hlo("stablehlo.reshape", tuned)
                 pair, out = ((row, matrix), (1, m)) if c == 0 else ((matrix, row), (m, 1))
@@ -509,23 +509,11 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
                               dot_dimension_numbers=ctx.attr(f"#stablehlo.dot<lhs_contracting_dimensions = [1], "
                                                              f"rhs_contracting_dimensions = [{c}]>"))
                 return ctx.hlo("stablehlo.reshape", out)
-    if not lhs_batch and ctx.in_types[0].ndim == 2 and ctx.in_types[1].ndim == 2 and len(lhs_contract) == 1:
-        # (CPU float64: tile sizes of its own, transposes read in place)
-        tuned = ctx.tuned_matmul(a, b, lhs_contract[0], rhs_contract[0], ctx.in_types[0].dtype)
-        if tuned is not None:
-            return tuned
-    if list(lhs_batch) == [0] and list(rhs_batch) == [0] and ctx.in_types[0].ndim == 3 and \
-            ctx.in_types[1].ndim == 3 and len(lhs_contract) == 1:
-        # a batch of products (`A(b, m, k) @ B(b, k, n)`), likewise
-        tuned = ctx.tuned_batch_matmul(a, b, lhs_contract[0], rhs_contract[0], ctx.in_types[0].dtype)
-        if tuned is not None:
-            return tuned
-    if not lhs_batch and ctx.in_types[0].ndim > 2 and ctx.in_types[1].ndim == 2 and \
-            list(lhs_contract) == [ctx.in_types[0].ndim - 1]:
-        # a stack times one matrix (`X(b, s, d) @ W(d, h)`, doitgen's `A(r, q, s) @ C4`), likewise
-        tuned = ctx.tuned_matmul(a, b, ctx.in_types[0].ndim - 1, rhs_contract[0], ctx.in_types[0].dtype)
-        if tuned is not None:
-            return tuned
+    # float64 on CPU: tile sizes of their own (2-D products, transposes read in place, a stack
+    # times one matrix, a batch of products)
+    tuned = ctx.tuned_product(a, b, lhs_contract, rhs_contract, lhs_batch, rhs_batch, ctx.in_types[0].dtype)
+    if tuned is not None:
+        return tuned
     operands = (a, b)
     dims = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
             f"rhs_batching_dimensions = {list(rhs_batch)}, "

@@ -252,18 +252,12 @@ class LowerCtx:
             return None
         return tiles.matvec(self, matrix, vector, contract, dtype)
 
-    def tuned_matmul(self, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype):
-        """The product of 2-D `a` and `b` contracting their axes `ca` and `cb`, with measured tile
-        sizes on CPU targets (lowering/tiles.py), or None: the caller emits the dot_general."""
+    def tuned_product(self, a: ir.Value, b: ir.Value, lhs_contract, rhs_contract, lhs_batch, rhs_batch, dtype):
+        """A float64 product with measured tile sizes on CPU targets (lowering/tiles.py), or None:
+        the caller emits the dot_general."""
         if not getattr(_options, "scalar_loops", False):   # (GPU targets, or native loops off)
             return None
-        return tiles.matmul(self, a, b, ca, cb, dtype)
-
-    def tuned_batch_matmul(self, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype):
-        """The batched product of 3-D `a` and `b` (batch axis 0), likewise (lowering/tiles.py)."""
-        if not getattr(_options, "scalar_loops", False):
-            return None
-        return tiles.batch_matmul(self, a, b, ca, cb, dtype)
+        return tiles.product(self, a, b, lhs_contract, rhs_contract, lhs_batch, rhs_batch, dtype)
 
     def transpose_of(self, value: ir.Value):
         """(operand, permutation) if `value` is a stablehlo.transpose, else None."""

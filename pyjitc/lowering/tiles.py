@@ -87,33 +87,6 @@ VECMAT_CONFIG = ("distribution = [1, 64, 0], vector_common_parallel = [1, 16, 0]
 MATMUL_MIN_WORK = 1 << 15     # m * n * k below: IREE's default, the call costs dominate
 
 
-def matmul(ctx, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype) -> ir.Value | None:
-    """The product of `a` and 2-D `b` contracting a's axis `ca` with b's axis `cb` (`A @ B`: 1
-    and 0; `A @ B.T`: 1 and 1; `A.T @ B`: 0 and 0; a stack `X(..., k) @ W(k, n)`: its last axis,
-    the stack's rows taken as one matrix, which reshapes for free) as a linalg.matmul with
-    MATMUL_CONFIG (and indexing maps for the transposed layouts, so no transpose is made), or None
-    where the default lowering is kept (not float64, small, or shapes known only at run time)."""
-    sa, sb = ctx.static_shape(a), ctx.static_shape(b)
-    if sa is not None and len(sa) > 2:     # (ca is its last axis)
-        sa, ca = (int(np.prod(sa[:-1])), sa[-1]), 1
-    if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sb[1 - cb] < MATMUL_MIN_WORK
-            or os.environ.get("PYJITC_TUNED_MATMUL", "1") == "0"):
-        return None
-    stack = ctx.static_shape(a)
-    if len(stack) > 2:
-        a = ctx.hlo("stablehlo.reshape", a, type=ir.RankedTensorType.get(list(sa), ir.RankedTensorType(a.type).element_type))
-    zero = _zeros(ctx, [sa[1 - ca], sb[1 - cb]], a)
-    m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
-    maps = [ir.AffineMap.get(3, 0, exprs) for exprs in ([m, k] if ca == 1 else [k, m], [k, n] if cb == 0 else [n, k], [m, n])]
-    with ctx.loc:
-        result = linalg.matmul(a, b, outs=[zero], indexing_maps=maps)
-    result.owner.attributes["compilation_info"] = _info(*(VECMAT_CONFIG if sa[1 - ca] == 1 else MATMUL_CONFIG))
-    if len(stack) > 2:
-        out = ir.RankedTensorType.get([*stack[:-1], sb[1 - cb]], ir.RankedTensorType(a.type).element_type)
-        result = ctx.hlo("stablehlo.reshape", result, type=out)
-    return result
-
-
 # float64 batched products (`A(b, m, k) @ B(b, k, n)`, einsum "bsh,bth->bst"): the product tiles
 # with one matrix of the batch a workgroup; iree-benchmark-module, default -> these: 128 x
 # (64x96 @ 96x64) 3.38 -> 2.50 ms, 64 x (32x32 @ 32x32) 0.208 -> 0.137, 10 x (200x210 @ 210x190)
@@ -122,19 +95,40 @@ BATCH_MATMUL_CONFIG = ("distribution = [1, 64, 64, 0], vector_common_parallel = 
                        "vector_reduction = [0, 0, 0, 1]", ", {enable_loop_peeling}")
 
 
-def batch_matmul(ctx, a: ir.Value, b: ir.Value, ca: int, cb: int, dtype) -> ir.Value | None:
-    """The batched product of 3-D `a` and `b` (batch axis 0 of both) contracting a's axis `ca` with
-    b's axis `cb` (1 or 2 each), as a linalg.batch_matmul with BATCH_MATMUL_CONFIG, or None where
-    the default lowering is kept (as matmul)."""
+def product(ctx, a: ir.Value, b: ir.Value, lhs_contract, rhs_contract, lhs_batch, rhs_batch, dtype) -> ir.Value | None:
+    """A float64 dot_general as a linalg.matmul or linalg.batch_matmul with measured tiles, or None
+    where the default lowering is kept (not float64, small, shapes known only at run time, or
+    another form). The forms, one contracted axis each: 2-D by 2-D (`A @ B`, `A @ B.T`, `A.T @ B`:
+    the transposed layouts as indexing maps, so no transpose is made); a stack times one matrix
+    (`X(..., k) @ W(k, n)`: the stack's rows as one matrix, which reshapes for free); a batch of
+    products (3-D by 3-D, batch axis 0 of both)."""
     sa, sb = ctx.static_shape(a), ctx.static_shape(b)
-    if (np.dtype(dtype) != np.float64 or sa is None or sb is None or sa[0] * sa[1] * sa[2] * sb[3 - cb] < MATMUL_MIN_WORK
+    if (np.dtype(dtype) != np.float64 or sa is None or sb is None or len(lhs_contract) != 1
             or os.environ.get("PYJITC_TUNED_MATMUL", "1") == "0"):
         return None
-    zero = _zeros(ctx, [sa[0], sa[3 - ca], sb[3 - cb]], a)
-    t, m, n, k = (ir.AffineDimExpr.get(i) for i in range(4))
-    maps = [ir.AffineMap.get(4, 0, exprs) for exprs in ([t, m, k] if ca == 2 else [t, k, m],
-                                                        [t, k, n] if cb == 1 else [t, n, k], [t, m, n])]
+    ca, cb = lhs_contract[0], rhs_contract[0]
+    batched = list(lhs_batch) == [0] and list(rhs_batch) == [0] and len(sa) == len(sb) == 3
+    plain = not lhs_batch and not rhs_batch and len(sb) == 2
+    stack = plain and len(sa) > 2 and ca == len(sa) - 1
+    if not (batched or stack or plain and len(sa) == 2):
+        return None
+    rows, f = ((int(np.prod(sa[:-1])), sa[-1]), 0) if stack else (sa, int(batched))   # f: the first matrix axis
+    ca = 1 if stack else ca
+    m, n = rows[2 * f + 1 - ca], sb[2 * f + 1 - cb]
+    if sa[0] ** f * m * n * rows[ca] < MATMUL_MIN_WORK:
+        return None
+    if stack:
+        a = ctx.hlo("stablehlo.reshape", a, type=ir.RankedTensorType.get(list(rows), ir.RankedTensorType(a.type).element_type))
+    zero = _zeros(ctx, [sa[0]] * f + [m, n], a)
+    *t, i, j, k = (ir.AffineDimExpr.get(d) for d in range(3 + f))   # (t: the batch, if any)
+    maps = [ir.AffineMap.get(3 + f, 0, t + x)
+            for x in ([i, k] if ca == f + 1 else [k, i], [k, j] if cb == f else [j, k], [i, j])]
+    build, config = ((linalg.batch_matmul, BATCH_MATMUL_CONFIG) if batched
+                     else (linalg.matmul, VECMAT_CONFIG if m == 1 else MATMUL_CONFIG))
     with ctx.loc:
-        result = linalg.batch_matmul(a, b, outs=[zero], indexing_maps=maps)
-    result.owner.attributes["compilation_info"] = _info(*BATCH_MATMUL_CONFIG)
+        result = build(a, b, outs=[zero], indexing_maps=maps)
+    result.owner.attributes["compilation_info"] = _info(*config)
+    if stack:
+        out = ir.RankedTensorType.get([*sa[:-1], n], ir.RankedTensorType(a.type).element_type)
+        result = ctx.hlo("stablehlo.reshape", result, type=out)
     return result
