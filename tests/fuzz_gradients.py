@@ -31,11 +31,13 @@ import re
 import sys
 import tempfile
 import traceback
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 import pyjitc
+from pyjitc.stages import NativeLoopWarning
 from tests.fuzz import load_source
 from tests.fuzz_statements import Gen, Program
 
@@ -51,6 +53,7 @@ class Outcome:
     detail: str = ""
     compared: int = 0     # elements compared
     unstable: int = 0     # elements left out: the program is not smooth there
+    host_loops: bool = False   # IREE failed a native loop of the gradient (NativeLoopWarning)
 
 
 def _weight(k: int) -> float:
@@ -129,7 +132,10 @@ def run_gradient(prog: Program, directory: Path, name: str) -> Outcome:
     if not np.isfinite(f0):
         return Outcome("skipped", "a non-finite loss")
     try:
-        got = pyjitc.grad(loss, argnums=(0, 1, 2))(*args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NativeLoopWarning)
+            got = pyjitc.grad(loss, argnums=(0, 1, 2))(*args)
+        host_loops = any(issubclass(w.category, NativeLoopWarning) for w in caught)
     except pyjitc.CompileError as e:
         return Outcome("iree", str(e).splitlines()[0][:200])
     except pyjitc.RunError as e:
@@ -158,10 +164,10 @@ def run_gradient(prog: Program, directory: Path, name: str) -> Outcome:
             problems.append(f"d/d{name_} at {np.argwhere(bad).tolist()[:4]}: pyjitc {g[bad][:4]}, "
                             f"finite differences {d[bad][:4]}")
     if problems:
-        return Outcome("MISMATCH", "\n".join(problems), compared, unstable)
+        return Outcome("MISMATCH", "\n".join(problems), compared, unstable, host_loops)
     if not compared:
-        return Outcome("skipped", "no element where the program is smooth", 0, unstable)
-    return Outcome("agree", "", compared, unstable)
+        return Outcome("skipped", "no element where the program is smooth", 0, unstable, host_loops)
+    return Outcome("agree", "", compared, unstable, host_loops)
 
 
 def main():
@@ -174,7 +180,7 @@ def main():
     gen = Gen(np.random.default_rng(a.seed))
     counts = dict.fromkeys(CLASSES, 0)
     reasons: dict[str, int] = {}
-    compared = unstable = 0
+    compared = unstable = host_loops = 0
     with tempfile.TemporaryDirectory() as d:
         for i in range(a.count):
             prog = gen.program()
@@ -182,6 +188,7 @@ def main():
             counts[out.kind] += 1
             compared += out.compared
             unstable += out.unstable
+            host_loops += out.host_loops
             if out.kind in ("refused", "skipped"):
                 key = re.sub(r"/\S+\.py:\d+:\d+: ", "", out.detail.splitlines()[0])[:90]
                 reasons[f"{out.kind}: {key}"] = reasons.get(f"{out.kind}: {key}", 0) + 1
@@ -191,7 +198,8 @@ def main():
     print(f"\n{a.count} programs (seed {a.seed}): {counts['agree']} agree, {counts['nan']} NaN (JAX's too), "
           f"{counts['refused']} refused, "
           f"{counts['skipped']} skipped, {counts['MISMATCH']} mismatches, {counts['internal']} internal, "
-          f"{counts['iree']} iree failures; {compared} gradient elements compared, {unstable} left out as unstable")
+          f"{counts['iree']} iree failures; {compared} gradient elements compared, {unstable} left out as unstable; "
+          f"{host_loops} gradients compiled with host loops (IREE failed their native loop)")
     for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])[:15]:
         print(f"  {v:4d} x {k}")
     return 1 if any(counts[k] for k in ("MISMATCH", "internal", "iree")) else 0

@@ -519,6 +519,19 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
         # workgroups, which a loop writing outside that distribution fails ("failed on workgroup
         # distribution verification")
         outside[v.id] = ctx.barrier(_to_storage_tensor(ctx, env[v.id], v.type))
+    # a region reading single values only would have no buffer operand: IREE passes them as
+    # push constants, and then clones such an operand-less dispatch into each of its consumers'
+    # execution regions; one consumer outside every region (a host-side select on its result)
+    # failed to compile ("'stream.async.dispatch' op : streamable op expected to be in an
+    # execution region": the gradient of a scalar loop counting its trips). One single value
+    # travels as two elements (one element folds back to a push constant), a real operand.
+    carrier = None
+    if outside and all(_size1(v) for v in free if v.id in outside):
+        carrier = next(v for v in free if v.id in outside)
+        value = _to_storage_tensor(ctx, env[carrier.id], carrier.type)
+        pair = ir.RankedTensorType.get([2], ir.RankedTensorType(value.type).element_type)
+        outside[carrier.id] = ctx.barrier(ctx.op("stablehlo.broadcast_in_dim", [value], [pair],
+                                                 {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}).result)
     cond, body = op.regions
     # arrays the loop passes through unchanged stay outside: its results are its operands
     moved = [i for i, v in enumerate(op.results) if _size1(v) or body.results[i] is not body.params[i]]
@@ -533,7 +546,7 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
                 continue
             value = outside[v.id]
             if _size1(v):
-                value = S.to_register(S.extract(value, []), v.type.dtype)
+                value = S.to_register(S.extract(value, [_index_const(S, 0)] if v is carrier else []), v.type.dtype)
             inner[v.id] = value
         # (each copy numbered apart from every other in the module: two loops copying one input
         # got equal regions, which CSE merged into one buffer for both loops; with neither
