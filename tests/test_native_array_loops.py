@@ -290,15 +290,17 @@ def wrapped_column_reread(A, n):
 
 @pytest.mark.parametrize("fn, make", [(same_column_reread, lambda A: (A, A[::-1].copy())),
                                       (wrapped_column_reread, lambda A: (A, A.shape[1] - 1))])
-def test_a_temporary_read_after_its_column_may_be_written_stays_a_host_loop_and_matches_numpy(fn, make):
-    # a temporary is kept across an in-place write only where the write provably misses what it
-    # reads (a column a nonzero constant away, both in range); these two can't be proven so
+def test_a_temporary_read_after_its_column_may_be_written_is_kept_in_scratch_and_matches_numpy(fn, make):
+    # a temporary is read element by element where it is used only where no write in between
+    # provably touches what it reads (a column a nonzero constant away, both in range); these two
+    # can't be proven so, and the temporary is computed into a scratch array where it is made
+    # (lowering/scratch.py): still one native loop
     for n in (2, 4, 7):
         args = make(np.random.default_rng(n).random((3, n)))
         mine, theirs = copies(args), copies(args)
         assert_same(pyjitc.jit(fn)(*mine), fn(*theirs))
         assert_same(mine, theirs)
-    assert lowered_as(fn, *make(np.ones((3, 8)))) == "host"
+    assert lowered_as(fn, *make(np.ones((3, 8)))) == "dispatch"
 
 
 def adi_sweeps(u, steps):
@@ -356,8 +358,10 @@ def reversed_column_of_an_older_version(A, B):
     return A, B
 
 
-@pytest.mark.parametrize("fn, where", [(column_kept_then_overwritten, "host"), (column_kept_then_updated_twice, "dispatch"),
-                                       (reversed_column_of_an_older_version, "host")])
+# the first and last keep a temporary across a write that hits what it reads: it is computed
+# into a scratch array where it is made (lowering/scratch.py), so all three are native loops
+@pytest.mark.parametrize("fn, where", [(column_kept_then_overwritten, "dispatch"), (column_kept_then_updated_twice, "dispatch"),
+                                       (reversed_column_of_an_older_version, "dispatch")])
 def test_later_versions_of_an_array_count_as_the_array_for_the_temporaries_that_read_it(fn, where):
     # a silent wrong answer before: only the first write after a temporary was checked against
     # what it reads, so B[:, i] = tmp saw the 5.0 written into the column tmp had read
@@ -448,7 +452,7 @@ def argument_written_then_rebound(u, steps):
 
 def computed_from_a_reversal(u, steps):
     for _ in range(steps):
-        u = u + u[::-1] * 0.25                  # reads other positions: not in place
+        u = u + u[::-1] * 0.25                  # reads other positions: via a scratch array
     return u
 
 
@@ -457,7 +461,7 @@ def computed_from_an_older_version(u, steps):
     for i in range(steps):
         v = u * 2.0
         u[i % u.shape[0]] = -1.0
-        u = v + u                               # v read u before the write: not in place
+        u = v + u                               # v read u before the write: v kept in scratch
     return u
 
 
@@ -475,8 +479,8 @@ ANEW = [(escape_counts, lambda rng: ((rng.random((5, 7)) - 0.7) * 2.5 + 1j * (rn
         (simultaneous_pair, lambda rng: (rng.random(11), rng.random(11), 7), "dispatch"),
         (written_then_computed_anew, lambda rng: (rng.random(9), 6), "dispatch"),
         (argument_written_then_rebound, lambda rng: (rng.random(9), 6), "none"),
-        (computed_from_a_reversal, lambda rng: (rng.random(9), 6), "host"),
-        (computed_from_an_older_version, lambda rng: (rng.random(9), 6), "host"),
+        (computed_from_a_reversal, lambda rng: (rng.random(9), 6), "dispatch"),
+        (computed_from_an_older_version, lambda rng: (rng.random(9), 6), "dispatch"),
         # statement fuzzer seed 9002 program 1372: a silent wrong answer in this stop's own code
         # before it landed (the new t1 read x after the write)
         (computed_anew_from_an_array_written_later, lambda rng: (rng.random(6), rng.random((5, 6)), 3), "host")]

@@ -281,7 +281,10 @@ class Reverse:
             seg_types = [t.with_shape((k,) + t.shape) for t in types]
 
             def record(t, state, segbufs):
-                return self.step(body, state, env), [_store(e, b, x, t) for b, x in zip(segbufs, state)]
+                # stored before the step reads it: the step's in-place updates then consume the
+                # state last, which keeps the loop a native loop (lowering/native_loops.py)
+                segbufs = [_store(e, b, x, t) for b, x in zip(segbufs, state)]
+                return self.step(body, state, env), segbufs
             _, _, segbufs = self.counted_loop(zero, length, start, [e.zeros(t) for t in seg_types], record, op.span)
 
             def back(t, carried):

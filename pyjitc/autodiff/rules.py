@@ -424,8 +424,8 @@ def _dynamic_slice(e, op, ins, outs, g):
 @rule("dynamic_update_slice")
 def _dynamic_update_slice(e, op, ins, outs, g):
     x, u, *starts = ins
-    gx = e("dynamic_update_slice", g, e.zeros(u.type), *starts)
-    gu = e("dynamic_slice", g, *starts, sizes=u.type.shape)
+    gu = e("dynamic_slice", g, *starts, sizes=u.type.shape)   # read before g is written over:
+    gx = e("dynamic_update_slice", g, e.zeros(u.type), *starts)   # an in-place update (native loops)
     return [gx, gu] + [None] * len(starts)
 
 

@@ -523,11 +523,14 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     # push constants, and then clones such an operand-less dispatch into each of its consumers'
     # execution regions; one consumer outside every region (a host-side select on its result)
     # failed to compile ("'stream.async.dispatch' op : streamable op expected to be in an
-    # execution region": the gradient of a scalar loop counting its trips). One single value
-    # travels as two elements (one element folds back to a push constant), a real operand.
+    # execution region": the gradient of a scalar loop counting its trips; with constants only,
+    # "invalid Read access range ... length > resource size" on one of its results). One single
+    # value travels as two elements (one element folds back to a push constant), a real operand.
     carrier = None
-    if outside and all(_size1(v) for v in free if v.id in outside):
-        carrier = next(v for v in free if v.id in outside)
+    if all(_size1(v) for v in free if v.id in outside):
+        carrier = next((v for v in free if v.id in outside), None) or next((v for v in free if v.id in constants), None)
+    if carrier is not None:
+        constants.pop(carrier.id, None)
         value = _to_storage_tensor(ctx, env[carrier.id], carrier.type)
         pair = ir.RankedTensorType.get([2], ir.RankedTensorType(value.type).element_type)
         outside[carrier.id] = ctx.barrier(ctx.op("stablehlo.broadcast_in_dim", [value], [pair],

@@ -3,12 +3,19 @@
 native loop as it is: computed element by element into the array, the values would read
 neighbours already overwritten. Rewritten, each such update first computes its values into a
 scratch array the loop carries, then copies them in: two updates that each consume the latest
-version of their array, which native loops run in place (lowering/native_loops.py)."""
+version of their array, which native loops run in place (lowering/native_loops.py).
+
+The same goes for two more orders of reads and writes (reverse passes of loops make both,
+autodiff/reverse.py): array work still read after an array it reads was updated in place (the
+cotangent's slice taken before zeros are written over it) is computed into a scratch array where
+it is made; an array the body yields computed anew from its own carried array at other positions
+(`g = pad(g[1:], ...) + ...`) is computed into a scratch array and copied over the carried one."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir.graph import Block, Op, Value
+from . import in_place
 from .ir_builders import I64
 
 _MAKERS = {"dynamic_update_slice", "while", "if", "barrier"}
@@ -41,7 +48,10 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         scratch_results.append(filled)
         return filled, zero
 
+    stale = _stale_temporaries(body, computed)
+    remade = {}      # a stale temporary's id -> the scratch array holding it
     for op in body.ops:
+        op = _substituted(op, remade)
         if op.name == "dynamic_update_slice" and op.operands[0].type.size > 1 and computed(op.operands[0]):
             # the whole array computed anew (`y[:k] += alpha * y[:k][::-1]` with a run-time k: a
             # select over y) and then updated: computed into scratch, copied over the version of
@@ -57,10 +67,28 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
             filled, _ = into_scratch(op.operands[1], op.span)
             op = Op(op.name, (op.operands[0], filled) + op.operands[2:], op.results, op.attrs, op.span)
         ops.append(op)
+        for r in op.results:
+            if r.id in stale:
+                remade[r.id], _ = into_scratch(r, op.span)
+    results = [remade.get(v.id, v) for v in body.results]
+    newest = {p.id: p for p in body.params}     # a carried array -> its latest version in the body
+    version_of = {p.id: p.id for p in body.params}
+    for op in ops:
+        if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in version_of:
+            version_of[op.results[0].id] = version_of[op.operands[0].id]
+            newest[version_of[op.operands[0].id]] = op.results[0]
+    for i, (v, p) in enumerate(zip(results, body.params)):
+        if p.type.size > 1 and computed(v) and v.type == p.type and not _rewritten_in_place(v, p, made):
+            # computed anew from its own array: into scratch, then copied over the array's latest version
+            filled, zero = into_scratch(v, loop.span)
+            copied = Value(p.type)
+            ops.append(Op("dynamic_update_slice", (newest[p.id], filled) + (zero,) * p.type.ndim, (copied,),
+                          {"in_bounds": True}, loop.span))
+            results[i] = copied
     if not inits:
         return None
     cond2 = Block(params=cond.params + [Value(v.type) for v in inits], ops=cond.ops, results=cond.results)
-    body2 = Block(params=body.params + scratch_params, ops=ops, results=body.results + scratch_results)
+    body2 = Block(params=body.params + scratch_params, ops=ops, results=results + scratch_results)
     results = loop.results + tuple(Value(v.type) for v in inits)
     return Op("while", loop.operands + tuple(inits), results, loop.attrs, loop.span, (cond2, body2)), inits
 
@@ -79,3 +107,80 @@ def _version_read(value: Value, made: dict, params: set, depth: int = 12) -> Val
         seen.add(v.id)
         todo.extend((o, d + 1) for o in producer.operands)
     return None
+
+
+def _stale_temporaries(body: Block, computed) -> set[int]:
+    """Ids of array work at the top of `body` (temporaries: computed element by element where
+    they are used) still used after an array they read is updated in place, or handed to a loop
+    or branch that may update it."""
+    made = {r.id: op for op in body.ops for r in op.results}
+    root: dict[int, int] = {}     # an array's later versions -> its first
+    reads: dict[int, set] = {}    # temporary id -> the arrays (first versions) it reads
+    defined: dict[int, int] = {}
+    for k, op in enumerate(body.ops):
+        if op.name in ("dynamic_update_slice", "barrier") and not computed(op.operands[0]):
+            root[op.results[0].id] = root.get(op.operands[0].id, op.operands[0].id)
+        for r in op.results:
+            if r.type.size > 1 and computed(r) and not op.regions:
+                defined[r.id] = k
+                reads[r.id] = set().union(*[reads.get(u.id, set()) if u.id in reads else
+                                            ({root.get(u.id, u.id)} if u.type.size > 1 and not computed(u) else set())
+                                            for u in op.operands])
+    stale = set()
+    for k, op in enumerate(body.ops):
+        written = set()
+        if op.name in ("dynamic_update_slice", "barrier") and not computed(op.operands[0]):
+            written = {root.get(op.operands[0].id, op.operands[0].id)}
+        elif op.name in ("while", "if"):
+            written = {root.get(v.id, v.id) for v in (*op.operands, *_captured(op)) if v.type.size > 1 and not computed(v)}
+        if not written:
+            continue
+        for vid, start in defined.items():
+            if start < k and reads[vid] & written and _used_after(body, vid, k, made):
+                stale.add(vid)
+    return stale
+
+
+def _used_after(body: Block, vid: int, k: int, made: dict) -> bool:
+    """Whether the value `vid` is used after the op at position `k` (by a later op, inside one's
+    regions, or as a result of the body)."""
+    later = body.ops[k + 1:]
+    return (any(v.id == vid for v in body.results)
+            or any(v.id == vid for op in later for v in (*op.operands, *_captured(op))))
+
+
+def _captured(op: Op) -> list:
+    out = []
+    for block in op.regions:
+        for inner in block.ops:
+            out.extend(inner.operands)
+            out.extend(_captured(inner))
+        out.extend(block.results)
+    return out
+
+
+def _substituted(op: Op, sub: dict) -> Op:
+    """`op` reading sub[v.id] for every value v it (or an op in its regions) reads that `sub` names."""
+    if not sub or not any(v.id in sub for v in (*op.operands, *_captured(op))):
+        return op
+    regions = tuple(Block(r.params, [_substituted(o, sub) for o in r.ops], [sub.get(v.id, v) for v in r.results])
+                    for r in op.regions)
+    return Op(op.name, tuple(sub.get(v.id, v) for v in op.operands), op.results, op.attrs, op.span, regions)
+
+
+def _rewritten_in_place(value: Value, param: Value, made: dict, depth: int = 24) -> bool:
+    """Whether `value` reads its carried array `param` only element for element (elementwise ops,
+    reshapes and barriers down to the array itself): native loops write such a value over the
+    array in place (in_place._rewrite_ok), no scratch needed."""
+    if value.id == param.id or value.type.size == 1:
+        return True
+    op = made.get(value.id)
+    if op is None:
+        return True      # from outside the loop
+    if not depth:
+        return False
+    if op.name in ("constant", "iota"):
+        return True
+    if op.name in ("barrier", "reshape") or op.name in in_place._ELEMENTWISE_NAMES:
+        return all(_rewritten_in_place(u, param, made, depth - 1) for u in op.operands)
+    return False
