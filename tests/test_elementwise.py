@@ -82,6 +82,55 @@ def test_integer_overflow_wraps_around_like_numpy():
     check_binary("sub", u, np.array([1, 2, 0], dtype=np.uint8))
 
 
+def py_power(a, n):
+    p = 1
+    for _ in range(n):
+        p = p * a
+    return p
+
+
+def py_fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def py_ops(a, b, k):
+    return a - b, -a, a << k, a ** k
+
+
+@pytest.mark.parametrize("fn, ok, past", [
+    (py_power, [(10, 18), (-2, 63), (3, 39), (-7, 0)], [(10, 19), (2, 63), (-3, 41)]),
+    (py_fibonacci, [(0,), (91,)], [(92,), (100,)]),   # (fib(92) fits, but the loop's b is fib(93))
+    (py_ops, [(5, 3, 2), (-(2 ** 62), 2 ** 62, 1), (3, -9, 39)],
+     [(-(2 ** 62) - 7, 2 ** 62, 1), (2 ** 62, 0, 1), (1, 0, 64), (3, 0, 40)]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_python_int_arithmetic_past_int64_raises_where_python_would_not_wrap(fn, ok, past):
+    # Python ints are unbounded; a compiled function holds them in int64: inside the range the
+    # answer is Python's (an int), past it a located OverflowError, never a wrapped number
+    jitted = pyjitc.jit(fn)
+    for args in ok:
+        got, want = jitted(*args), fn(*args)
+        assert got == want and type(got) is type(want), (args, got, want)
+    for args in past:
+        with pytest.raises(OverflowError, match=r"test_elementwise.py:\d+:\d+: OverflowError: a Python int result past 64 bits"):
+            jitted(*args)
+
+
+def test_python_int_index_arithmetic_with_known_ranges_has_no_overflow_check():
+    def rows(x):
+        s = 0.0
+        n = x.shape[0]
+        for i in range(n):
+            for j in range(n):
+                s += x[(i * n + j) % n] - (i - j) * 0.5
+        return s
+    x = np.arange(7.0)
+    assert pyjitc.jit(rows)(x) == rows(x)
+    assert "xor" not in pyjitc.jit(rows).lower(x).as_text("typed")   # (the Add check's xor)
+
+
 def test_maximum_minimum_propagate_nan_like_numpy():
     a = np.array([np.nan, 1.0, -np.inf, 2.0], dtype=np.float32)
     b = np.array([1.0, np.nan, 0.0, -0.0], dtype=np.float32)

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from ..errors import NotSupportedError
-from . import masked
+from . import masked, python_ints
 from .regions import MergeError, unify
 from .registry import FUNCTIONS, refuse_complex
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, join_params
@@ -66,6 +66,7 @@ def _apply_operator(em: Emitter, op_name: str, *args):
                    args, {})
     fn = FUNCTIONS[OPERATORS[op_name]]
     out = getattr(fn, "operator", fn)(em, *args)   # (a ufunc's operator form keeps Python numbers weak)
+    python_ints.check(em, op_name, args, out)
     if op_name in ("Add", "Sub") and isinstance(out, Traced):
         _track_offset(em, op_name, *args, out=out)
     return out

@@ -484,7 +484,12 @@ power.ufunc = np.power   # elementwise, with compile-time checks only: masked ar
 
 def _power_operator(em, a, b):
     """`z ** 0.5` on a complex array is np.sqrt(z) (NumPy's operator fast path; np.power(z, 0.5)
-    is the cpow: they differ at infinities). Everything else as np.power."""
+    is the cpow: they differ at infinities). Python numbers (`a ** k` on Python ints) give a
+    Python number, as Python's operator does. Everything else as np.power."""
+    python = lambda x: (type(x) in (int, float)) or (isinstance(x, Traced) and x.weak in (int, float) and x.ndim == 0)
+    if python(a) and python(b):
+        _check_int_power(em, a, b)
+        return _unchecked_power.operator(em, a, b)
     if not isinstance(a, Traced) or not _is_complex(em, a):
         return power(em, a, b)
     if type(b) in (int, float):

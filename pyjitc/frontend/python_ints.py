@@ -1,0 +1,89 @@
+"""python_ints: Python ints are unbounded; a compiled function holds them in 64 bits. Where an
+operator on Python ints (`a * 10`, `a + b`, `a << k`, `-a`, `a ** k`) can give a result past int64,
+the compiled function checks at run time and raises OverflowError (a located RunError) there,
+instead of returning the wrapped number. Operands whose ranges are known at compile time (loop
+indices of `range` loops with compile-time bounds, plus or times constants) are not checked when
+the result provably fits."""
+from __future__ import annotations
+
+import numpy as np
+
+from .values import Traced
+
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+CHECKED = ("Add", "Sub", "Mult", "LShift", "USub", "Pow")
+MESSAGE = ("OverflowError: a Python int result past 64 bits (compiled functions hold Python ints in "
+           "int64, where Python's are unbounded); use floats, or np.int64 to wrap around as NumPy does")
+
+
+def is_python_int(x) -> bool:
+    if isinstance(x, Traced):
+        return x.weak is int and x.ndim == 0
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check(em, op_name: str, args: tuple, out) -> None:
+    """Emits the run-time overflow check of `out = op(*args)` on Python ints (nothing where it
+    can't overflow)."""
+    if op_name not in CHECKED or not isinstance(out, Traced) or not all(is_python_int(a) for a in args) \
+            or not is_python_int(out):
+        return
+    bounds = _bounds(em, op_name, args)
+    if bounds is not None and I64_MIN <= bounds[0] and bounds[1] <= I64_MAX:
+        if em.offset_of(out) == (out.value.id, 0):
+            em.ranges[out.value.id] = bounds      # (`i * n + j`: the sum's operands have ranges too)
+        return
+    bad = _overflowed(em, op_name, [_as_i64(em, a) for a in args], em.cast(out, np.int64))
+    if bad is not None:
+        em.check(bad, MESSAGE)
+
+
+def _bounds(em, op_name, args) -> tuple[int, int] | None:
+    """The result's range where the operands' are known at compile time, else None."""
+    ranges = [em.range_of(a) for a in args]
+    if any(r is None for r in ranges):
+        return None
+    if op_name == "USub":
+        return -ranges[0][1], -ranges[0][0]
+    if op_name in ("Add", "Sub", "Mult"):
+        (a0, a1), (b0, b1) = ranges
+        if op_name == "Sub":
+            b0, b1 = -b1, -b0
+        corners = [a0 + b0, a1 + b1] if op_name != "Mult" else [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
+        return min(corners), max(corners)
+    return None
+
+
+def _as_i64(em, a):
+    return em.cast(a, np.int64) if isinstance(a, Traced) else em.constant(np.int64(a))
+
+
+def _overflowed(em, op_name, args, r):
+    e = em.emit
+    zero = em.constant(np.int64(0))
+    lt = lambda x, y: e("compare", x, y, direction="LT")
+    ne = lambda x, y: e("compare", x, y, direction="NE")
+    eq = lambda x, y: e("compare", x, y, direction="EQ")
+    if op_name == "USub":
+        return eq(args[0], em.constant(np.int64(I64_MIN)))
+    a, b = args
+    if op_name == "Add":     # the sign of the result differs from both operands'
+        return lt(e("and", e("xor", a, r), e("xor", b, r)), zero)
+    if op_name == "Sub":     # the operands' signs differ and the result's differs from a's
+        return lt(e("and", e("xor", a, b), e("xor", a, r)), zero)
+    if op_name == "Mult":    # r / a != b (a != 0), or -1 * MIN
+        one = em.constant(np.int64(1))
+        a_zero = eq(a, zero)
+        q = e("div", r, e("select", a_zero, one, a))
+        minus_min = e("and", eq(a, em.constant(np.int64(-1))), eq(b, em.constant(np.int64(I64_MIN))))
+        return e("or", e("and", e("not", a_zero), ne(q, b)), minus_min)
+    if op_name == "LShift":  # bits shifted out, or a shift of 64 or more of a nonzero value
+        big = e("compare", b, em.constant(np.int64(63)), direction="GT")
+        back = e("shift_right_arithmetic", r, e("select", big, zero, b))
+        return e("and", ne(a, zero), e("or", big, ne(back, a)))
+    if op_name == "Pow":     # |a| ** b past 2**63, in float64 (exact enough away from the edge)
+        f = lambda x: em.cast(x, np.float64)
+        mag = e("pow", e("abs", f(a)), f(b))
+        return e("and", e("compare", b, zero, direction="GT"),
+                 e("compare", mag, em.constant(np.float64(2.0 ** 63)), direction="GE"))
+    return None
