@@ -423,11 +423,16 @@ def _reduce_type(ts, kind, axes, **_):
     return t.with_shape(d for i, d in enumerate(t.shape) if i not in axes)
 
 
+# float32 sums over more elements than this accumulate in float64: IREE adds each vector lane's
+# elements in order (with 8 lanes, 125,000 additions a lane for 1e6 elements), whose rounding
+# errors grew to 7e-4 of the sum (a float32 array of 0.1s; NumPy's pairwise sum: 4e-5, and the
+# documented tolerance 2e-5); in float64 the sum is exact to float32's last bit
+ACCURATE_SUM_MIN = 1024
+
+
 def _lower_reduce(ctx, operands, kind, axes):
     hlo_name, identity = REDUCERS[kind]
     src = ctx.in_types[0]
-    scalar = TensorType((), src.dtype)
-    init = ctx.splat(identity(src.dtype), scalar)
     operand = operands[0]
     if ctx.converted_from_integers(operand) or ctx.may_fold_to_constant(operand):
         # IREE 3.13 miscompiles a reduction of an integer array converted to another type when its
@@ -438,10 +443,19 @@ def _lower_reduce(ctx, operands, kind, axes):
         # program 1699; np.abs(b).sum() of b = ones((7, 8)) passed through an if gave 7 for 56,
         # seed 7010 program 2503)
         operand = ctx.barrier(operand)
-    op = ctx.op("stablehlo.reduce", [operand, init], [ctx.out_types[0]],
-                {"dimensions": ctx.i64s(sorted(axes))}, regions=1)
+    count = int(np.prod([d if isinstance(d, int) else ACCURATE_SUM_MIN + 1 for d in (src.shape[a] for a in axes)]))
+    acc = src.dtype
+    if kind == "add" and src.dtype in (np.float32, np.complex64) and count > ACCURATE_SUM_MIN:
+        acc = np.dtype(np.float64 if src.dtype == np.float32 else np.complex128)
+        operand = ctx.hlo("stablehlo.convert", operand, type=ctx.mlir_type(src.with_dtype(acc)))
+    scalar = TensorType((), acc)
+    out = ctx.out[0]
+    op = ctx.op("stablehlo.reduce", [operand, ctx.splat(identity(acc), scalar)],
+                [ctx.mlir_type(out.with_dtype(acc))], {"dimensions": ctx.i64s(sorted(axes))}, regions=1)
     with ctx.block(op.regions[0], [scalar, scalar]) as args:
         ctx.op("stablehlo.return", [ctx.hlo(hlo_name, *args, type=ctx.mlir_type(scalar))], [])
+    if acc != src.dtype:
+        return ctx.hlo("stablehlo.convert", op.result, type=ctx.out_types[0])
     return op.result
 
 
@@ -477,6 +491,9 @@ def _through_transpose(ctx, operand, contract, batch, free_count: int):
 
 
 def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
+    wide = _accurate_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch)
+    if wide is not None:
+        return wide
     # `A.T @ r`, `x @ B.T`: the transpose folded into the product instead of made (a 2100x2000
     # f64 copy before a matvec: 10 ms against NumPy's 0.9 ms, bench/bench_kernels.py bicg)
     a, b = operands
@@ -523,6 +540,38 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
 
 
 register_op("dot_general", _dot_type, _lower_dot)
+
+
+def _accurate_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
+    """A float32 dot product, matrix-vector or vector-matrix product over more than
+    ACCURATE_SUM_MIN elements, accumulated in float64 (the product's result type; IREE widens each
+    element as it reads it) and rounded once: accumulated in float32 a dot of 2e6 elements was
+    1.2e-4 off (OpenBLAS's: 3e-6). Matrix products keep float32 accumulation, as BLAS's sgemm."""
+    ta, tb = ctx.in_types
+    if ta.dtype != np.float32 or is_symbolic(ta.shape) or is_symbolic(tb.shape):
+        return None
+    k = int(np.prod([ta.shape[i] for i in lhs_contract]))
+    free_a = int(np.prod([d for i, d in enumerate(ta.shape) if i not in lhs_contract and i not in lhs_batch]))
+    free_b = int(np.prod([d for i, d in enumerate(tb.shape) if i not in rhs_contract and i not in rhs_batch]))
+    if k <= ACCURATE_SUM_MIN or min(free_a, free_b) != 1:
+        return None
+    out = ctx.out[0]
+    a, b = operands
+    product = None
+    if ta.ndim == tb.ndim == 2 and not lhs_batch and list(lhs_contract) == [1] and list(rhs_contract) == [0] \
+            and tb.shape[1] == 1:   # A(m, k) @ v(k, 1): the tuned matvec (CPU), widening as it reads
+        flat = ctx.hlo("stablehlo.reshape", b, type=ctx.mlir_type(TensorType((k,), ta.dtype)))
+        product = ctx.tuned_matvec(a, flat, 1, ta.dtype, accumulate=np.float64)
+        if product is not None:
+            product = ctx.hlo("stablehlo.reshape", product, type=ctx.mlir_type(out.with_dtype(np.float64)))
+    if product is None:
+        dims = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
+                f"rhs_batching_dimensions = {list(rhs_batch)}, "
+                f"lhs_contracting_dimensions = {list(lhs_contract)}, "
+                f"rhs_contracting_dimensions = {list(rhs_contract)}>")
+        product = ctx.hlo("stablehlo.dot_general", a, b, type=ctx.mlir_type(out.with_dtype(np.float64)),
+                          dot_dimension_numbers=ctx.attr(dims))
+    return ctx.hlo("stablehlo.convert", product, type=ctx.out_types[0])
 
 def _scan_type(ts, kind, identity, **_):
     (t,) = ts

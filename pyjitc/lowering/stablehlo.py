@@ -245,12 +245,12 @@ class LowerCtx:
         t = ir.RankedTensorType(value.type)
         return None if any(t.is_dynamic_dim(i) for i in range(t.rank)) else tuple(t.shape)
 
-    def tuned_matvec(self, matrix: ir.Value, vector: ir.Value, contract: int, dtype):
+    def tuned_matvec(self, matrix: ir.Value, vector: ir.Value, contract: int, dtype, accumulate=None):
         """A matrix-vector product with measured tile sizes on CPU targets (lowering/tiles.py),
-        or None: the caller emits the dot_general."""
+        or None: the caller emits the dot_general. `accumulate`: a wider accumulator dtype."""
         if not getattr(_options, "scalar_loops", False):   # (GPU targets, or native loops off)
             return None
-        return tiles.matvec(self, matrix, vector, contract, dtype)
+        return tiles.matvec(self, matrix, vector, contract, dtype, accumulate)
 
     def tuned_product(self, a: ir.Value, b: ir.Value, lhs_contract, rhs_contract, lhs_batch, rhs_batch, dtype):
         """A float64 product with measured tile sizes on CPU targets (lowering/tiles.py), or None:

@@ -17,6 +17,8 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import linalg
 
+from ..ir.types import TensorType
+
 # (distribution rows, rows a vector step, reduction a vector step) by element type: swept with
 # iree-benchmark-module on local-task, 2000 and 4000 square, f32 and f64 (IREE's default for matvec:
 # 32 rows by 16; 8 by 8 took 2000x2000 f64 from 4.45 to 1.61 ms, 4000x4000 from 10.5 to 6.1).
@@ -48,21 +50,24 @@ def _info(config: str, options: str) -> ir.Attribute:
         f"translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>{options}>>")
 
 
-def _zeros(ctx, shape, like: ir.Value) -> ir.Value:
-    """A zero tensor of `shape` and `like`'s element type: the accumulator a linalg product starts from."""
-    out_type = ir.RankedTensorType.get(shape, ir.RankedTensorType(like.type).element_type)
+def _zeros(ctx, shape, like: ir.Value, element: ir.Type | None = None) -> ir.Value:
+    """A zero tensor of `shape` and `like`'s element type (or `element`): the accumulator a linalg
+    product starts from."""
+    out_type = ir.RankedTensorType.get(shape, element or ir.RankedTensorType(like.type).element_type)
     return ctx.hlo("stablehlo.constant", type=out_type,
                    value=ir.DenseElementsAttr.get_splat(out_type, ir.FloatAttr.get(out_type.element_type, 0.0)))
 
 
-def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype) -> ir.Value | None:
-    """matrix (m, k) @ vector (k,) (contract == 1) as a (m,) value; None where the default
-    lowering is kept (a vecmat, contract == 0; small; or no measured tiles)."""
+def matvec(ctx, matrix: ir.Value, vector: ir.Value, contract: int, dtype, accumulate=None) -> ir.Value | None:
+    """matrix (m, k) @ vector (k,) (contract == 1) as a (m,) value (in `accumulate`'s dtype where
+    given: each element widened as it is read); None where the default lowering is kept (a
+    vecmat, contract == 0; small; or no measured tiles)."""
     shape = ctx.static_shape(matrix)
     tiles = None if shape is None or contract != 1 else tiles_for(dtype, shape)
     if tiles is None:
         return None
-    zero = _zeros(ctx, [shape[0]], vector)
+    zero = _zeros(ctx, [shape[0]], vector, None if accumulate is None else
+                  ctx.mlir_type(TensorType((), np.dtype(accumulate))).element_type)
     with ctx.loc:
         result = linalg.matvec(matrix, vector, outs=[zero])
     result.owner.attributes["compilation_info"] = compilation_info(tiles)
