@@ -66,6 +66,20 @@ def test_type_errors_found_while_compiling_point_at_the_users_expression():
     assert f"test_policy_errors.py:{line}:16:" in str(e.value)
 
 
+def test_an_early_return_of_another_type_is_refused_at_the_users_return():
+    # (a MergeError naming the internal 'return value?' without a location before)
+    @pyjitc.jit
+    def classify(x):
+        if x.mean() > 0.5:
+            return 1          # line asserted below
+        return x.sum()
+
+    with pytest.raises(pyjitc.JitError, match="the returned value has a different type on different paths") as e:
+        classify(np.ones(4))
+    line = classify.__wrapped__.__code__.co_firstlineno + 3
+    assert f"test_policy_errors.py:{line}:13:" in str(e.value) and "return value?" not in str(e.value)
+
+
 def test_python_number_builtins_of_run_time_values_match_python():
     def numbers(x):
         return (float(np.sum(x)), int(x[0] * 2.7), int(-x[0]), round(x[1] * 2.5), round(x[1] * 1.2345, 2),

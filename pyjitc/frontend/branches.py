@@ -8,7 +8,7 @@ import ast
 from ..errors import JitError
 from .operators import select_values
 from .values import NeedStatic, Traced
-from .regions import FLAGS, MergeError, Exit, Undefined, build_if, condition, negate
+from .regions import FLAGS, RETURN_VALUE, MergeError, Exit, Undefined, build_if, condition, negate
 
 
 def exec_body(fc, stmts):
@@ -21,8 +21,25 @@ def exec_body(fc, stmts):
             raise Exit()
         if i + 1 < len(stmts) and any(isinstance(f, Traced) for f in flags):
             rest = stmts[i + 1:]
-            build_if(fc.em, fc.env, negate(fc.em, flags), [lambda: guarded(fc, rest), lambda: skipped(fc)])
+            try:
+                build_if(fc.em, fc.env, negate(fc.em, flags), [lambda: guarded(fc, rest), lambda: skipped(fc)])
+            except MergeError as e:
+                if e.name == RETURN_VALUE:
+                    _locate_returns(fc, e, stmt, rest)
+                raise
             return
+
+
+def _locate_returns(fc, e: MergeError, early, rest) -> None:
+    """A return value whose type differs between an early `return` (in `early`, run-time
+    condition) and a later one: the error at the early return, naming both."""
+    returns = [n for part in ([early], rest) for s in part for n in ast.walk(s) if isinstance(n, ast.Return)]
+    e.message = e.message.replace(f"'{RETURN_VALUE}' changes type", "the returned value has a different type on different paths")
+    if len(returns) > 1:
+        e.message += f" (returned at {fc.src.span(returns[0])} and at {fc.src.span(returns[-1])})"
+    e.hint = "return one type on every path (e.g. np.float64(1) or 1.0 beside a float64 result, not 1)"
+    if e.span is None and returns:
+        e.span = fc.src.span(returns[0])
 
 
 def skipped(fc):
