@@ -240,7 +240,13 @@ def call(em, impl, shown: str, args, kwargs):
             and len(args) <= 2 and set(kwargs) <= {"axis"}:
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
         return _flip(em, impl, args[0], axis)
+    if impl in _elementwise_functions() and len(args) == 1 and not kwargs:
+        return _elementwise(em, impl, shown, args)   # np.real, np.angle: elementwise, not ufuncs
     from .registry import METHODS
+    arg_names = {FUNCTIONS[f"numpy.{n}"]: n for n in ("argmax", "argmin")} | \
+        {METHODS[n]: n for n in ("argmax", "argmin") if n in METHODS}
+    if impl in arg_names and len(args) == 1 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"}:
+        return _arg_extreme(em, FUNCTIONS[f"numpy.{arg_names[impl]}"], arg_names[impl], args[0], kwargs.get("axis"))
     names = ("sum", "prod", "max", "min", "mean")
     reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
     if impl in reductions and 1 <= len(args) <= 2 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"} \
@@ -382,6 +388,39 @@ def _reduction(em, impl, name: str, m: Masked, axis):
         count = em.broadcast(em.cast(count, total.dtype), total.shape)
         return em.wrap(em.emit("div", total, count).value, m)
     return impl(em, filled(em, m, 1 if name == "prod" else 0), axis=axis)
+
+
+def _elementwise_functions() -> set:
+    from .registry import FUNCTIONS
+    return {FUNCTIONS[f"numpy.{n}"] for n in ("real", "imag", "angle", "round", "around", "nan_to_num", "fix", "sinc")
+            if f"numpy.{n}" in FUNCTIONS}
+
+
+def _arg_extreme(em, impl, name: str, m: Masked, axis):
+    """np.argmax / np.argmin of a 1-D slice with run-time bounds (`np.argmax(np.abs(A[k:, k]))`, the
+    pivot search): over the whole axis with the outside filled by the extreme that never wins, as
+    an index from the slice's start. The winner lands outside only when every element is that
+    extreme (-inf for argmax), where NumPy's answer is the slice's first element."""
+    data = m.data
+    if m.where[0] != "bounds" or data.ndim != 1 or axis not in (None, 0, -1):
+        need(m, f"np.{name}")
+    empty = em.emit("compare", length(em, m), em.constant(np.int64(0)), direction="EQ")
+    em.check(empty, f"ValueError: attempt to get {name} of an empty sequence")
+    dt = data.dtype
+    top = name == "argmax"
+    if is_float(dt):
+        fill = -np.inf if top else np.inf
+    elif is_bool(dt):
+        fill = not top
+    elif is_int(dt):
+        fill = np.iinfo(dt).min if top else np.iinfo(dt).max
+    else:
+        need(m, f"np.{name} of {dt}")
+    at = em.cast(impl(em, filled(em, m, fill)), np.int64)
+    lo, hi = m.where[1], m.where[2]
+    inside = em.emit("and", em.emit("compare", at, lo, direction="GE"), em.emit("compare", at, hi, direction="LT"))
+    rel = em.emit("select", inside, em.emit("sub", at, lo), em.constant(np.int64(0)))
+    return em.wrap(rel.value, m, weak=None)
 
 
 def _contraction(em, impl, shown, a, b):

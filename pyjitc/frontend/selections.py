@@ -28,10 +28,24 @@ def reselect(em, m: Masked, sel: Masked) -> Masked:
     """m[sel] for a selection m and a bool array computed from it (`Z = Z[abs(Z) < 2]` after `Z =
     Z[I]`): NumPy moves the kept elements together; here they stay at their positions with the
     flags narrowed to those where sel holds too, so `Z[I]`, `C[I]` and `Xi[I]` stay aligned."""
+    if m.where[0] == "bounds":
+        return select_in_slice(em, m, sel)
     if not (m.where[0] == "flags" and sel.where[0] == "flags" and aligned(m, sel) and m.axis == 0
             and sel.axis == 0 and sel.data.ndim == 1 and is_bool(sel.data.dtype)):
         need(sel, "indexing with it")
     flags = em.emit("and", m.where[1], sel.data)
+    return Masked(m.data, 0, ("flags", flags), _selection_key(em, flags), _join(m, sel))
+
+
+def select_in_slice(em, m: Masked, sel: Masked) -> Masked:
+    """m[sel] for a 1-D slice with run-time bounds and a bool array of the same bounds
+    (`d = x[i + 1:] - x[i]; (2 * d)[d < 0.5]`, pairs within a cutoff): the selection of m's
+    positions inside the bounds where sel holds."""
+    if not (m.where[0] == "bounds" and sel.where[0] == "bounds" and aligned(m, sel) and m.axis == 0
+            and sel.axis == 0 and m.data.ndim == 1 and sel.data.ndim == 1 and is_bool(sel.data.dtype)):
+        need(sel, "indexing with it")
+    from .masked import mask
+    flags = em.emit("and", mask(em, m.where, m.data.shape, 0), sel.data)
     return Masked(m.data, 0, ("flags", flags), _selection_key(em, flags), _join(m, sel))
 
 
