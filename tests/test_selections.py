@@ -254,3 +254,32 @@ def test_arrays_sized_by_a_selections_length_match_numpy(x):
 
 
 SIZED_BY_SELECTION = pyjitc.jit(arrays_sized_by_a_selection)
+
+
+def picks_from_selections(x, idx, w):
+    vals, counts = np.unique(idx, return_counts=True)
+    mode, rare = vals[np.argmax(counts)], vals[np.argmin(counts)]
+    h = np.zeros(6)
+    ok = (idx >= 0) & (idx < 6)
+    np.add.at(h, idx[ok], w[ok])             # a histogram of the entries in range
+    np.maximum.at(h, idx[ok], 0.5)
+    pos = x[x > 0]
+    return mode, rare, h, pos[0], pos[-1], np.argmax(pos), x[x < 0.5].argmin()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(1, 30))
+def test_an_element_of_a_selection_its_argmax_and_ufunc_at_through_one_match_numpy(seed, n):
+    # were refused ("this selection's length depends on the data, and np.argmax needs it at
+    # compile time"): the mode of integer data, ufunc.at of the entries in range, first and last
+    # selected element; NumPy's IndexError where nothing is selected
+    rng = np.random.default_rng(seed)
+    args = (rng.random(n) - 0.2, rng.integers(-2, 9, n), rng.random(n))
+    jitted = pyjitc.jit(picks_from_selections)
+    try:
+        want = picks_from_selections(*args)
+    except (IndexError, ValueError) as e:
+        with pytest.raises(type(e)):
+            jitted(*args)
+        return
+    assert_same(jitted(*args), want, accumulate=True)

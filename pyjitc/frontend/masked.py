@@ -240,6 +240,8 @@ def call(em, impl, shown: str, args, kwargs):
             and len(args) <= 2 and set(kwargs) <= {"axis"}:
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
         return _flip(em, impl, args[0], axis)
+    if getattr(impl, "selections", False) and len(args) == 3 and not kwargs:
+        return _at_selected(em, impl, shown, *args)
     if impl in _elementwise_functions() and len(args) == 1 and not kwargs:
         return _elementwise(em, impl, shown, args)   # np.real, np.angle: elementwise, not ufuncs
     from .registry import METHODS
@@ -396,13 +398,26 @@ def _elementwise_functions() -> set:
             if f"numpy.{n}" in FUNCTIONS}
 
 
+def _at_selected(em, impl, shown, a, indices, b):
+    """ufunc.at(a, idx[ok], w[ok]) (a histogram of the entries in range): the index array and the
+    values, selections of one mask, as the whole arrays with the mask saying which entries count."""
+    if isinstance(a, Masked) or not isinstance(indices, Masked) or indices.where[0] != "flags" \
+            or indices.axis != 0 or indices.data.ndim != 1:
+        need(first(a, indices, b), shown)
+    if isinstance(b, Masked):
+        if not aligned(indices, b) or b.axis != 0 or b.data.ndim != 1:
+            need(b, f"{shown} with values selected by another mask")
+        b = b.data
+    return impl(em, a, indices.data, b, keep=indices.where[1])
+
+
 def _arg_extreme(em, impl, name: str, m: Masked, axis):
     """np.argmax / np.argmin of a 1-D slice with run-time bounds (`np.argmax(np.abs(A[k:, k]))`, the
     pivot search): over the whole axis with the outside filled by the extreme that never wins, as
     an index from the slice's start. The winner lands outside only when every element is that
     extreme (-inf for argmax), where NumPy's answer is the slice's first element."""
     data = m.data
-    if m.where[0] != "bounds" or data.ndim != 1 or axis not in (None, 0, -1):
+    if data.ndim != 1 or m.axis != 0 or axis not in (None, 0, -1):
         need(m, f"np.{name}")
     empty = em.emit("compare", length(em, m), em.constant(np.int64(0)), direction="EQ")
     em.check(empty, f"ValueError: attempt to get {name} of an empty sequence")
@@ -417,6 +432,14 @@ def _arg_extreme(em, impl, name: str, m: Masked, axis):
     else:
         need(m, f"np.{name} of {dt}")
     at = em.cast(impl(em, filled(em, m, fill)), np.int64)
+    if m.where[0] == "flags":   # a selection: the winner's rank among the selected positions
+        flags = m.where[1]
+        positions = em.emit("iota", shape=flags.shape, dim=0, dtype=np.dtype(np.int64))
+        before = em.emit("and", flags, em.emit("compare", positions, em.broadcast(at, flags.shape), direction="LT"))
+        rank = em.emit("reduce", em.cast(before, np.int64), kind="add", axes=(0,))
+        hit = em.emit("reduce", em.emit("and", flags, em.emit("compare", positions, em.broadcast(at, flags.shape),
+                                                              direction="EQ")), kind="or", axes=(0,))
+        return em.wrap(em.emit("select", hit, rank, em.constant(np.int64(0))).value, m, weak=None)
     lo, hi = m.where[1], m.where[2]
     inside = em.emit("and", em.emit("compare", at, lo, direction="GE"), em.emit("compare", at, hi, direction="LT"))
     rel = em.emit("select", inside, em.emit("sub", at, lo), em.constant(np.int64(0)))
@@ -480,6 +503,8 @@ def subscript(em, m: Masked, index):
     """m[::-1], m[:, ::-1], m[::-1, :]: np.flip along the reversed axes (`r[:k][::-1] @ y[:k]`,
     a Levinson-Durbin step); any other index asks for the bounds at compile time."""
     items = index if isinstance(index, tuple) else (index,)
+    if m.where[0] == "flags" and len(items) == 1 and m.axis == 0 and m.data.ndim == 1 and _int_scalar(items[0]):
+        return _selected_element(em, m, items[0])
     if m.where[0] != "bounds" or len(items) > m.data.ndim or not all(
             isinstance(it, slice) and it.start is None and it.stop is None and it.step in (None, -1)
             and not isinstance(it.step, bool) for it in items):
@@ -489,6 +514,31 @@ def subscript(em, m: Masked, index):
         need(m, "indexing it")
     from .registry import FUNCTIONS
     return _flip(em, FUNCTIONS["numpy.flip"], m, axes)
+
+
+def _int_scalar(v) -> bool:
+    if isinstance(v, Traced):
+        return v.ndim == 0 and (v.weak is int or is_int(v.dtype))
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _selected_element(em, m: Masked, k):
+    """sel[k] of a 1-D selection (`vals[np.argmax(counts)]` after np.unique): the element at the
+    position whose count of selected positions up to it is k + 1 (k < 0 from the end); NumPy's
+    IndexError where k is out of range."""
+    from .registry import FUNCTIONS
+    n = length(em, m)
+    k = em.cast(em.asarray(k), np.int64) if isinstance(k, Traced) else em.constant(np.int64(k))
+    k = em.emit("select", em.emit("compare", k, em.constant(np.int64(0)), direction="LT"), em.emit("add", k, n), k)
+    em.check(em.emit("or", em.emit("compare", k, em.constant(np.int64(0)), direction="LT"),
+                     em.emit("compare", k, n, direction="GE")),
+             "IndexError: an index is out of bounds for the selection (x[mask])")
+    counts = FUNCTIONS["numpy.cumsum"](em, em.cast(m.where[1], np.int64))
+    wanted = em.broadcast(em.emit("add", k, em.constant(np.int64(1))), (1,))
+    found = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
+    at = em.emit("min", em.emit("reshape", found, shape=()), em.constant(np.int64(max(m.data.shape[0] - 1, 0))))
+    out = em.emit("dynamic_slice", m.data, at, sizes=(1,))
+    return Traced(em.emit("reshape", out, shape=()).value, m.data.weak, _join(m))
 
 
 def gather(em, x: Traced, m: Masked):

@@ -166,7 +166,9 @@ AT = {np.add: ("numpy.sum", 0), np.subtract: ("numpy.sum", 0), np.multiply: ("nu
 def _at(ufunc, reduction, identity):
     impl = FUNCTIONS[f"numpy.{ufunc.__name__}"]
 
-    def at(em, a, indices, b=None):
+    def at(em, a, indices, b=None, keep=None):
+        """`keep`: a bool array along the indices (masked.py: indices and values that are
+        selections, `np.add.at(h, idx[ok], w[ok])`): the entries where it is False take no part."""
         from ..assignment import store
         if b is None:
             raise ShapeError(f"TypeError: {ufunc.__name__}.at() needs the values b for a binary ufunc")
@@ -182,6 +184,8 @@ def _at(ufunc, reduction, identity):
         n = a.shape[0]
         idx = em.cast(reshape(em, idx, (-1,)), np.int64)
         m = idx.shape[0]
+        if keep is not None:   # left-out entries: index 0 (always in bounds), then dropped below
+            idx = FUNCTIONS["numpy.where"](em, keep, idx, np.int64(0))
         neg = FUNCTIONS["numpy.less"](em, idx, 0)
         em.check(FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.logical_or"](
             em, FUNCTIONS["numpy.less"](em, idx, -n), FUNCTIONS["numpy.greater_equal"](em, idx, n))),
@@ -193,6 +197,13 @@ def _at(ufunc, reduction, identity):
                              f"{a.dtype} with casting rule 'same_kind'")
         bb = FUNCTIONS["numpy.broadcast_to"](em, em.cast(as_array(em, b), values.dtype) if not is_static(b)
                                              else np.asarray(b, values.dtype), (m,) + a.shape[1:])
+        if keep is not None:
+            rest = (1,) * (a.ndim - 1)
+            keep_b = FUNCTIONS["numpy.broadcast_to"](em, reshape(em, keep, (m,) + rest), (m,) + a.shape[1:])
+            if ufunc in (np.add, np.subtract):
+                bb = FUNCTIONS["numpy.where"](em, keep_b, bb, np.asarray(0, values.dtype))
+            else:               # an index no position has: no hit
+                idx = FUNCTIONS["numpy.where"](em, keep, idx, np.int64(n))
         if ufunc in (np.add, np.subtract):   # a scatter-add: work and memory grow with n + m
             combined = em.emit("scatter_add", em.full(0, values.dtype, (n,) + a.shape[1:]), idx, bb)
             new = impl(em, a, combined) if ufunc is np.add else FUNCTIONS["numpy.subtract"](em, a, combined)
@@ -213,6 +224,7 @@ def _at(ufunc, reduction, identity):
             named = FUNCTIONS["numpy.any"](em, hit, axis=1)
             new = FUNCTIONS["numpy.where"](em, reshape(em, named, (n,) + rest), new, a)
         store(em, a, Ellipsis, em.cast(new, a.dtype), f"np.{ufunc.__name__}.at")
+    at.selections = True     # masked.py passes selections of one mask as data and `keep`
     return at
 
 
