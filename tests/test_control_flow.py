@@ -787,3 +787,48 @@ def test_an_array_computed_before_a_loop_that_runs_zero_times_comes_back(n):
     x, y = r.random(6) - 0.5, r.random(6) - 0.5
     assert_same_call(pyjitc.jit(reversed_copy_carried_by_loops_that_may_not_run),
                      reversed_copy_carried_by_loops_that_may_not_run, x, y, n)
+
+
+def fft_stages(X):
+    # each stage's `even` has another shape than the last stage's: a temporary of one iteration,
+    # not carried (it made the inner loop unroll: 33 s to compile at n = 256)
+    n = X.shape[0]
+    X = X.copy()
+    size = 2
+    while size <= n:
+        half = size // 2
+        w = np.exp(-2j * np.pi * np.arange(half) / size)
+        for start in range(0, n, size):
+            even = X[start:start + half].copy()
+            odd = X[start + half:start + size] * w
+            X[start:start + half] = even + odd
+            X[start + half:start + size] = even - odd
+        size *= 2
+    return X
+
+
+def temporaries_read_after(x, n):
+    t = x * 0.0
+    for i in range(n):
+        t = x * i           # read after the loop: carried (the value before it where n == 0)
+        u = t + 1.0         # read by the else clause: carried
+    else:
+        u = u * 2.0 if n else x
+    k = 0
+    v = x.sum()
+    while k < n:
+        v = x[k] * 2.0      # read by nothing outside; bound before any read
+        k = k + 1
+        w = v * k           # read after the loop
+    return t, u, v, w if n else v
+
+
+def test_temporaries_of_one_iteration_are_not_carried_and_names_read_after_the_loop_are():
+    x = (np.arange(16) * 0.3) + 1j * np.arange(16)
+    f = pyjitc.jit(fft_stages)
+    assert_same(f(x), fft_stages(x), accumulate=True)
+    text = f.lower(x).as_text()
+    assert "scf.while" in text or "stablehlo.while" in text     # the stage with 8 blocks is a loop
+    g = pyjitc.jit(temporaries_read_after)
+    for n in (0, 1, 4):
+        assert_same(g(np.arange(5.0), n), temporaries_read_after(np.arange(5.0), n))
