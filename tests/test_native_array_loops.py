@@ -574,3 +574,36 @@ def test_dijkstra_with_a_break_runs_as_one_native_loop_and_matches_numpy(n):
     W = np.where(W == 0.0, np.inf, W)
     assert lowered_as(dijkstra, W, 0) == "dispatch"
     assert_same(pyjitc.jit(dijkstra)(W, 0), dijkstra(W, 0))
+
+
+def rhs(y, a):
+    return np.array([y[1], -a * y[0] - 0.1 * y[1]])
+
+
+def rk4_with_array_literals(y0, a, h, n):
+    # an ODE's right-hand side built with np.array([...]) each step: a host loop before (18 us a
+    # step, NumPy's time); concatenate now has an element form
+    y = y0.copy()
+    for _ in range(n):
+        k1 = rhs(y, a)
+        k2 = rhs(y + h / 2 * k1, a)
+        k3 = rhs(y + h / 2 * k2, a)
+        k4 = rhs(y + h * k3, a)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y
+
+
+def joined_windows(x, z, n):
+    out = np.zeros(5)
+    for i in range(n):
+        w = np.concatenate((x[i:i + 2], z[::2], x[i + 1:i + 2] * 2.0))
+        out += w * (i + 1)
+    return out
+
+
+@pytest.mark.parametrize("fn, args", [(rk4_with_array_literals, (np.array([1.0, 0.0]), 2.0, 0.01, 7)),
+                                      (joined_windows, (np.arange(9.0), np.array([5.0, -1.0, 7.0, 3.0]), 6))],
+                         ids=["rk4", "joined_windows"])
+def test_loops_joining_arrays_are_native_loops_and_match_numpy(fn, args):
+    assert_same(pyjitc.jit(fn)(*args), fn(*args), accumulate=True)
+    assert lowered_as(fn, *args) == "dispatch"

@@ -35,6 +35,8 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
         return op.operands[1].type.size > 0
     if name == "pad":   # np.flip of a run-time slice (frontend/masked.py)
         return not any(op.attrs["interior"])
+    if name == "concatenate":   # np.array([a, b, c]) of single values, np.concatenate of small arrays
+        return all(v.type.size > 0 for v in op.operands)
     return False
 
 

@@ -74,7 +74,7 @@ class _Refuse(Exception):
 
 
 # ops that only read an array operand (element by element, see scalar_arrays.py)
-_READS = {"slice", "dynamic_slice", "pad", "reduce", "dot_general", "iota", "take", *ELEMENTWISE, *SHAPE_ONLY}
+_READS = {"slice", "dynamic_slice", "pad", "concatenate", "reduce", "dot_general", "iota", "take", *ELEMENTWISE, *SHAPE_ONLY}
 
 
 class _InPlace:

@@ -203,6 +203,8 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         lazy = Lazy(out, lambda S, idx: x.elem(S, [S.one("arith.addi", s, i) for s, i in zip(starts, idx)]))
     elif name == "pad":
         lazy = Lazy(out, _padded(op, lz[0], lz[1]))
+    elif name == "concatenate":
+        lazy = Lazy(out, _concatenated(op, lz))
     elif name == "take":
         lazy = Lazy(out, _gathered(op, lz[0], lz[1]))
     elif name == "reduce":
@@ -356,6 +358,25 @@ def _padded(op: Op, x: Lazy, fill: Lazy):
             src.append(S.select(ok, q, index_const(S, 0)))
         value = x.elem(S, src)
         return value if inside is None else S.select(inside, value, fill.elem(S, []))
+    return elem
+
+
+def _concatenated(op: Op, parts: list):
+    """concatenate: out[..., p, ...] is part k's element at p - (where part k starts) along the
+    axis; every part's element is read (its index clamped into it) and the right one selected
+    (`np.array([y[1], -a * y[0]])` in an ODE's right-hand side: a few single values)."""
+    axis = op.attrs["axis"]
+    sizes = [v.type.shape[axis] for v in op.operands]
+    starts = list(np.cumsum([0] + sizes[:-1]))
+
+    def elem(S, idx):
+        p, value = idx[axis], None
+        for part, start, n in zip(parts, starts, sizes):
+            q = S.one("arith.subi", p, index_const(S, int(start))) if start else p
+            q = S.select(S.cmpi(ULT, q, index_const(S, n)), q, index_const(S, 0)) if len(parts) > 1 else q
+            v = part.elem(S, list(idx[:axis]) + [q if n != 1 else index_const(S, 0)] + list(idx[axis + 1:]))
+            value = v if value is None else S.select(S.cmpi(ULT, p, index_const(S, int(start))), value, v)
+        return value
     return elem
 
 
