@@ -220,6 +220,8 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         lazy.heavy = lazy.heavy or any(x.heavy for x in lz)
     if out.size == 1:   # a single value: the element, emitted here
         return lazy.elem(S, [index_const(S, 0)] * out.ndim)
+    if name in ("reduce", "dot_general") and lazy.heavy:
+        lazy = _materialised(S, lazy) or lazy
     _facts(op, args, lz, lazy)
     return lazy
 
@@ -622,6 +624,32 @@ def _by_rows(S, op: Op, a: Lazy, b: Lazy) -> Lazy | None:
     if support is not None and support[0] > 0 and support[3] == 0:
         lazy.info["support"] = (support[0] - 1 + skip, *support[1:])
     return lazy
+
+
+def _materialised(S, lazy: Lazy) -> Lazy | None:
+    """A reduction's or product's array result computed once, where it is made, into a temporary
+    on the dispatch's stack (up to BY_ROWS_BYTES): read element by element where it is used, each
+    use recomputed every element (`w = A @ v`, then `v @ w`, `norm(w)`, `w / norm(w)`: power
+    iteration did each 150-long dot product three times)."""
+    out = lazy.type
+    dt = np.dtype(out.dtype)
+    kept = [d for d in out.shape if d != 1]   # (no unit axes: see _by_rows)
+    if dt.kind not in "fiu" or out.size * dt.itemsize > BY_ROWS_BYTES or not kept:
+        return None
+    rtype = register_type(dt)
+    empty = S.op("tensor.empty", [], [ir.RankedTensorType.get(kept, rtype)], {"pyjitc.buffer": ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64), -1 - next(_temporaries))}).result
+    axes = [i for i, d in enumerate(out.shape) if d != 1]
+
+    def fill(S, ivs, values):
+        full = [index_const(S, 0)] * out.ndim
+        for a, i in zip(axes, ivs):
+            full[a] = i
+        return [S.insert(lazy.elem(S, full), values[0], ivs)]
+    (total,) = loop_nest(S, kept, [empty], fill)
+    made = Lazy(out, lambda S, idx: S.extract(total, [idx[a] for a in axes]))
+    made.info = dict(lazy.info)
+    return made
 
 
 def _update(L, S, op: Op, args, lz):
