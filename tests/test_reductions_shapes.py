@@ -251,3 +251,20 @@ def test_float32_sums_and_dot_products_over_a_million_elements_stay_within_the_d
             assert np.asarray(g).dtype == np.float32
             np.testing.assert_allclose(np.asarray(g, np.float64), e, rtol=2e-6)
     assert_same(jitted(*cases[1][:2], cases[1][1][0].copy()), f32_sums(*cases[1][:2], cases[1][1][0].copy()), accumulate=True)
+
+
+def broadcast_two_ways(X):
+    s = X.sum(1)
+    m = X.max(1)
+    sq = (X * X).sum(axis=1)
+    return (s[:, None] + s[None, :], np.add.outer(m, m) - m[:, None], sq.reshape(-1, 1) + sq.reshape(1, -1) - 2 * X @ X.T,
+            X - X.max(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype, shape", [(np.float64, (3, 2)), (np.float32, (300, 4)), (np.int64, (5, 1)), (np.float64, (1, 7))])
+def test_a_reduction_broadcast_along_two_axes_is_numpys_everywhere_not_only_on_the_diagonal(dtype, shape):
+    # IREE 3.13 fused the reduction into a consumer reading it two ways and got only the diagonal
+    # right (pairwise distances `sq[:, None] + sq[None, :] - 2 * X @ X.T`: a silent wrong answer):
+    # such a reduction is computed first (lowering/broadcast_fanout.py)
+    X = (np.random.default_rng(5).random(shape) * 10).astype(dtype)
+    assert_same(pyjitc.jit(broadcast_two_ways)(X), broadcast_two_ways(X), accumulate=True)

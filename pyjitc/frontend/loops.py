@@ -178,8 +178,10 @@ def _run_time_for(fc, node, seq, count, marker):
         def body():
             k = env[counter]
             limit = em.range_of(count)
-            if isinstance(k, Traced):   # the body runs only while k < count (so k + 1 fits int64)
-                em.ranges[k.value.id] = (0, limit[1] - 1) if limit is not None else (0, (1 << 63) - 2)
+            if isinstance(k, Traced) and limit is not None:   # the body runs only while k < count
+                em.ranges[k.value.id] = (0, limit[1] - 1)
+            elif isinstance(k, Traced):   # (k + 1 fits int64: no overflow check, python_ints.py)
+                em.int_bounds[k.value.id] = (0, (1 << 63) - 2)
             env[BREAK] = False
             if RETURN in env:
                 env[RETURN] = False

@@ -11,6 +11,7 @@ import numpy as np
 from .values import Traced
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+SIZE_BOUND = 1 << 62
 CHECKED = ("Add", "Sub", "Mult", "LShift", "USub", "Pow")
 MESSAGE = ("OverflowError: a Python int result past 64 bits (compiled functions hold Python ints in "
            "int64, where Python's are unbounded); use floats, or np.int64 to wrap around as NumPy does")
@@ -30,8 +31,7 @@ def check(em, op_name: str, args: tuple, out) -> None:
         return
     bounds = _bounds(em, op_name, args)
     if bounds is not None and I64_MIN <= bounds[0] and bounds[1] <= I64_MAX:
-        if em.offset_of(out) == (out.value.id, 0):
-            em.ranges[out.value.id] = bounds      # (`i * n + j`: the sum's operands have ranges too)
+        em.int_bounds[out.value.id] = bounds      # (`i * n + j`: the sum's operands have bounds too)
         return
     bad = _overflowed(em, op_name, [_as_i64(em, a) for a in args], em.cast(out, np.int64))
     if bad is not None:
@@ -40,9 +40,13 @@ def check(em, op_name: str, args: tuple, out) -> None:
 
 def _bounds(em, op_name, args) -> tuple[int, int] | None:
     """The result's range where the operands' are known at compile time, else None."""
-    ranges = [em.range_of(a) for a in args]
+    ranges = [em.int_bounds.get(a.value.id) or em.range_of(a) if isinstance(a, Traced) else em.range_of(a) for a in args]
     if any(r is None for r in ranges):
         return None
+    # a size known only at run time (ir/dims.py: `range(i, n)` over a symbolic n) is an array's
+    # length, at most 2**62 (so `n - i` needs no check either)
+    ranges = [tuple(b if type(b) is int else (-SIZE_BOUND if k == 0 else SIZE_BOUND) for k, b in enumerate(r))
+              for r in ranges]
     if op_name == "USub":
         return -ranges[0][1], -ranges[0][0]
     if op_name in ("Add", "Sub", "Mult"):

@@ -229,6 +229,9 @@ class Emitter:
         self.err: Traced | None = None  # int32[] error code, threaded through control flow like a variable
         self.affine: dict[int, tuple[int, int]] = {}  # value id -> (base value id, offset): i + 4 is i's + 4
         self.ranges: dict[int, tuple[int, int]] = {}  # value id -> (lo, hi): a loop variable's values
+        # value id -> (lo, hi): bounds of Python ints known to python_ints.py only (a run-time
+        # loop's counter, results of checked operators): never compared with run-time sizes
+        self.int_bounds: dict[int, tuple[int, int]] = {}
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.branch_depth = 0          # > 0 while interpreting a branch of a run-time if
         self.loop_markers: list[str] = []   # the run-time loops being interpreted, innermost last

@@ -15,7 +15,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts, tiles
+from . import broadcast_fanout, mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts, tiles
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
 
@@ -592,6 +592,8 @@ def lower_block(block: Block, env: dict) -> None:
         else:
             out = opdef.lower(ctx, operands, **op.attrs)
         outs = out if isinstance(out, (list, tuple)) else [out]
+        if op.name == "reduce" and op.results[0].id in getattr(_options, "split_reductions", ()):
+            outs = [ctx.barrier(outs[0])]    # broadcast two ways: computed first (broadcast_fanout.py)
         for v, r in zip(op.results, outs):
             env[v.id] = r
 
@@ -655,6 +657,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     _options.constant = {}    # ops found to depend on no argument (True) or on one (False)
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = use_counts(fns)
+    _options.split_reductions = broadcast_fanout.split_reductions(fns)
     _options.copied_writes = {key for fn, _ in fns
                                      for key in live_argument_writes(fn, _options.uses) | captured_then_updated(fn.body)
                                      | updates_of_passed_arguments(fn)}
