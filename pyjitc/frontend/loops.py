@@ -181,7 +181,8 @@ def _run_time_for(fc, node, seq, count, marker):
             if isinstance(k, Traced) and limit is not None:   # the body runs only while k < count
                 em.ranges[k.value.id] = (0, limit[1] - 1)
             elif isinstance(k, Traced):   # (k + 1 fits int64: no overflow check, python_ints.py)
-                em.int_bounds[k.value.id] = (0, (1 << 63) - 2)
+                most = em.int_bounds.get(count.value.id, (0, (1 << 63) - 1))[1] if isinstance(count, Traced) else (1 << 63) - 1
+                em.int_bounds[k.value.id] = (0, max(most - 1, 0))
             env[BREAK] = False
             if RETURN in env:
                 env[RETURN] = False

@@ -388,7 +388,9 @@ class Emitter:
 
     def dim_value(self, d: Dim) -> Traced:
         """A symbolic dimension as the run-time Python int it is (weakly typed)."""
-        return Traced(self.b.emit("dim_size", dim=d), int, frozenset())
+        t = Traced(self.b.emit("dim_size", dim=d), int, frozenset())
+        self.int_bounds[t.value.id] = (-(1 << 62), 1 << 62)   # an array's size (python_ints.py)
+        return t
 
     def cast(self, x: Traced, dtype) -> Traced:
         dtype = np.dtype(dtype)
