@@ -641,3 +641,14 @@ def test_apply_along_axis_matches_numpy_including_writes_through_the_slices():
     rng = np.random.default_rng(3)
     M, T = rng.normal(size=(5, 4)), rng.normal(size=(2, 5, 3))
     assert_same_call(pyjitc.jit(along_axes), along_axes, M, T)
+
+
+def table_from_comprehension(g, x):
+    return np.array([np.exp(i * g) for i in range(40)]), np.array([x[i] * i for i in range(x.shape[0])])
+
+
+def test_an_array_of_many_run_time_values_is_built_and_runs():
+    # 40 values computed apart: IREE 3.13 bound each to one dispatch, and the call failed
+    # ("binding count 40 > 32"); more than 16 single values are placed by selects (shapes.stack)
+    x = np.linspace(0.0, 1.0, 33)
+    assert_same(pyjitc.jit(table_from_comprehension)(0.05, x), table_from_comprehension(0.05, x))

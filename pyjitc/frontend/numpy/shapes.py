@@ -9,7 +9,7 @@ from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
-from ..values import FlatIter, Traced, fold, is_static, make_view, read_only_view
+from ..values import FlatIter, Traced, fold, is_static, join_params, make_view, read_only_view
 from .dtypes import static_dtype
 from .elementwise import cmp, sel
 
@@ -230,8 +230,30 @@ def stack(em, arrays, axis=0):
     if any(a.shape != shape for a in arrays):
         raise ShapeError("all input arrays must have the same shape")
     axis = normalize_axis(axis, len(shape) + 1, "stack")
+    if not shape and len(arrays) > STACK_PARTS:
+        # many single values (`np.array([i * g for i in range(256)])`, a lookup table): each put at
+        # its position by a select, one fused elementwise computation. As a concatenate IREE 3.13
+        # gave the values one buffer each, all bound to one dispatch: "binding count 40 > 32" when
+        # called (and 224 s to compile 256 of them)
+        # (in groups of STACK_PARTS, each group's vector held in a buffer: IREE still joined the
+        # values of 40 float powers into one dispatch with a buffer each)
+        n = len(arrays)
+        positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
+        out = em.full(0, dt, (n,))
+        for g in range(0, n, STACK_PARTS):
+            part = em.full(0, dt, (n,))
+            for k in range(g, min(g + STACK_PARTS, n)):
+                at = em.emit("compare", positions, em.full(k, np.int64, (n,)), direction="EQ")
+                part = em.emit("select", at, em.broadcast(em.cast(arrays[k], dt), (n,)), part)
+            inside = em.emit("and", em.emit("compare", positions, em.full(g, np.int64, (n,)), direction="GE"),
+                             em.emit("compare", positions, em.full(g + STACK_PARTS, np.int64, (n,)), direction="LT"))
+            out = em.emit("select", inside, em.emit("barrier", part), out)
+        return Traced(out.value, None, join_params(arrays))
     parts = [reshape(em, em.cast(a, dt), shape[:axis] + (1,) + shape[axis:]) for a in arrays]
     return em.emit("concatenate", *parts, axis=axis) if len(parts) > 1 else parts[0]
+
+
+STACK_PARTS = 16    # more single values than this are stacked by selects (above)
 
 
 register("numpy.stack", complex_ok=True)(lambda em, arrays, axis=0: stack(em, arrays, em.static(axis, "stack: axis")))
