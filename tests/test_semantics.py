@@ -206,3 +206,18 @@ def weak_result(n):
 def test_a_value_computed_only_from_python_scalars_comes_back_as_a_python_scalar():
     assert_same(pyjitc.jit(weak_result)(5), weak_result(5))
     assert_same(pyjitc.jit(weak_result)(2.5), weak_result(2.5))
+
+
+def starred_targets(x, A, b):
+    a, *rest = (x, x + 1, x + 2)
+    *head, last = x
+    first, *mid, end = [x[0], x[1], x[2], 3.0]
+    c, *_ = np.linalg.lstsq(A, b, rcond=None)
+    return a, len(rest), rest[1], head[0], last, mid, first + end, c
+
+
+def test_starred_assignment_targets_take_the_rest_as_a_list_as_python_does():
+    # (were refused: "cannot unpack 3 values into 2 names")
+    rng = np.random.default_rng(0)
+    args = (np.arange(4.0), rng.random((6, 3)), rng.random(6))
+    assert_same(pyjitc.jit(starred_targets)(*args), starred_targets(*args), accumulate=True)

@@ -121,19 +121,21 @@ def store_known(em, base: Traced, index, value) -> bool:
     return True
 
 
-def unpack(em, value, n):
-    """`a, b = value`: n items, as Python unpacks (rows, for an array)."""
+def unpack(em, value, n, at_least=None):
+    """`a, b = value`: n items, as Python unpacks (rows, for an array); n None (a starred
+    target): all of them, at least `at_least`."""
     if isinstance(value, Traced):
         if value.ndim == 0:
             raise ShapeError("cannot unpack a 0-d array")
-        if value.shape[0] != n:
-            raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n} names")
-        return [indexing.getitem(em, value, i) for i in range(n)]
+        count = value.shape[0] if n is None else n
+        if value.shape[0] != count or (at_least is not None and count < at_least):
+            raise ShapeError(f"cannot unpack an array of length {value.shape[0]} into {n or at_least} names")
+        return [indexing.getitem(em, value, i) for i in range(count)]
     if isinstance(value, Seq):
         value = em.static(value.materialize(em), "unpacking a sequence")
     items = list(value)
-    if len(items) != n:
-        raise ShapeError(f"cannot unpack {len(items)} values into {n} names")
+    if n is not None and len(items) != n or at_least is not None and len(items) < at_least:
+        raise ShapeError(f"cannot unpack {len(items)} values into {n if n is not None else at_least} names")
     return items
 
 
