@@ -289,3 +289,25 @@ def test_an_element_of_a_selection_its_argmax_and_ufunc_at_through_one_match_num
             jitted(*args)
         return
     assert_same(jitted(*args), want, accumulate=True)
+
+
+def group_by_and_crossings(keys, vals, x):
+    u, inv = np.unique(keys, return_inverse=True)
+    sums = np.zeros(len(u))
+    np.add.at(sums, inv, vals)                      # a group-by: sums per unique key
+    idx = np.flatnonzero(x[1:] * x[:-1] < 0)         # zero crossings: positions of a shorter mask
+    kept = np.unique(x[~np.isinf(x)])                 # unique of a selection (one NaN)
+    return u, sums, x[idx], x[idx + 1], len(np.unique(keys[keys >= 2])), kept
+
+
+def test_group_by_sums_positions_of_a_shorter_mask_and_unique_of_a_selection_match_numpy():
+    # were refused: np.add.at into an array sized by np.unique's length, x[np.flatnonzero(d)]
+    # where d is shorter than x (x[idx + 1] worked), np.unique of x[mask]
+    rng = np.random.default_rng(11)
+    x = rng.random(25) - 0.5
+    x[[3, 9]] = np.nan
+    x[5] = np.inf
+    jitted = pyjitc.jit(group_by_and_crossings)
+    for keys in (rng.integers(0, 6, 25), np.zeros(25, np.int64)):
+        args = (keys, rng.random(25), x)
+        assert_same(jitted(*args), group_by_and_crossings(*args), accumulate=True)

@@ -570,12 +570,15 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         index = known(self.visit(node.slice))
-        if isinstance(base, Traced) and masked.as_mask(index) is not None:   # x[np.nonzero(m)] is x[m]
-            index = masked.as_mask(index)
+        mask_of = masked.as_mask(index)
+        if isinstance(base, Traced) and mask_of is not None and mask_of.shape == base.shape[:mask_of.ndim]:
+            index = mask_of     # x[np.nonzero(m)] is x[m] (where m has x's shape; else positions to gather)
+        elif isinstance(index, tuple) and len(index) == 1 and isinstance(index[0], masked.Masked):
+            index = index[0]
         if isinstance(base, Traced) and isinstance(index, tuple) and selections.index_items(index):
             return call_known(self.em, selections.gather_many, (base, index))   # x[a[m], b[m]]
-        if isinstance(base, Traced) and isinstance(index, masked.Masked) and not index.positions:
-            return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]]
+        if isinstance(base, Traced) and isinstance(index, masked.Masked) and (not index.positions or mask_of is not None):
+            return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]], x[flatnonzero(d)]
         if isinstance(base, masked.Masked) and isinstance(index, masked.Masked):
             return call_known(self.em, selections.reselect, (base, index))   # Z[I] of Z = Z0[m]
         if isinstance(base, masked.Masked) and isinstance(index, Traced) and index.ndim and base.where[0] == "flags":

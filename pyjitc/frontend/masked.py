@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import dims
-from ..ir.types import is_bool, is_float, is_int
+from ..ir.types import is_bool, is_complex, is_float, is_int
 from .values import NeedStatic, Traced, join_params, items_of
 
 
@@ -240,6 +240,8 @@ def call(em, impl, shown: str, args, kwargs):
             and len(args) <= 2 and set(kwargs) <= {"axis"}:
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
         return _flip(em, impl, args[0], axis)
+    if impl is FUNCTIONS["numpy.unique"] and len(args) == 1 and not kwargs and isinstance(args[0], Masked):
+        return _unique_of_selection(em, impl, args[0])
     if getattr(impl, "selections", False) and len(args) == 3 and not kwargs:
         return _at_selected(em, impl, shown, *args)
     if impl in _elementwise_functions() and len(args) == 1 and not kwargs:
@@ -398,9 +400,43 @@ def _elementwise_functions() -> set:
             if f"numpy.{n}" in FUNCTIONS}
 
 
+def _unique_of_selection(em, impl, m: Masked):
+    """np.unique of a 1-D selection (`len(np.unique(x[x >= 0]))`): the whole array with the left-out
+    entries made the largest value (NaN for floats, which sort last), so the selected ones sort
+    first; of the unique values, those among the first len(m) sorted entries."""
+    data = m.data
+    if m.where[0] != "flags" or m.axis != 0 or data.ndim != 1 or is_complex(data.dtype):
+        need(m, "np.unique")
+    dt = data.dtype
+    fill = np.nan if is_float(dt) else (True if is_bool(dt) else np.iinfo(dt).max)
+    out = impl(em, filled(em, m, fill))
+    n = data.shape[0]
+    positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
+    kept = em.emit("compare", positions, em.broadcast(length(em, m), (n,)), direction="LT")
+    flags = em.emit("and", out.where[1], kept)
+    from .indexing import mask_key
+    return Masked(out.data, 0, ("flags", flags), ("flags", mask_key(em, flags), (n,)), None)
+
+
 def _at_selected(em, impl, shown, a, indices, b):
     """ufunc.at(a, idx[ok], w[ok]) (a histogram of the entries in range): the index array and the
     values, selections of one mask, as the whole arrays with the mask saying which entries count."""
+    if isinstance(a, Masked) and a.where[0] == "flags" and a.axis == 0 and a.data.ndim == 1 \
+            and not isinstance(indices, Masked) and not isinstance(b, Masked):
+        # into an array sized by a selection (`sums = np.zeros(len(u)); np.add.at(sums, inverse, v)`,
+        # a group-by after np.unique): index k is the k-th selected position
+        from .registry import FUNCTIONS
+        ranks = em.cast(em.asarray(indices), np.int64)
+        counts = FUNCTIONS["numpy.cumsum"](em, em.cast(a.where[1], np.int64))
+        n = length(em, a)
+        ranks = em.emit("select", em.emit("compare", ranks, em.full(0, np.int64, ranks.shape), direction="LT"),
+                        em.emit("add", ranks, em.broadcast(n, ranks.shape)), ranks)
+        em.check(FUNCTIONS["numpy.any"](em, em.emit("or", em.emit("compare", ranks, em.full(0, np.int64, ranks.shape), direction="LT"),
+                                                    em.emit("compare", ranks, em.broadcast(n, ranks.shape), direction="GE"))),
+                 f"IndexError: {shown}: an index is out of bounds for the selection's length")
+        wanted = em.emit("add", ranks, em.full(1, np.int64, ranks.shape))
+        positions = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
+        return impl(em, a.data, positions, b)
     if isinstance(a, Masked) or not isinstance(indices, Masked) or indices.where[0] != "flags" \
             or indices.axis != 0 or indices.data.ndim != 1:
         need(first(a, indices, b), shown)
