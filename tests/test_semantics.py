@@ -221,3 +221,14 @@ def test_starred_assignment_targets_take_the_rest_as_a_list_as_python_does():
     rng = np.random.default_rng(0)
     args = (np.arange(4.0), rng.random((6, 3)), rng.random(6))
     assert_same(pyjitc.jit(starred_targets)(*args), starred_targets(*args), accumulate=True)
+
+
+def rounded(a, x):
+    m = float(x.max())
+    return round(a, 2), round(m, 1), round(x.max(), 1), round(a)
+
+
+def test_round_with_ndigits_keeps_a_python_float_a_python_float():
+    # (gave np.float64 for round(a, 2) of a Python float)
+    x = np.array([0.5, 2.345])
+    assert_same(pyjitc.jit(rounded)(1.23456, x), rounded(1.23456, x))

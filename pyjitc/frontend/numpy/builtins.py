@@ -148,8 +148,9 @@ def round_(em, x, ndigits=None):
     Python int; with ndigits, the number's own type."""
     if not isinstance(x, Traced):
         return fold(round, x, *(() if ndigits is None else (ndigits,)))
-    if ndigits is not None:
-        return FUNCTIONS["numpy.round"](em, x, ndigits)
+    if ndigits is not None:   # (a Python number stays one: round(a, 2) of a float is a float)
+        out = FUNCTIONS["numpy.round"](em, x, ndigits)
+        return Traced(out.value, x.weak, out.params) if x.weak in (int, float) and x.ndim == 0 else out
     v = _number(em, x, "round()")
     return int_(em, FUNCTIONS["numpy.round"](em, v)) if np.dtype(v.dtype).kind == "f" else int_(em, v)
 
