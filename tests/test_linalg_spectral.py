@@ -147,3 +147,20 @@ def test_qr_gives_lapacks_factors_signs_included(shape):
     for g, w in zip((*got[0], *got[1], got[2]), (*want[0], *want[1], want[2])):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def eigen_vectors(a):
+    return np.linalg.eigh(a)
+
+
+def general_eigen(a):
+    return np.linalg.eig(a), np.linalg.eigvals(a)
+
+
+def test_eigenvectors_and_general_eigenproblems_are_refused_with_their_reason():
+    # (np.linalg.eigh was traced into NumPy's own code and refused for ".__array_wrap__")
+    a = MATRICES["tall"].T @ MATRICES["tall"]
+    with pytest.raises(pyjitc.NotSupportedError, match=r"test_linalg_spectral.py:\d+:\d+: np.linalg.eigh: the signs"):
+        pyjitc.jit(eigen_vectors)(a)
+    with pytest.raises(pyjitc.NotSupportedError, match=r"np.linalg.eig \(eigenvalues and vectors"):
+        pyjitc.jit(general_eigen)(a)

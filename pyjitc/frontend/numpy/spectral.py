@@ -78,6 +78,28 @@ def svd(em, a, full_matrices=True, compute_uv=True, hermitian=False):
     return singular_values(em, _matrix(em, a, "svd"))
 
 
+@register("numpy.linalg.eigh", note="refused with the reason: eigenvectors' signs are LAPACK's choice "
+                                    "(np.linalg.eigvalsh gives the eigenvalues)")
+def eigh(em, a, UPLO="L"):
+    raise NotSupportedError("np.linalg.eigh: the signs of eigenvectors (and, for repeated eigenvalues, the vectors "
+                            "themselves) are whatever LAPACK's algorithm picks, which pyjitc can't reproduce",
+                            hint="use np.linalg.eigvalsh(a) for the eigenvalues, or compute the vectors outside "
+                                 "the @jit function")
+
+
+@register("numpy.linalg.eig", note="refused with the reason (general eigenproblems: not implemented)")
+def eig(em, a):
+    raise NotSupportedError("np.linalg.eig (eigenvalues and vectors of a general matrix) is not implemented; its "
+                            "vectors' signs are also LAPACK's choice",
+                            hint="for a symmetric matrix use np.linalg.eigvalsh(a); else call it outside @jit")
+
+
+@register("numpy.linalg.eigvals", note="refused with the reason (general eigenproblems: not implemented)")
+def eigvals(em, a):
+    raise NotSupportedError("np.linalg.eigvals of a general matrix is not implemented",
+                            hint="for a symmetric matrix use np.linalg.eigvalsh(a); else call it outside @jit")
+
+
 @register("numpy.linalg.svdvals", note="one-sided Jacobi (spectral.py)")
 def svdvals(em, x):
     return singular_values(em, _matrix(em, x, "svdvals"))
