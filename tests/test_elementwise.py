@@ -413,6 +413,34 @@ def test_comparisons_with_python_ints_past_the_dtypes_range_answer_as_numpy():
     assert_same_call(pyjitc.jit(compare_past_the_range), compare_past_the_range, u, i8)
 
 
+def with_run_time_python_int(x, a):
+    return (x > a, a <= x, x == a, x != a, np.clip(x, a, 127) if x.dtype == np.int8 else np.clip(x, 0, a),
+            np.clip(x, -1000, a))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint64])
+def test_run_time_python_ints_past_the_dtypes_range_compare_and_clip_as_numpy_and_raise_where_it_raises(dtype):
+    # compared in the array's dtype before: a uint8 image against thr = 300 counted wrapped values
+    # (44); clip by a bound past the side it limits is that side's end; x += 300 raises
+    info = np.iinfo(dtype)
+    x = np.array([info.min, 5, info.max], dtype=dtype)
+    f = pyjitc.jit(with_run_time_python_int)
+    for a in (300, -1, 5, -(2 ** 40), 2 ** 40):
+        try:
+            want = with_run_time_python_int(x, a)
+        except OverflowError:
+            with pytest.raises(OverflowError, match="out of bounds"):
+                f(x, a)
+            continue
+        assert_same(f(x, a), want)
+
+    def add(y, a):
+        y += a
+        return y
+    with pytest.raises(OverflowError, match=f"out of bounds for {np.dtype(dtype)}"):
+        pyjitc.jit(add)(x.copy(), 2 ** 40 if dtype == np.uint8 else -1 if dtype == np.uint64 else 300)
+
+
 def float16_moments(h):
     return h.var(), h.std(), np.var(h, axis=0), np.std(h, ddof=1), h.var(dtype=np.float32)
 

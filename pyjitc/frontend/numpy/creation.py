@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import NotSupportedError, ShapeError
 from ...ir import dims
 from ...ir.dims import Dim, NeedsStaticShape
-from ...ir.types import SUPPORTED_DTYPES
+from ...ir.types import SUPPORTED_DTYPES, is_int
 from .. import masked
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
@@ -174,6 +174,9 @@ def full(em, shape, fill_value, dtype=None):
         return fold(np.full, shape, fill_value, dtype=None if dtype is None else static_dtype(em, dtype))
     dt = static_dtype(em, dtype) if dtype is not None else fill_value.dtype
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if isinstance(fill_value, Traced) and fill_value.weak is int and is_int(dt):   # NumPy's OverflowError past dt
+        from ..store_values import converted
+        return em.broadcast(converted(em, fill_value, dt, "np.full"), shape)
     return em.broadcast(em.cast(fill_value, dt), shape)
 
 

@@ -76,6 +76,17 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     except (TypeError, ValueError) as e:
         raise ShapeError(f"{name}: {e}") from None
     shape = broadcast_shapes(name, *[em.shape_of(a) for a in args])
+    narrowed = [i for i, a in enumerate(args) if _run_time_python_int(a) and loop[i].kind in "iu"
+                and loop[i] != np.int64 and i < ufunc.nin]
+    if narrowed and name in _BELOW and len(args) == 2:
+        return _compare_python_int(em, name, args, loop, shape)
+    for i in narrowed:   # NumPy (NEP 50) raises OverflowError for a Python int past the array's dtype
+        info = np.iinfo(loop[i])
+        v = em.cast(args[i], np.int64)
+        past = em.emit("compare", v, em.constant(np.int64(info.min)), direction="LT") if loop[i] == np.uint64 else \
+            em.emit("or", em.emit("compare", v, em.constant(np.int64(info.min)), direction="LT"),
+                    em.emit("compare", v, em.constant(np.int64(info.max)), direction="GT"))
+        em.check(past, f"OverflowError: a Python integer is out of bounds for {loop[i]} ({name})")
     ops = [em.operand(a, loop[i], shape) for i, a in enumerate(args)]
     out = lower(em, *ops, out_dtype=loop[-1])
     if out.dtype != loop[-1]:
@@ -91,6 +102,33 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
 _BELOW = {"less": True, "less_equal": True, "greater": False, "greater_equal": False, "equal": False, "not_equal": True}
 _MIRROR = {"less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal",
            "equal": "equal", "not_equal": "not_equal"}
+
+
+def _run_time_python_int(a) -> bool:
+    return isinstance(a, Traced) and a.weak is int and a.ndim == 0
+
+
+def _compare_python_int(em, name, args, loop, shape):
+    """x OP a of an integer array and a run-time Python int (NEP 50: exact, whatever a is): in
+    int64 for arrays of 32 bits or fewer; a uint64 array against a negative a by its sign."""
+    k = 0 if _run_time_python_int(args[0]) else 1
+    a, x = args[k], args[1 - k]
+    dt = em.dtype_of(x)
+    if isinstance(dt, np.dtype) and dt == np.uint64:
+        v = em.cast(a, np.int64)
+        plain = _compare_as(em, name, args, loop[0], shape)
+        side = name if k == 1 else _MIRROR[name]        # as `x OP a`
+        negative = em.broadcast(em.emit("compare", v, em.constant(np.int64(0)), direction="LT"), shape)
+        below = _BELOW[side] if side in ("equal", "not_equal") else not _BELOW[side]   # (see the table)
+        return em.emit("select", negative, em.full(below, np.bool_, shape), plain)
+    return _compare_as(em, name, args, np.dtype(np.int64), shape)
+
+
+def _compare_as(em, name, args, dtype, shape):
+    ops = [em.operand(a, dtype, shape) for a in args]
+    direction = {"less": "LT", "less_equal": "LE", "greater": "GT", "greater_equal": "GE", "equal": "EQ",
+                 "not_equal": "NE"}[name]
+    return Traced(em.emit("compare", *ops, direction=direction).value, None, join_params(args))
 
 
 def _compare_beyond_range(em, ufunc, args):
@@ -625,6 +663,35 @@ def float_power(em, a, b):
 _clip_ufunc = np._core.umath.clip
 
 
+def _clip_bounds(em, a, a_min, a_max):
+    """NumPy 2's clip of an integer array by Python ints past its dtype: a bound past the side it
+    limits is that side's end (`np.clip(u8, 0, 300)` is u8's own range), a bound past the other
+    side raises OverflowError (compile-time ints here, run-time ones when the function runs)."""
+    dt = em.dtype_of(a)
+    if not isinstance(dt, np.dtype) or dt.kind not in "iu":
+        return a_min, a_max
+    info = np.iinfo(dt)
+    out = []
+    for bound, is_min in ((a_min, True), (a_max, False)):
+        if type(bound) is int:
+            if (bound > info.max) if is_min else (bound < info.min):
+                raise ShapeError(f"OverflowError: Python integer {bound} out of bounds for {dt}")
+            bound = max(bound, info.min) if is_min else min(bound, info.max)
+        elif _run_time_python_int(bound):
+            v = em.cast(bound, np.int64)
+            edge, far = (info.min, info.max) if is_min else (info.max, info.min)
+            if dt == np.uint64 and not is_min:
+                edge = None      # (every int64 is at most uint64's end)
+            em.check(em.emit("compare", v, em.constant(np.int64(min(far, np.iinfo(np.int64).max))),
+                             direction="GT" if is_min else "LT"),
+                     f"OverflowError: a Python integer is out of bounds for {dt} (clip)")
+            if edge is not None:
+                v = em.emit("max" if is_min else "min", v, em.constant(np.int64(edge)))
+            bound = Traced(v.value, int, bound.params)
+        out.append(bound)
+    return out
+
+
 @register("numpy.clip", method="clip")
 def clip(em, a, a_min=None, a_max=None, out=None, **kwargs):
     if "min" in kwargs or "max" in kwargs:
@@ -635,6 +702,7 @@ def clip(em, a, a_min=None, a_max=None, out=None, **kwargs):
         return _into(em, _clip_ufunc, out, clip(em, a, a_min, a_max))
     if a_min is None and a_max is None:
         raise ShapeError("clip: One of max or min must be given")
+    a_min, a_max = _clip_bounds(em, a, a_min, a_max)
     if a_min is None:
         return FUNCTIONS["numpy.minimum"](em, a, a_max)
     if a_max is None:
