@@ -89,10 +89,11 @@ class CompileError(JitError):
     """IREE failed to compile the module pyjitc produced; carries the diagnostics."""
 
 
-class RunError(IndexError, np.linalg.LinAlgError, OverflowError):
+class RunError(IndexError, np.linalg.LinAlgError, OverflowError, ZeroDivisionError, UnboundLocalError):
     """Raised by a compiled function where NumPy or Python would have raised at run time (an index
-    out of bounds, a math domain error, a singular matrix, ...): it is each of those exception types
-    (IndexError, ValueError, OverflowError, np.linalg.LinAlgError), and the message
+    out of bounds, a math domain error, a singular matrix, a Python number divided by zero, a name
+    a loop that ran zero times never bound, ...): it is each of those exception types (IndexError,
+    ValueError, OverflowError, np.linalg.LinAlgError, ZeroDivisionError, UnboundLocalError), and the message
     starts with the user's file:line:col and names the original error."""
 
 

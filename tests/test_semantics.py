@@ -232,3 +232,33 @@ def test_round_with_ndigits_keeps_a_python_float_a_python_float():
     # (gave np.float64 for round(a, 2) of a Python float)
     x = np.array([0.5, 2.345])
     assert_same(pyjitc.jit(rounded)(1.23456, x), rounded(1.23456, x))
+
+
+def python_number_errors(x, n):
+    a, b = int(x[0]), int(x[1])
+    q = a // b if n > 0 else 0           # ZeroDivisionError where b == 0
+    r = float(x[2]) / float(x[3])        # float division by zero
+    p = float(x[2]) ** 0.5               # a negative base: complex in Python
+    for i in range(n):
+        y = x[i] * 2.0
+    return q, r, p, y                    # y: UnboundLocalError where n == 0
+
+
+@pytest.mark.parametrize("x, n", [(np.array([7.0, 2.0, 9.0, 4.0]), 2), (np.array([7.0, 0.0, 9.0, 4.0]), 2),
+                                  (np.array([7.0, 2.0, 9.0, 0.0]), 2), (np.array([7.0, 2.0, -9.0, 4.0]), 2),
+                                  (np.array([7.0, 2.0, 9.0, 4.0]), 0)])
+def test_python_numbers_raise_where_python_raises_and_names_a_zero_trip_loop_never_bound_too(x, n):
+    # were silent: ZeroDivisionError gave 0 or inf, a complex power NaN, the unbound name 0.0
+    f = pyjitc.jit(python_number_errors)
+    try:
+        want = python_number_errors(x, n)
+    except (ZeroDivisionError, UnboundLocalError, TypeError) as e:
+        kind = ValueError if isinstance(e, TypeError) else type(e)
+        with pytest.raises(kind):
+            f(x, n)
+        return
+    if isinstance(want[2], complex):
+        with pytest.raises(ValueError, match="complex number in Python"):
+            f(x, n)
+        return
+    assert_same(f(x, n), want)

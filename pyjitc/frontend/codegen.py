@@ -315,6 +315,10 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Name(self, node):
         value = self.lookup(node.id)
         if value is not MISSING:
+            unbound = self.em.maybe_unbound.get(value.value.id) if isinstance(value, Traced) else None
+            if unbound is not None and unbound[1] == node.id:   # bound only by a loop that may not run
+                self.em.check(unbound[0], f"UnboundLocalError: cannot access local variable '{node.id}' where it "
+                                          "is not associated with a value (the loop that binds it ran zero times)")
             return value
         value = policy.lookup_global(self.src.fn, node.id)
         if value is policy.UNRESOLVED:

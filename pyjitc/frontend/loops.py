@@ -56,6 +56,7 @@ def while_loop(fc, node: ast.While):
         return _unrolled_while(fc, node, marker)
     em, env = fc.em, fc.env
     saved = _enter_loop(fc)
+    before = set(env)
     go = _truth_value(fc, node.test)
     if go is not False:
         env[GO] = go
@@ -77,6 +78,7 @@ def while_loop(fc, node: ast.While):
             else:
                 env[GO] = _all_of(em, [_truth_value(fc, node.test), negate(em, stop)])
         build_while(em, env, marker, body, "while loop")
+        _mark_maybe_unbound(fc, before, negate(em, [go]) if isinstance(go, Traced) else None)
     _leave_loop(fc, node, saved)
 
 
@@ -161,11 +163,22 @@ def _unrolled_items(fc, node, items, total, why):
     _leave_loop(fc, node, saved)
 
 
+def _mark_maybe_unbound(fc, before: set, never_ran) -> None:
+    """Names a run-time loop bound that had no value before it: where the loop ran zero times,
+    reading one raises UnboundLocalError, as Python does (it gave a placeholder 0)."""
+    if not isinstance(never_ran, Traced):
+        return
+    for name, value in fc.env.items():
+        if name not in before and "?" not in name and isinstance(value, Traced):
+            fc.em.maybe_unbound[value.value.id] = (never_ran, name)
+
+
 def _run_time_for(fc, node, seq, count, marker):
     em, env = fc.em, fc.env
     saved = _enter_loop(fc)
     counter = f"counter?{marker}"
     env[counter] = 0
+    before = set(env)
     go = apply_operator(em, "Lt", 0, count)
     if go is not False:
         env[GO] = go
@@ -197,6 +210,7 @@ def _run_time_for(fc, node, seq, count, marker):
             env[GO] = _all_of(em, [apply_operator(em, "Lt", k, count),
                                    negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
         build_while(em, env, marker, body, "loop")
+        _mark_maybe_unbound(fc, before, negate(em, [go]) if isinstance(go, Traced) else None)
     env.pop(counter, None)
     _leave_loop(fc, node, saved)
 

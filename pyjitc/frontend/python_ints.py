@@ -23,9 +23,23 @@ def is_python_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def is_python_number(x) -> bool:
+    if isinstance(x, Traced):
+        return x.weak in (int, float) and x.ndim == 0
+    return type(x) in (int, float)
+
+
 def check(em, op_name: str, args: tuple, out) -> None:
-    """Emits the run-time overflow check of `out = op(*args)` on Python ints (nothing where it
-    can't overflow)."""
+    """Emits the run-time checks of `out = op(*args)` on Python numbers: where Python raises
+    (ZeroDivisionError; a float power that overflows or would be complex) and where a Python int
+    result would not fit int64 (nothing where compile-time ranges prove it can't)."""
+    if isinstance(out, Traced) and len(args) == 2 and all(is_python_number(a) for a in args) \
+            and any(isinstance(a, Traced) for a in args):
+        _python_raises(em, op_name, args, out)
+    if op_name == "FloorDiv" and all(is_python_int(a) for a in args) and is_python_int(out):
+        a, b = (_as_i64(em, v) for v in args)    # MIN // -1 is 2**63
+        em.check(em.emit("and", em.emit("compare", a, em.constant(np.int64(I64_MIN)), direction="EQ"),
+                         em.emit("compare", b, em.constant(np.int64(-1)), direction="EQ")), MESSAGE)
     if op_name not in CHECKED or not isinstance(out, Traced) or not all(is_python_int(a) for a in args) \
             or not is_python_int(out):
         return
@@ -91,3 +105,32 @@ def _overflowed(em, op_name, args, r):
         return e("and", e("compare", b, zero, direction="GT"),
                  e("compare", mag, em.constant(np.float64(2.0 ** 63)), direction="GE"))
     return None
+
+
+def _python_raises(em, op_name, args, out) -> None:
+    """Python's own errors on numbers (NumPy would give inf or NaN with a warning)."""
+    b = args[1]
+    as_f64 = lambda v: em.cast(v, np.float64) if isinstance(v, Traced) else em.constant(np.float64(v))
+    zero = em.constant(np.float64(0.0))
+    if op_name in ("Div", "FloorDiv", "Mod"):
+        if not isinstance(b, Traced) and b != 0:
+            return
+        what = {"Div": "division by zero", "FloorDiv": "integer division or modulo by zero",
+                "Mod": "integer modulo by zero"}[op_name]
+        if any(isinstance(v, float) or isinstance(v, Traced) and v.weak is float for v in args):
+            what = {"Div": "float division by zero", "FloorDiv": "float floor division by zero",
+                    "Mod": "float modulo by zero"}[op_name]
+        em.check(em.emit("compare", as_f64(b), zero, direction="EQ"), f"ZeroDivisionError: {what}")
+    elif op_name == "Pow" and isinstance(out, Traced) and out.weak is float:
+        a = as_f64(args[0])
+        e = as_f64(b)
+        em.check(em.emit("and", em.emit("compare", a, zero, direction="EQ"),
+                         em.emit("compare", e, zero, direction="LT")),
+                 "ZeroDivisionError: 0.0 cannot be raised to a negative power")
+        fractional = em.emit("compare", em.emit("floor", e), e, direction="NE")
+        em.check(em.emit("and", em.emit("compare", a, zero, direction="LT"), fractional),
+                 "ValueError: a negative number to a fractional power is a complex number in Python; "
+                 "compiled code keeps the float type (use complex(a) ** b, or np.power for NaN)")
+        finite = lambda v: em.emit("is_finite", v)
+        em.check(em.emit("and", em.emit("and", finite(a), finite(e)), em.emit("not", finite(em.cast(out, np.float64)))),
+                 "OverflowError: (34, 'Numerical result out of range')")
