@@ -311,3 +311,23 @@ def test_group_by_sums_positions_of_a_shorter_mask_and_unique_of_a_selection_mat
     for keys in (rng.integers(0, 6, 25), np.zeros(25, np.int64)):
         args = (keys, rng.random(25), x)
         assert_same(jitted(*args), group_by_and_crossings(*args), accumulate=True)
+
+
+def first_positive(x):
+    return x[x > 0][0]
+
+
+def on_empty_input(x, i):
+    return x[i], x[np.argsort(x)]
+
+
+def test_gathers_and_selections_of_empty_arrays_are_numpys_or_its_index_error():
+    # (an internal error before: StableHLO's gather of a slice of 1 from an empty array)
+    empty = np.zeros(0)
+    assert_same(pyjitc.jit(on_empty_input)(empty, np.zeros(0, np.int64)), on_empty_input(empty, np.zeros(0, np.int64)))
+    assert_same(pyjitc.jit(group_by_and_crossings)(np.zeros(0, np.int64), empty, np.ones(3)),
+                group_by_and_crossings(np.zeros(0, np.int64), empty, np.ones(3)))
+    with pytest.raises((IndexError, pyjitc.ShapeError), match="out of bounds|empty sequence"):   # (NumPy: ValueError, argmax)
+        pyjitc.jit(picks_from_selections)(empty, np.zeros(0, np.int64), empty)
+    with pytest.raises(IndexError, match="out of bounds for the selection"):
+        pyjitc.jit(first_positive)(empty)

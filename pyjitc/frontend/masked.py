@@ -410,6 +410,8 @@ def _unique_of_selection(em, impl, m: Masked):
     dt = data.dtype
     fill = np.nan if is_float(dt) else (True if is_bool(dt) else np.iinfo(dt).max)
     out = impl(em, filled(em, m, fill))
+    if not isinstance(out, Masked):   # (an empty array: nothing to select)
+        return out
     n = data.shape[0]
     positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
     kept = em.emit("compare", positions, em.broadcast(length(em, m), (n,)), direction="LT")
@@ -563,6 +565,9 @@ def _selected_element(em, m: Masked, k):
     position whose count of selected positions up to it is k + 1 (k < 0 from the end); NumPy's
     IndexError where k is out of range."""
     from .registry import FUNCTIONS
+    if m.data.shape[0] == 0:   # a selection of an empty array: always NumPy's IndexError
+        em.check(em.constant(np.bool_(True)), "IndexError: an index is out of bounds for the selection (x[mask])")
+        return Traced(em.full(0, m.data.dtype, ()).value, m.data.weak, _join(m))
     n = length(em, m)
     k = em.cast(em.asarray(k), np.int64) if isinstance(k, Traced) else em.constant(np.int64(k))
     k = em.emit("select", em.emit("compare", k, em.constant(np.int64(0)), direction="LT"), em.emit("add", k, n), k)

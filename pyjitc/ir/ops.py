@@ -684,6 +684,8 @@ def _lower_take(ctx, operands):
     """out[i..., rest...] = x[idx[i...], rest...]: a gather of whole rows along axis 0."""
     x, idx = ctx.in_types
     k = idx.ndim
+    if not is_symbolic(x.shape) and x.shape[0] == 0:   # nothing to read (no index either: the frontend
+        return ctx.splat(0, ctx.out[0])                   # checks bounds): a slice of 1 doesn't verify
     dims = (f"#stablehlo.gather<offset_dims = {list(range(k, k + x.ndim - 1))}, "
             f"collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = {k}>")
     source, index = operands
