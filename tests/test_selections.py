@@ -295,9 +295,11 @@ def group_by_and_crossings(keys, vals, x):
     u, inv = np.unique(keys, return_inverse=True)
     sums = np.zeros(len(u))
     np.add.at(sums, inv, vals)                      # a group-by: sums per unique key
+    best = np.full(len(u), -np.inf)
+    np.maximum.at(best, inv, vals)                  # ... and maxima
     idx = np.flatnonzero(x[1:] * x[:-1] < 0)         # zero crossings: positions of a shorter mask
     kept = np.unique(x[~np.isinf(x)])                 # unique of a selection (one NaN)
-    return u, sums, x[idx], x[idx + 1], len(np.unique(keys[keys >= 2])), kept
+    return u, sums, best, x[idx], x[idx + 1], len(np.unique(keys[keys >= 2])), kept
 
 
 def test_group_by_sums_positions_of_a_shorter_mask_and_unique_of_a_selection_match_numpy():

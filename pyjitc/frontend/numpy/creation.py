@@ -169,6 +169,9 @@ def ndarray(em, shape, dtype=float, buffer=None, offset=0, strides=None, order=N
 
 @register("numpy.full", complex_ok=True)
 def full(em, shape, fill_value, dtype=None):
+    if _selection_length(shape) is not None and is_static(fill_value):   # np.full(len(u), -np.inf)
+        dt = np.dtype(static_dtype(em, dtype)) if dtype is not None else np.asarray(fill_value).dtype
+        return masked.sized_like(em, _selection_length(shape), fill_value, dt)
     shape = em.static(shape, "np.full: shape")
     if is_static(fill_value):
         return fold(np.full, shape, fill_value, dtype=None if dtype is None else static_dtype(em, dtype))
