@@ -181,6 +181,8 @@ class FunctionCompiler(ast.NodeVisitor):
         elif isinstance(target, ast.Subscript):
             base = self.visit(target.value)   # every array is a value with identity: all aliases see the write
             index = self.visit(target.slice)
+            if isinstance(base, masked.Masked):
+                masked.need(base, "writing into it")
             assignment.store(self.em, base, index, value, ast.unparse(target))
         elif isinstance(target, ast.Attribute) and target.attr == "shape" and isinstance(target.value, ast.Name):
             self.env[target.value.id] = assignment.set_shape(self, target.value.id, value)

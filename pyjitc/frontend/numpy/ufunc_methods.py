@@ -184,6 +184,8 @@ def _at(ufunc, reduction, identity):
         n = a.shape[0]
         idx = em.cast(reshape(em, idx, (-1,)), np.int64)
         m = idx.shape[0]
+        if m == 0:   # no index: nothing changes (an empty group-by)
+            return
         if keep is not None:   # left-out entries: index 0 (always in bounds), then dropped below
             idx = FUNCTIONS["numpy.where"](em, keep, idx, np.int64(0))
         neg = FUNCTIONS["numpy.less"](em, idx, 0)
