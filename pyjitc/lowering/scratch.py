@@ -132,7 +132,7 @@ def _stale_temporaries(body: Block, computed) -> set[int]:
         if op.name in ("dynamic_update_slice", "barrier") and not computed(op.operands[0]):
             written = {root.get(op.operands[0].id, op.operands[0].id)}
         elif op.name in ("while", "if"):
-            written = {root.get(v.id, v.id) for v in (*op.operands, *_captured(op)) if v.type.size > 1 and not computed(v)}
+            written = {root.get(v.id, v.id) for v in (*op.operands, *in_place._captured_values(op)) if v.type.size > 1 and not computed(v)}
         if not written:
             continue
         for vid, start in defined.items():
@@ -146,22 +146,12 @@ def _used_after(body: Block, vid: int, k: int, made: dict) -> bool:
     regions, or as a result of the body)."""
     later = body.ops[k + 1:]
     return (any(v.id == vid for v in body.results)
-            or any(v.id == vid for op in later for v in (*op.operands, *_captured(op))))
-
-
-def _captured(op: Op) -> list:
-    out = []
-    for block in op.regions:
-        for inner in block.ops:
-            out.extend(inner.operands)
-            out.extend(_captured(inner))
-        out.extend(block.results)
-    return out
+            or any(v.id == vid for op in later for v in (*op.operands, *in_place._captured_values(op))))
 
 
 def _substituted(op: Op, sub: dict) -> Op:
     """`op` reading sub[v.id] for every value v it (or an op in its regions) reads that `sub` names."""
-    if not sub or not any(v.id in sub for v in (*op.operands, *_captured(op))):
+    if not sub or not any(v.id in sub for v in (*op.operands, *in_place._captured_values(op))):
         return op
     regions = tuple(Block(r.params, [_substituted(o, sub) for o in r.ops], [sub.get(v.id, v) for v in r.results])
                     for r in op.regions)
