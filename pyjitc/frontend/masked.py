@@ -416,8 +416,7 @@ def _unique_of_selection(em, impl, m: Masked):
     positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
     kept = em.emit("compare", positions, em.broadcast(length(em, m), (n,)), direction="LT")
     flags = em.emit("and", out.where[1], kept)
-    from .indexing import mask_key
-    return Masked(out.data, 0, ("flags", flags), ("flags", mask_key(em, flags), (n,)), None)
+    return Masked(out.data, 0, ("flags", flags), ("flags", _structure(em, flags.value.id), (n,)), None)
 
 
 def _at_selected(em, impl, shown, a, indices, b):
