@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from ..errors import JitError, NotSupportedError, ShapeError
+from ..errors import JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError
 from . import indexing, masked, selections
 from .operators import apply_operator
 from .sequences import Seq
@@ -119,6 +119,21 @@ def store_known(em, base: Traced, index, value) -> bool:
         return False     # the run-time path raises NumPy's error with its own message
     em.set_known(base, new)
     return True
+
+
+def unpack_targets(em, targets: list, value) -> list:
+    """(target, item) pairs of `t1, t2, ... = value`; a starred target (`a, *rest = value`) takes a
+    list of the items between, as in Python."""
+    starred = [k for k, t in enumerate(targets) if isinstance(t, ast.Starred)]
+    if len(starred) > 1:
+        raise UnsupportedSyntaxError("multiple starred expressions in assignment")
+    if not starred:
+        return list(zip(targets, unpack(em, value, len(targets))))
+    k = starred[0]
+    items = unpack(em, value, None, at_least=len(targets) - 1)
+    tail = len(targets) - k - 1
+    items = items[:k] + [list(items[k:len(items) - tail])] + items[len(items) - tail:]
+    return list(zip([t.value if isinstance(t, ast.Starred) else t for t in targets], items))
 
 
 def unpack(em, value, n, at_least=None):

@@ -164,19 +164,7 @@ class FunctionCompiler(ast.NodeVisitor):
         if isinstance(target, ast.Name):
             self.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            starred = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
-            if len(starred) > 1:
-                raise UnsupportedSyntaxError("multiple starred expressions in assignment")
-            if starred:     # `a, *rest = value`: rest is a list of the items between
-                k = starred[0]
-                items = assignment.unpack(self.em, value, None, at_least=len(target.elts) - 1)
-                tail = len(target.elts) - k - 1
-                middle = items[k:len(items) - tail]
-                items = items[:k] + [list(middle)] + items[len(items) - tail:]
-                targets = [t.value if isinstance(t, ast.Starred) else t for t in target.elts]
-            else:
-                items, targets = assignment.unpack(self.em, value, len(target.elts)), target.elts
-            for t, v in zip(targets, items):
+            for t, v in assignment.unpack_targets(self.em, target.elts, value):
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
             base = self.visit(target.value)   # every array is a value with identity: all aliases see the write

@@ -1,0 +1,44 @@
+"""reversed_slices: a slice with step -1 and run-time bounds (`x[i::-1]`, `A[k, j:i:-1]`) read as
+the step-1 slice of the same elements (a run-time-length slice, masked.py), then reversed: NumPy's
+bounds for negative steps, worked out when the function runs."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import is_int
+from .values import Traced, join_params
+
+
+def forward_of_reversed(em, x: Traced, index):
+    """For an index whose one run-time slice has step -1 (`x[i::-1]`, `A[k, j:i:-1]`): the same
+    index with that slice as the step-1 slice of the same elements (to flip after reading), by
+    NumPy's rules for negative steps (start None -> n - 1, stop None -> before 0, negative bounds
+    from the end, then clipped to [-1, n - 1]); None for any other index."""
+    items = index if isinstance(index, tuple) else (index,)
+    rev = [k for k, it in enumerate(items) if isinstance(it, slice) and isinstance(it.step, (int, np.integer))
+           and not isinstance(it.step, (bool, np.bool_)) and it.step == -1
+           and (isinstance(it.start, Traced) or isinstance(it.stop, Traced))]
+    if len(rev) != 1 or any(it is Ellipsis or isinstance(it, slice) and isinstance(it.step, Traced) for it in items):
+        return None
+    k = rev[0]
+    dim = sum(1 for it in items[:k] if it is not None)
+    if dim >= x.ndim or not isinstance(x.shape[dim], int):
+        return None
+    n, it = x.shape[dim], items[k]
+    for part in (it.start, it.stop):
+        if not (part is None or isinstance(part, (int, np.integer)) or isinstance(part, Traced) and part.ndim == 0 and (part.weak is int or is_int(part.dtype))):
+            return None
+    c = lambda v: em.constant(np.int64(v))
+
+    def normalised(v, default):
+        if v is None:
+            return c(default)
+        v = em.cast(em.asarray(v), np.int64) if isinstance(v, Traced) else c(int(v))
+        v = em.emit("select", em.emit("compare", v, c(0), direction="LT"), em.emit("add", v, c(n)), v)
+        return em.emit("min", em.emit("max", v, c(-1)), c(n - 1))
+    params = join_params([v for v in (it.start, it.stop) if isinstance(v, Traced)])
+    first, last = normalised(it.start, n - 1), normalised(it.stop, -1)
+    lo = Traced(em.emit("add", last, c(1)).value, int, params)
+    hi = Traced(em.emit("max", em.emit("add", first, c(1)), lo).value, int, params)
+    forward = items[:k] + (slice(lo, hi, None),) + items[k + 1:]
+    return forward if isinstance(index, tuple) else forward[0]
