@@ -1,19 +1,21 @@
 """Cases found by probing NumPy code written the way people write it (this round): pyjitc and NumPy
 in one process, best-of timings (ms) and the first call's compile time (s). `python bench/bench_probes.py
 [NAME ...]`."""
-import sys, time, warnings
-import numpy as np, pyjitc
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import pyjitc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.test_control_flow import fft_stages  # noqa: E402  (the programs the tests check)
+from tests.test_native_array_loops import rk4_with_array_literals as rk4  # noqa: E402
 warnings.simplefilter("ignore")
 pyjitc.set_cache_dir(None)
 
-def rhs(y, a):
-    return np.array([y[1], -a * y[0] - 0.1 * y[1]])
-def rk4(y0, a, h, n):
-    y = y0.copy()
-    for _ in range(n):
-        k1 = rhs(y, a); k2 = rhs(y + h / 2 * k1, a); k3 = rhs(y + h / 2 * k2, a); k4 = rhs(y + h * k3, a)
-        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    return y
 def power_iter(A, tol, maxit):
     v = np.ones(A.shape[0]) / np.sqrt(A.shape[0])
     lam = 0.0
@@ -40,20 +42,6 @@ def pivots(A):
     for k in range(n - 1):
         piv[k] = np.argmax(np.abs(A[k:, k])) + k
     return piv
-def fft_stages(X):
-    n = X.shape[0]
-    X = X.copy()
-    size = 2
-    while size <= n:
-        half = size // 2
-        w = np.exp(-2j * np.pi * np.arange(half) / size)
-        for start in range(0, n, size):
-            even = X[start:start + half].copy()
-            odd = X[start + half:start + size] * w
-            X[start:start + half] = even + odd
-            X[start + half:start + size] = even - odd
-        size *= 2
-    return X
 def f32sum(x): return x.sum()
 def matvec(A, x): return A @ x
 
