@@ -333,3 +333,18 @@ def test_gathers_and_selections_of_empty_arrays_are_numpys_or_its_index_error():
         pyjitc.jit(picks_from_selections)(empty, np.zeros(0, np.int64), empty)
     with pytest.raises(IndexError, match="out of bounds for the selection"):
         pyjitc.jit(first_positive)(empty)
+
+
+def selection_statistics(x):
+    s = x[x > 2]
+    return s.std(), s.var(ddof=1), np.median(s), np.median(x[x < 7]), s.cumsum(), np.var(s)
+
+
+@pytest.mark.parametrize("x", [np.array([3.0, 1.0, 9.0, 4.0, np.nan, 8.0, 2.5]), np.array([1.0, 0.5]),
+                               np.array([5, 1, 9, 4, 4, 8], np.int32), np.array([3.5, 6.0, 1.0, 2.0], np.float32)],
+                         ids=["nan", "empty", "int32", "float32"])
+def test_statistics_of_a_selection_match_numpy(x):
+    # (were refused: "this selection's length depends on the data, and np.std needs it")
+    with np.errstate(all="ignore"):
+        want = selection_statistics(x)
+    assert_same(pyjitc.jit(selection_statistics)(x), want, accumulate=True)

@@ -257,7 +257,49 @@ def call(em, impl, shown: str, args, kwargs):
             and not (len(args) == 2 and "axis" in kwargs):   # np.sum(m, axis), m.mean(0), m.max(axis=1)
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
         return _reduction(em, FUNCTIONS[f"numpy.{reductions[impl]}"], reductions[impl], args[0], axis)
+    stats = {FUNCTIONS[f"numpy.{n}"]: n for n in ("var", "std", "median", "cumsum")} | \
+        {METHODS[n]: n for n in ("var", "std", "cumsum") if n in METHODS}
+    if impl in stats and len(args) == 1 and isinstance(args[0], Masked) and args[0].where[0] == "flags" \
+            and args[0].axis == 0 and args[0].data.ndim == 1 and set(kwargs) <= ({"ddof"} if stats[impl] in ("var", "std") else set()):
+        return _selection_statistic(em, stats[impl], args[0], kwargs.get("ddof", 0))
     need(first(args, kwargs), shown)
+
+
+def _selection_statistic(em, name: str, m: Masked, ddof):
+    """var, std, median and cumsum of a 1-D selection (`x[mask].std()`, `np.median(x[x > 0])`): over the
+    whole array with the left-out entries taking no part (var and std: deviations from the selection's
+    mean, zero outside; median: the left-out entries sorted last as NaN, then the middle one or two
+    of the len(m) first; cumsum: the running sum of the selected entries, itself a selection)."""
+    from .registry import FUNCTIONS
+    data = m.data
+    if not is_float(data.dtype) and name != "cumsum":
+        data = em.cast(data, np.float64)
+        m = Masked(data, 0, m.where, m.key, m.params)
+    if name == "cumsum":
+        return Masked(FUNCTIONS["numpy.cumsum"](em, filled(em, m, 0)), 0, m.where, m.key, m.params)
+    n = length(em, m)
+    count = em.cast(n, data.dtype)
+    if name in ("var", "std"):
+        ddof = em.static(ddof, f"np.{name}: ddof")
+        mean = _reduction(em, FUNCTIONS["numpy.mean"], "mean", m, None)
+        dev = filled(em, Masked(em.emit("sub", data, em.broadcast(mean, data.shape)), 0, m.where, m.key, m.params), 0)
+        total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
+        var = em.emit("div", total, em.emit("sub", count, em.constant(np.asarray(ddof, data.dtype))))
+        empty = em.emit("compare", n, em.constant(np.int64(0)), direction="EQ")   # NumPy: NaN
+        var = em.emit("select", empty, em.constant(np.asarray(np.nan, data.dtype)), var)
+        return em.wrap((em.emit("sqrt", var) if name == "std" else var).value, m)
+    # median
+    ordered = FUNCTIONS["numpy.sort"](em, filled(em, m, np.nan), axis=0)
+    one = em.constant(np.int64(1))
+    lo = em.emit("div", em.emit("sub", n, one), em.constant(np.int64(2)))
+    hi = em.emit("div", n, em.constant(np.int64(2)))
+    pick = lambda i: em.emit("reshape", em.emit("dynamic_slice", ordered, em.emit("max", i, em.constant(np.int64(0))), sizes=(1,)), shape=())
+    a, b = pick(lo), pick(hi)
+    mid = em.emit("div", em.emit("add", a, b), em.constant(np.asarray(2, data.dtype)))
+    last = pick(em.emit("sub", n, one))     # a NaN among the selected sorts last: NumPy's median is NaN
+    out = em.emit("select", em.emit("compare", last, last, direction="NE"), last, mid)
+    empty = em.emit("compare", n, em.constant(np.int64(0)), direction="EQ")
+    return em.wrap(em.emit("select", empty, em.constant(np.asarray(np.nan, data.dtype)), out).value, m)
 
 
 def aligned(a: Masked, b: Masked) -> bool:
