@@ -344,3 +344,16 @@ def test_writes_through_index_arrays_on_inner_axes_match_numpy(i, j, idx):
 
 
 COLUMN_WRITES = pyjitc.jit(column_writes)
+
+
+def reversed_views(x):
+    return x[-7::-1], x[-7:0:-1], x[-10::-1], x[5:-8:-2], x[2::-1], x[:-9:-1], x[-1:-1:-1]
+
+
+def test_returned_views_with_negative_steps_are_numpys_empty_ones_included():
+    # an empty one (start before the array) came back as the whole array reversed: its recipe
+    # was slice(-1, None, -1)
+    x = np.arange(6.0)
+    got, want = pyjitc.jit(reversed_views)(x), reversed_views(x)
+    assert_same(got, want)
+    assert all(np.shares_memory(g, x) or g.size == 0 for g in got)

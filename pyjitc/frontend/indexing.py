@@ -330,8 +330,8 @@ def _recipe(items: list[Item]):
         elif it.kind == "new":
             parts.append(("n",))
         elif it.kind == "slice":
-            s, e, k, _ = it.value
-            parts.append(("s", s, e if e >= 0 else None, k))
+            s, e, k, count = it.value   # (an empty slice as 0:0: slice(-1, None, -1) would be all of it)
+            parts.append(("s", s, e if e >= 0 else None, k) if count else ("s", 0, 0, 1))
         else:
             return None
     return ("index", tuple(parts))
