@@ -1,5 +1,7 @@
 """Program-level NumPy semantics: tuples, in-place updates, aliasing, static control flow,
 helper calls, float64 staying float64, non-contiguous inputs."""
+import math
+
 import numpy as np
 import pytest
 
@@ -262,3 +264,22 @@ def test_python_numbers_raise_where_python_raises_and_names_a_zero_trip_loop_nev
             f(x, n)
         return
     assert_same(f(x, n), want)
+
+
+def int_to_negative_powers(n):
+    return n ** -1, 2 ** -3, (n * 2) ** -2
+
+
+def loop_then_conditional_result(n):
+    s = 1
+    for k in range(n):
+        s += k
+    return s, (math.log(s) if s > 0 else 0.0)
+
+
+def test_python_ints_to_negative_literal_powers_are_floats_and_a_loops_passed_through_result_runs():
+    # `n ** -1` raised NumPy's "Integers to negative integer powers"; Python gives a float. The
+    # second: a native loop's result passed through an if's branch gave "ref is null" in IREE
+    assert_same(pyjitc.jit(int_to_negative_powers)(4), int_to_negative_powers(4))
+    for n in (0, 4):
+        assert_same(pyjitc.jit(loop_then_conditional_result)(n), loop_then_conditional_result(n))

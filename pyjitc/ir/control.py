@@ -126,13 +126,24 @@ def _lower_if(ctx, operands, **_):
             roots = [ctx.view_root(r) if ctx.view_of_argument(r) and t.size else None for r, t in zip(results, ctx.out)]
             again = [root is not None and any(other is not None and root == other for other in roots[:i])
                      for i, root in enumerate(roots)]
-            return [ctx.fresh_copy(r, t, 1_000_000 + i) if t.size and (m or a or o and (not ctx.view_of_argument(r) or ret)
+            # A single value a native loop computed (a flow.dispatch.region's result) passed through
+            # unchanged is copied too: IREE 3.13 returned a null buffer for the if's result ("ref is
+            # null; hal.buffer_view.create": a loop's error code passed through the `else` of
+            # `return s, (math.log(s) if s > 0 else 0.0)`, found by a probe of valid programs)
+            native = [v.id not in produced and v.type.ndim == 0 and _from_native_loop(r)
+                      for v, r in zip(block.results, results)]
+            return [ctx.fresh_copy(r, t, 1_000_000 + i) if t.size and (m or a or n or o and (not ctx.view_of_argument(r) or ret)
                                                                   and (not ctx.is_constant_expression(r) or u)) else r
-                    for i, (r, o, t, ret, u, m, a) in enumerate(zip(results, outside, ctx.out, returned, updated_elsewhere,
-                                                                    mixed, again))]
+                    for i, (r, o, t, ret, u, m, a, n) in enumerate(zip(results, outside, ctx.out, returned, updated_elsewhere,
+                                                                       mixed, again, native))]
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)
+
+
+def _from_native_loop(value) -> bool:
+    owner = getattr(value, "owner", None)
+    return getattr(owner, "name", None) == "flow.dispatch.region"
 
 
 register_op("if", _if_type, _lower_if)

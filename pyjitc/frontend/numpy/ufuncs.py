@@ -526,6 +526,15 @@ def _power_operator(em, a, b):
     Python number, as Python's operator does. Everything else as np.power."""
     python = lambda x: (type(x) in (int, float)) or (isinstance(x, Traced) and x.weak in (int, float) and x.ndim == 0)
     if python(a) and python(b):
+        ints = all(type(v) is int or isinstance(v, Traced) and v.weak is int for v in (a, b))
+        if ints and type(b) is int and b < 0:   # Python: int ** negative int is a float (2 ** -3 == 0.125)
+            base = Traced(em.cast(a, np.float64).value, float, a.params) if isinstance(a, Traced) else float(a)
+            return _unchecked_power.operator(em, base, float(b))
+        if ints and isinstance(b, Traced):
+            em.check(cmp(em, b, const(em, 0, b), "LT"),
+                     "ValueError: a Python int to a negative power is a float in Python, so the result's type would "
+                     "depend on the exponent's sign at run time; write the base as a float (2.0 ** -k)")
+            return _unchecked_power.operator(em, a, b)
         _check_int_power(em, a, b)
         return _unchecked_power.operator(em, a, b)
     if not isinstance(a, Traced) or not _is_complex(em, a):
