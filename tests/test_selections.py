@@ -337,7 +337,8 @@ def test_gathers_and_selections_of_empty_arrays_are_numpys_or_its_index_error():
 
 def selection_statistics(x):
     s = x[x > 2]
-    return s.std(), s.var(ddof=1), np.median(s), np.median(x[x < 7]), s.cumsum(), np.var(s)
+    return (s.std(), s.var(ddof=1), np.median(s), np.median(x[x < 7]), s.cumsum(), np.var(s),
+            s.astype(np.float32).mean(), x[x < 7].astype(np.int64).sum())
 
 
 @pytest.mark.parametrize("x", [np.array([3.0, 1.0, 9.0, 4.0, np.nan, 8.0, 2.5]), np.array([1.0, 0.5]),

@@ -244,6 +244,9 @@ def call(em, impl, shown: str, args, kwargs):
         return _unique_of_selection(em, impl, args[0])
     if getattr(impl, "selections", False) and len(args) == 3 and not kwargs:
         return _at_selected(em, impl, shown, *args)
+    if impl is _astype_method() and len(args) == 2 and isinstance(args[0], Masked) and not kwargs:
+        m = args[0]    # x[mask].astype(np.int64): the same positions, converted
+        return Masked(impl(em, m.data, args[1]), m.axis, m.where, m.key, m.params)
     if impl in _elementwise_functions() and len(args) == 1 and not kwargs:
         return _elementwise(em, impl, shown, args)   # np.real, np.angle: elementwise, not ufuncs
     from .registry import METHODS
@@ -434,6 +437,11 @@ def _reduction(em, impl, name: str, m: Masked, axis):
         count = em.broadcast(em.cast(count, total.dtype), total.shape)
         return em.wrap(em.emit("div", total, count).value, m)
     return impl(em, filled(em, m, 1 if name == "prod" else 0), axis=axis)
+
+
+def _astype_method():
+    from .registry import METHODS
+    return METHODS.get("astype")
 
 
 def _elementwise_functions() -> set:
