@@ -331,7 +331,7 @@ def test_gathers_and_selections_of_empty_arrays_are_numpys_or_its_index_error():
                 group_by_and_crossings(np.zeros(0, np.int64), empty, np.ones(3)))
     with pytest.raises((IndexError, pyjitc.ShapeError), match="out of bounds|empty sequence"):   # (NumPy: ValueError, argmax)
         pyjitc.jit(picks_from_selections)(empty, np.zeros(0, np.int64), empty)
-    with pytest.raises(IndexError, match="out of bounds for the selection"):
+    with pytest.raises(IndexError, match="out of bounds for a selection"):
         pyjitc.jit(first_positive)(empty)
 
 

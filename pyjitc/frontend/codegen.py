@@ -19,6 +19,7 @@ from ..aliasing import as_index
 from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
 from ..ir.dims import Dim, NeedsStaticShape, is_symbolic
 from ..ir.graph import Builder, Function, prune
+from ..ir.types import is_int
 from ..ir.ops import OpTypeError
 from ..program import Argument, Either, Known, OutputTree, Program, Result, Trimmed, ViewOf
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
@@ -575,8 +576,10 @@ class FunctionCompiler(ast.NodeVisitor):
             return call_known(self.em, masked.gather, (base, index))   # x[indices[lo:hi]], x[flatnonzero(d)]
         if isinstance(base, masked.Masked) and isinstance(index, masked.Masked):
             return call_known(self.em, selections.reselect, (base, index))   # Z[I] of Z = Z0[m]
-        if isinstance(base, masked.Masked) and isinstance(index, Traced) and index.ndim and base.where[0] == "flags":
-            return call_known(self.em, selections.gather_compacted, (base, index))   # counts[inverse]
+        if isinstance(base, masked.Masked) and base.where[0] == "flags" and (isinstance(index, Traced) and (
+                index.ndim or index.weak is int or is_int(index.dtype))
+                or isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))):
+            return call_known(self.em, selections.gather_compacted, (base, index))   # counts[inverse], vals[k]
         if isinstance(base, masked.Masked) and not masked.contains(index):
             return call_known(self.em, masked.subscript, (base, index))   # r[:k][::-1]
         if isinstance(base, masked.Masked) or masked.contains(index):

@@ -67,18 +67,14 @@ def while_loop(fc, node: ast.While):
             if RETURN in env:
                 env[RETURN] = False
             _loop_body(fc, node.body)
-            for n, v in entry.items():
-                if v is MISSING:
-                    env.pop(n, None)
-                else:
-                    env[n] = v
+            _restore(env, entry)
             stop = [env.get(BREAK, False), env.get(RETURN, False)]
             if any(isinstance(f, Traced) for f in stop):   # Python doesn't test again after break
                 env[GO] = select(fc, negate(em, stop), lambda: _truth_value(fc, node.test), lambda: False)
             else:
                 env[GO] = _all_of(em, [_truth_value(fc, node.test), negate(em, stop)])
         build_while(em, env, marker, body, "while loop")
-        _mark_maybe_unbound(fc, before, negate(em, [go]) if isinstance(go, Traced) else None)
+        _mark_maybe_unbound(fc, before, negate(em, [go]))
     _leave_loop(fc, node, saved)
 
 
@@ -163,6 +159,16 @@ def _unrolled_items(fc, node, items, total, why):
     _leave_loop(fc, node, saved)
 
 
+def _restore(env: dict, entry: dict) -> None:
+    """Names an iteration keeps to itself (the loop variable, body temporaries) back to their
+    values from before the loop (unbound where they had none): not carried."""
+    for n, v in entry.items():
+        if v is MISSING:
+            env.pop(n, None)
+        else:
+            env[n] = v
+
+
 def _mark_maybe_unbound(fc, before: set, never_ran) -> None:
     """Names a run-time loop bound that had no value before it: where the loop ran zero times,
     reading one raises UnboundLocalError, as Python does (it gave a placeholder 0)."""
@@ -201,16 +207,12 @@ def _run_time_for(fc, node, seq, count, marker):
                 env[RETURN] = False
             fc.assign(node.target, seq.item(em, k))
             _loop_body(fc, node.body)
-            for n, v in entry.items():
-                if v is MISSING:
-                    env.pop(n, None)
-                else:
-                    env[n] = v
+            _restore(env, entry)
             env[counter] = k = apply_operator(em, "Add", k, 1)
             env[GO] = _all_of(em, [apply_operator(em, "Lt", k, count),
                                    negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
         build_while(em, env, marker, body, "loop")
-        _mark_maybe_unbound(fc, before, negate(em, [go]) if isinstance(go, Traced) else None)
+        _mark_maybe_unbound(fc, before, negate(em, [go]))
     env.pop(counter, None)
     _leave_loop(fc, node, saved)
 

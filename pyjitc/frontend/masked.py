@@ -404,6 +404,18 @@ def _common_bounds(em, shown, args) -> list:
             for a in args]
 
 
+def _never_wins(dt, largest: bool):
+    """A fill for the left-out positions that a max (`largest`) or a min never picks over a
+    selected value (None for dtypes without one: complex)."""
+    if is_float(dt):
+        return -np.inf if largest else np.inf
+    if is_bool(dt):
+        return not largest
+    if is_int(dt):
+        return np.iinfo(dt).min if largest else np.iinfo(dt).max
+    return None
+
+
 def _reduction(em, impl, name: str, m: Masked, axis):
     data = m.data
     axes = tuple(range(data.ndim)) if axis is None else \
@@ -415,16 +427,9 @@ def _reduction(em, impl, name: str, m: Masked, axis):
         empty = em.emit("compare", length(em, m), em.constant(np.int64(0)), direction="EQ")
         em.check(empty, f"ValueError: zero-size array to reduction operation {'maximum' if name == 'max' else 'minimum'} "
                         "which has no identity")
-        dt = data.dtype
-        if is_float(dt):
-            fill = -np.inf if name == "max" else np.inf
-        elif is_bool(dt):
-            fill = name != "max"
-        elif is_int(dt):
-            info = np.iinfo(dt)
-            fill = info.min if name == "max" else info.max
-        else:
-            need(m, f"np.{name} of {dt}")
+        fill = _never_wins(data.dtype, largest=name == "max")
+        if fill is None:
+            need(m, f"np.{name} of {data.dtype}")
         return impl(em, filled(em, m, fill), axis=axis)
     if name == "mean":
         from .registry import FUNCTIONS
@@ -476,18 +481,9 @@ def _at_selected(em, impl, shown, a, indices, b):
             and not isinstance(indices, Masked) and not isinstance(b, Masked):
         # into an array sized by a selection (`sums = np.zeros(len(u)); np.add.at(sums, inverse, v)`,
         # a group-by after np.unique): index k is the k-th selected position
-        from .registry import FUNCTIONS
-        ranks = em.cast(em.asarray(indices), np.int64)
-        counts = FUNCTIONS["numpy.cumsum"](em, em.cast(a.where[1], np.int64))
-        n = length(em, a)
-        ranks = em.emit("select", em.emit("compare", ranks, em.full(0, np.int64, ranks.shape), direction="LT"),
-                        em.emit("add", ranks, em.broadcast(n, ranks.shape)), ranks)
-        em.check(FUNCTIONS["numpy.any"](em, em.emit("or", em.emit("compare", ranks, em.full(0, np.int64, ranks.shape), direction="LT"),
-                                                    em.emit("compare", ranks, em.broadcast(n, ranks.shape), direction="GE"))),
-                 f"IndexError: {shown}: an index is out of bounds for the selection's length")
-        wanted = em.emit("add", ranks, em.full(1, np.int64, ranks.shape))
-        positions = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
-        return impl(em, a.data, positions, b)
+        ranks = checked_ranks(em, em.asarray(indices), length(em, a),
+                              f"IndexError: {shown}: an index is out of bounds for the selection's length")
+        return impl(em, a.data, _positions_of(em, a.where[1], ranks), b)
     if isinstance(a, Masked) or not isinstance(indices, Masked) or indices.where[0] != "flags" \
             or indices.axis != 0 or indices.data.ndim != 1:
         need(first(a, indices, b), shown)
@@ -508,16 +504,9 @@ def _arg_extreme(em, impl, name: str, m: Masked, axis):
         need(m, f"np.{name}")
     empty = em.emit("compare", length(em, m), em.constant(np.int64(0)), direction="EQ")
     em.check(empty, f"ValueError: attempt to get {name} of an empty sequence")
-    dt = data.dtype
-    top = name == "argmax"
-    if is_float(dt):
-        fill = -np.inf if top else np.inf
-    elif is_bool(dt):
-        fill = not top
-    elif is_int(dt):
-        fill = np.iinfo(dt).min if top else np.iinfo(dt).max
-    else:
-        need(m, f"np.{name} of {dt}")
+    fill = _never_wins(data.dtype, largest=name == "argmax")
+    if fill is None:
+        need(m, f"np.{name} of {data.dtype}")
     at = em.cast(impl(em, filled(em, m, fill)), np.int64)
     if m.where[0] == "flags":   # a selection: the winner's rank among the selected positions
         flags = m.where[1]
@@ -590,8 +579,6 @@ def subscript(em, m: Masked, index):
     """m[::-1], m[:, ::-1], m[::-1, :]: np.flip along the reversed axes (`r[:k][::-1] @ y[:k]`,
     a Levinson-Durbin step); any other index asks for the bounds at compile time."""
     items = index if isinstance(index, tuple) else (index,)
-    if m.where[0] == "flags" and len(items) == 1 and m.axis == 0 and m.data.ndim == 1 and _int_scalar(items[0]):
-        return _selected_element(em, m, items[0])
     if m.where[0] != "bounds" or len(items) > m.data.ndim or not all(
             isinstance(it, slice) and it.start is None and it.stop is None and it.step in (None, -1)
             and not isinstance(it.step, bool) for it in items):
@@ -601,34 +588,6 @@ def subscript(em, m: Masked, index):
         need(m, "indexing it")
     from .registry import FUNCTIONS
     return _flip(em, FUNCTIONS["numpy.flip"], m, axes)
-
-
-def _int_scalar(v) -> bool:
-    if isinstance(v, Traced):
-        return v.ndim == 0 and (v.weak is int or is_int(v.dtype))
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _selected_element(em, m: Masked, k):
-    """sel[k] of a 1-D selection (`vals[np.argmax(counts)]` after np.unique): the element at the
-    position whose count of selected positions up to it is k + 1 (k < 0 from the end); NumPy's
-    IndexError where k is out of range."""
-    from .registry import FUNCTIONS
-    if m.data.shape[0] == 0:   # a selection of an empty array: always NumPy's IndexError
-        em.check(em.constant(np.bool_(True)), "IndexError: an index is out of bounds for the selection (x[mask])")
-        return Traced(em.full(0, m.data.dtype, ()).value, m.data.weak, _join(m))
-    n = length(em, m)
-    k = em.cast(em.asarray(k), np.int64) if isinstance(k, Traced) else em.constant(np.int64(k))
-    k = em.emit("select", em.emit("compare", k, em.constant(np.int64(0)), direction="LT"), em.emit("add", k, n), k)
-    em.check(em.emit("or", em.emit("compare", k, em.constant(np.int64(0)), direction="LT"),
-                     em.emit("compare", k, n, direction="GE")),
-             "IndexError: an index is out of bounds for the selection (x[mask])")
-    counts = FUNCTIONS["numpy.cumsum"](em, em.cast(m.where[1], np.int64))
-    wanted = em.broadcast(em.emit("add", k, em.constant(np.int64(1))), (1,))
-    found = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
-    at = em.emit("min", em.emit("reshape", found, shape=()), em.constant(np.int64(max(m.data.shape[0] - 1, 0))))
-    out = em.emit("dynamic_slice", m.data, at, sizes=(1,))
-    return Traced(em.emit("reshape", out, shape=()).value, m.data.weak, _join(m))
 
 
 def gather(em, x: Traced, m: Masked):
@@ -652,19 +611,40 @@ def returnable(m: Masked) -> bool:
     return m.where[0] == "flags" and m.axis == 0 and m._data is not None
 
 
+def checked_ranks(em, index: Traced, count: Traced, message: str) -> Traced:
+    """Integer positions counted in a selection of run-time length `count`, negative ones from its
+    end (int64), and a run-time IndexError (`message`) where one is outside it."""
+    i = em.cast(index, np.int64)
+    size = em.broadcast(count, i.shape)
+    wrapped = em.emit("select", em.emit("compare", i, em.full(0, np.int64, i.shape), direction="LT"),
+                      em.emit("add", i, size), i)
+    bad = em.emit("or", em.emit("compare", wrapped, em.full(0, np.int64, i.shape), direction="LT"),
+                  em.emit("compare", wrapped, size, direction="GE"))
+    if bad.ndim:
+        bad = em.emit("reduce", bad, kind="or", axes=tuple(range(bad.ndim)))
+    em.check(bad, message)
+    return wrapped
+
+
+def _positions_of(em, flags: Traced, ranks: Traced) -> Traced:
+    """The position of each rank-th (from 0) selected entry: the first whose inclusive count of
+    selected entries is rank + 1 (a prefix sum and a binary search; n where there is none)."""
+    from .registry import FUNCTIONS
+    counts = FUNCTIONS["numpy.cumsum"](em, em.cast(flags, np.int64))
+    wanted = em.emit("add", ranks, em.full(1, np.int64, ranks.shape))
+    return FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
+
+
 def compacted(em, m: Masked) -> tuple[Traced, Traced]:
     """A selection (x[mask], np.nonzero, np.unique, ...) as the caller gets it: its elements moved
     to the front of the axis in order, and how many there are (int64); the caller keeps that many
     (program.Trimmed). Output position j takes the element whose inclusive count of selected
     elements is j + 1: a prefix sum and a binary search, log2(n) parallel steps each."""
-    from .registry import FUNCTIONS
     if not returnable(m):
         need(m, "returning it")
     data, flags = m.data, m.where[1]
     n = flags.shape[0]
-    counts = FUNCTIONS["numpy.cumsum"](em, em.cast(flags, np.int64))
-    wanted = em.emit("add", em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)), em.full(1, np.int64, (n,)))
-    found = FUNCTIONS["numpy.searchsorted"](em, counts, wanted, side="left")
+    found = _positions_of(em, flags, em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)))
     source = em.emit("min", found, em.full(max(n - 1, 0), np.int64, (n,)))
     return em.emit("take", data, source, weak=data.weak), length(em, m)
 

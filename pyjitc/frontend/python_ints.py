@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .values import Traced
+from .values import SIZE_BOUND, Traced
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
-SIZE_BOUND = 1 << 62
-CHECKED = ("Add", "Sub", "Mult", "LShift", "USub", "Pow")
+CHECKED = ("Add", "Sub", "Mult", "FloorDiv", "LShift", "USub", "Pow")
 MESSAGE = ("OverflowError: a Python int result past 64 bits (compiled functions hold Python ints in "
            "int64, where Python's are unbounded); use floats, or np.int64 to wrap around as NumPy does")
 
@@ -36,10 +35,6 @@ def check(em, op_name: str, args: tuple, out) -> None:
     if isinstance(out, Traced) and len(args) == 2 and all(is_python_number(a) for a in args) \
             and any(isinstance(a, Traced) for a in args):
         _python_raises(em, op_name, args, out)
-    if op_name == "FloorDiv" and all(is_python_int(a) for a in args) and is_python_int(out):
-        a, b = (_as_i64(em, v) for v in args)    # MIN // -1 is 2**63
-        em.check(em.emit("and", em.emit("compare", a, em.constant(np.int64(I64_MIN)), direction="EQ"),
-                         em.emit("compare", b, em.constant(np.int64(-1)), direction="EQ")), MESSAGE)
     if op_name not in CHECKED or not isinstance(out, Traced) or not all(is_python_int(a) for a in args) \
             or not is_python_int(out):
         return
@@ -95,6 +90,8 @@ def _overflowed(em, op_name, args, r):
         q = e("div", r, e("select", a_zero, one, a))
         minus_min = e("and", eq(a, em.constant(np.int64(-1))), eq(b, em.constant(np.int64(I64_MIN))))
         return e("or", e("and", e("not", a_zero), ne(q, b)), minus_min)
+    if op_name == "FloorDiv":   # MIN // -1 is 2**63
+        return e("and", eq(a, em.constant(np.int64(I64_MIN))), eq(b, em.constant(np.int64(-1))))
     if op_name == "LShift":  # bits shifted out, or a shift of 64 or more of a nonzero value
         big = e("compare", b, em.constant(np.int64(63)), direction="GT")
         back = e("shift_right_arithmetic", r, e("select", big, zero, b))

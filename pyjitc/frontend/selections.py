@@ -8,7 +8,7 @@ import numpy as np
 
 from ..ir.types import is_bool
 from .indexing import getitem, mask_key, set_selected_positions
-from .masked import Masked, _join, aligned, compacted, first, need, returnable
+from .masked import Masked, _join, aligned, checked_ranks, compacted, first, need, returnable
 from .values import Traced
 
 
@@ -98,14 +98,9 @@ def gather_compacted(em, m: Masked, index) -> Traced:
     if np.dtype(idx.dtype).kind not in "iu" or not returnable(m):
         need(m, "indexing it")
     data, count = compacted(em, m)
-    i = em.cast(idx, np.int64)
-    size = em.broadcast(count, i.shape)
-    wrapped = em.emit("select", em.emit("compare", i, em.full(0, np.int64, i.shape), direction="LT"),
-                      em.emit("add", i, size), i)
-    bad = em.emit("or", em.emit("compare", wrapped, em.full(0, np.int64, i.shape), direction="LT"),
-                  em.emit("compare", wrapped, size, direction="GE"))
-    if bad.ndim:
-        bad = em.emit("reduce", bad, kind="or", axes=tuple(range(bad.ndim)))
-    em.check(bad, "IndexError: an index is out of bounds for a selection (x[mask]) of the length it has here")
-    safe = em.emit("select", em.emit("compare", wrapped, size, direction="LT"), wrapped, em.full(0, np.int64, i.shape))
-    return em.emit("take", data, em.emit("max", safe, em.full(0, np.int64, i.shape)), weak=data.weak)
+    wrapped = checked_ranks(em, idx, count, "IndexError: an index is out of bounds for a selection (x[mask]) of the "
+                                            "length it has here")
+    shape = wrapped.shape
+    safe = em.emit("select", em.emit("compare", wrapped, em.broadcast(count, shape), direction="LT"), wrapped,
+                   em.full(0, np.int64, shape))
+    return em.emit("take", data, em.emit("max", safe, em.full(0, np.int64, shape)), weak=data.weak)

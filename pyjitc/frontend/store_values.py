@@ -25,11 +25,7 @@ def converted(em, value, dtype, what, scalar=False) -> Traced:
             _scalar_checks(em, value, dtype)
         v = em.cast(value, dtype) if value.dtype != dtype else Traced(value.value, None, value.params)
         if value.weak is int and is_int(dtype) and np.dtype(dtype).itemsize < 8:
-            info = np.iinfo(dtype)
-            raw = em.cast(Traced(value.value), np.int64)
-            lo, hi = em.constant(np.int64(info.min)), em.constant(np.int64(info.max))
-            bad = em.emit("or", em.emit("compare", raw, lo, direction="LT"), em.emit("compare", raw, hi, direction="GT"))
-            em.check(bad, f"OverflowError: a Python integer is out of bounds for {dtype}")
+            em.check(python_int_past(em, value, dtype), f"OverflowError: a Python integer is out of bounds for {dtype}")
     else:
         arr = np.asarray(value)
         if arr.dtype == object:
@@ -97,3 +93,15 @@ def values_for(em, value, dtype, shape, what, scalar=False) -> Traced:
     except ValueError:
         raise ShapeError(f"{what}: could not broadcast input array from shape {v.shape} into shape {tuple(shape)}") from None
     return em.broadcast(v, shape)
+
+
+def python_int_past(em, value: Traced, dtype) -> Traced:
+    """Whether the run-time Python int `value` (held in int64) is past the range of the integer
+    `dtype`, where NumPy raises OverflowError (NEP 50): below its least value or above its largest
+    (uint64's largest is past every int64)."""
+    info = np.iinfo(dtype)
+    raw = em.cast(Traced(value.value), np.int64)
+    below = em.emit("compare", raw, em.constant(np.int64(info.min)), direction="LT")
+    if info.max > np.iinfo(np.int64).max:
+        return below
+    return em.emit("or", below, em.emit("compare", raw, em.constant(np.int64(info.max)), direction="GT"))

@@ -220,6 +220,11 @@ class _Guards:
         self.items.setdefault((kind, id(holder), name), guard)
 
 
+# no array has more elements than this: a size known only at run time (a symbolic dimension)
+# is bounded by it (python_ints.py leaves index arithmetic on sizes unchecked)
+SIZE_BOUND = 1 << 62
+
+
 class Emitter:
     """What a library function receives: the IR builder and NumPy-aware helpers."""
 
@@ -393,7 +398,7 @@ class Emitter:
     def dim_value(self, d: Dim) -> Traced:
         """A symbolic dimension as the run-time Python int it is (weakly typed)."""
         t = Traced(self.b.emit("dim_size", dim=d), int, frozenset())
-        self.int_bounds[t.value.id] = (-(1 << 62), 1 << 62)   # an array's size (python_ints.py)
+        self.int_bounds[t.value.id] = (-SIZE_BOUND, SIZE_BOUND)   # an array's size (python_ints.py)
         return t
 
     def cast(self, x: Traced, dtype) -> Traced:

@@ -107,6 +107,16 @@ class Builder:
         return results[0] if single else results
 
 
+def producers(block: Block, out: dict | None = None) -> dict:
+    """Value id -> the op that makes it, for every op in `block` and in the regions of its ops."""
+    out = {} if out is None else out
+    for op in block.ops:
+        out.update((v.id, op) for v in op.results)
+        for r in op.regions:
+            producers(r, out)
+    return out
+
+
 def prune(block: Block) -> set[int]:
     """Drop the ops whose results nothing uses (every op is pure: constants folded at compile time
     and never read, work on a path that was discarded), and the values a loop carries that

@@ -531,12 +531,15 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
     tuned = ctx.tuned_product(a, b, lhs_contract, rhs_contract, lhs_batch, rhs_batch, ctx.in_types[0].dtype)
     if tuned is not None:
         return tuned
-    operands = (a, b)
-    dims = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
-            f"rhs_batching_dimensions = {list(rhs_batch)}, "
-            f"lhs_contracting_dimensions = {list(lhs_contract)}, "
-            f"rhs_contracting_dimensions = {list(rhs_contract)}>")
-    return ctx.hlo("stablehlo.dot_general", *operands, dot_dimension_numbers=ctx.attr(dims))
+    return ctx.hlo("stablehlo.dot_general", a, b,
+                   dot_dimension_numbers=_dot_dims(ctx, lhs_contract, rhs_contract, lhs_batch, rhs_batch))
+
+
+def _dot_dims(ctx, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
+    return ctx.attr(f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
+                    f"rhs_batching_dimensions = {list(rhs_batch)}, "
+                    f"lhs_contracting_dimensions = {list(lhs_contract)}, "
+                    f"rhs_contracting_dimensions = {list(rhs_contract)}>")
 
 
 register_op("dot_general", _dot_type, _lower_dot)
@@ -565,12 +568,8 @@ def _accurate_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batc
         if product is not None:
             product = ctx.hlo("stablehlo.reshape", product, type=ctx.mlir_type(out.with_dtype(np.float64)))
     if product is None:
-        dims = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch)}, "
-                f"rhs_batching_dimensions = {list(rhs_batch)}, "
-                f"lhs_contracting_dimensions = {list(lhs_contract)}, "
-                f"rhs_contracting_dimensions = {list(rhs_contract)}>")
         product = ctx.hlo("stablehlo.dot_general", a, b, type=ctx.mlir_type(out.with_dtype(np.float64)),
-                          dot_dimension_numbers=ctx.attr(dims))
+                          dot_dimension_numbers=_dot_dims(ctx, lhs_contract, rhs_contract, lhs_batch, rhs_batch))
     return ctx.hlo("stablehlo.convert", product, type=ctx.out_types[0])
 
 def _scan_type(ts, kind, identity, **_):

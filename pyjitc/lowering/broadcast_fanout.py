@@ -9,7 +9,7 @@ pairwise-distance and RBF-kernel code did). Such a reduction's result is put beh
 (softmax's `x - x.max(axis, keepdims=True)`) keep the fused form."""
 from __future__ import annotations
 
-from ..ir.graph import Block, Op
+from ..ir.graph import Block, producers
 
 # ops that carry an array's values to a broadcast unchanged (up to unit axes and the element type)
 _THROUGH = ("reshape", "convert", "barrier")
@@ -19,28 +19,19 @@ def split_reductions(fns) -> set[int]:
     """Ids of reduce results broadcast along two or more different axis mappings."""
     out: set[int] = set()
     for fn, _ in fns:
-        producers: dict[int, Op] = {}
-        _index(fn.body, producers)
         mappings: dict[int, set] = {}
-        _collect(fn.body, producers, mappings)
+        _collect(fn.body, producers(fn.body), mappings)
         out |= {rid for rid, maps in mappings.items() if len(maps) > 1}
     return out
 
 
-def _index(block: Block, producers: dict) -> None:
-    for op in block.ops:
-        producers.update((v.id, op) for v in op.results)
-        for r in op.regions:
-            _index(r, producers)
-
-
-def _collect(block: Block, producers: dict, mappings: dict) -> None:
+def _collect(block: Block, made: dict, mappings: dict) -> None:
     for op in block.ops:
         for r in op.regions:
-            _collect(r, producers, mappings)
+            _collect(r, made, mappings)
         if op.name != "broadcast_in_dim":
             continue
-        found = _root_axes(op.operands[0], producers)
+        found = _root_axes(op.operands[0], made)
         if found is None:
             continue
         root, axes = found      # for each of the root's non-unit axes, the operand's axis
@@ -48,12 +39,12 @@ def _collect(block: Block, producers: dict, mappings: dict) -> None:
         mappings.setdefault(root, set()).add((tuple(dims[a] for a in axes), tuple(op.results[0].type.shape)))
 
 
-def _root_axes(value, producers: dict, depth: int = 8):
+def _root_axes(value, made: dict, depth: int = 8):
     """(the reduce result `value` comes from, through unit-axis reshapes and conversions; where
     each of its non-unit axes is among `value`'s axes), or None."""
     axes = [i for i, d in enumerate(value.type.shape) if d != 1]
     for _ in range(depth):
-        op = producers.get(value.id)
+        op = made.get(value.id)
         if op is None:
             return None
         if op.name == "reduce":

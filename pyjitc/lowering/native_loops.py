@@ -8,7 +8,7 @@ sizes."""
 from __future__ import annotations
 
 from ..ir.dims import is_symbolic
-from ..ir.graph import Block, Op
+from ..ir.graph import Block, Op, producers
 from ..ir.ops import BINARY, UNARY
 from . import in_place, scalar_complex
 from .in_place import check_lazy, vector_ok
@@ -85,7 +85,8 @@ class _InPlace:
 
     def __init__(self, loop: Op):
         self.producers = {}
-        _index_producers(loop, self.producers)
+        for r in loop.regions:
+            producers(r, self.producers)
         for v in _free_values(loop):
             if not _size1(v) and any(self._linear(r, v.id) for r in loop.regions):
                 raise _Refuse
@@ -176,13 +177,6 @@ class _InPlace:
             else:
                 return False
         return True
-
-
-def _index_producers(op: Op, out: dict) -> None:
-    for r in op.regions:
-        for inner in r.ops:
-            out.update((v.id, inner) for v in inner.results)
-            _index_producers(inner, out)
 
 
 def _uses(block: Block, vid: int) -> bool:

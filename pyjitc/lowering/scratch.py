@@ -113,7 +113,12 @@ def _stale_temporaries(body: Block, computed) -> set[int]:
     """Ids of array work at the top of `body` (temporaries: computed element by element where
     they are used) still used after an array they read is updated in place, or handed to a loop
     or branch that may update it."""
-    made = {r.id: op for op in body.ops for r in op.results}
+    last_use = {}                 # value id -> position of the last op reading it (len(ops): the body's result)
+    for k, op in enumerate(body.ops):
+        for v in (*op.operands, *in_place._captured_values(op)):
+            last_use[v.id] = k
+    for v in body.results:
+        last_use[v.id] = len(body.ops)
     root: dict[int, int] = {}     # an array's later versions -> its first
     reads: dict[int, set] = {}    # temporary id -> the arrays (first versions) it reads
     defined: dict[int, int] = {}
@@ -136,17 +141,9 @@ def _stale_temporaries(body: Block, computed) -> set[int]:
         if not written:
             continue
         for vid, start in defined.items():
-            if start < k and reads[vid] & written and _used_after(body, vid, k, made):
+            if start < k and reads[vid] & written and last_use.get(vid, -1) > k:
                 stale.add(vid)
     return stale
-
-
-def _used_after(body: Block, vid: int, k: int, made: dict) -> bool:
-    """Whether the value `vid` is used after the op at position `k` (by a later op, inside one's
-    regions, or as a result of the body)."""
-    later = body.ops[k + 1:]
-    return (any(v.id == vid for v in body.results)
-            or any(v.id == vid for op in later for v in (*op.operands, *in_place._captured_values(op))))
 
 
 def _substituted(op: Op, sub: dict) -> Op:

@@ -13,7 +13,9 @@ from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ...ir.types import is_bool, is_float
 from ..operators import apply_operator
+from ..python_ints import is_python_int, is_python_number
 from ..registry import FUNCTIONS, register
+from ..store_values import python_int_past
 from ..values import Emitter, Traced, fold, is_py_scalar, is_static, items_of, join_params
 from . import accurate
 from .dtypes import cast_impl
@@ -81,12 +83,7 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     if narrowed and name in _BELOW and len(args) == 2:
         return _compare_python_int(em, name, args, loop, shape)
     for i in narrowed:   # NumPy (NEP 50) raises OverflowError for a Python int past the array's dtype
-        info = np.iinfo(loop[i])
-        v = em.cast(args[i], np.int64)
-        past = em.emit("compare", v, em.constant(np.int64(info.min)), direction="LT") if loop[i] == np.uint64 else \
-            em.emit("or", em.emit("compare", v, em.constant(np.int64(info.min)), direction="LT"),
-                    em.emit("compare", v, em.constant(np.int64(info.max)), direction="GT"))
-        em.check(past, f"OverflowError: a Python integer is out of bounds for {loop[i]} ({name})")
+        em.check(python_int_past(em, args[i], loop[i]), f"OverflowError: a Python integer is out of bounds for {loop[i]} ({name})")
     ops = [em.operand(a, loop[i], shape) for i, a in enumerate(args)]
     out = lower(em, *ops, out_dtype=loop[-1])
     if out.dtype != loop[-1]:
@@ -105,7 +102,7 @@ _MIRROR = {"less": "greater", "less_equal": "greater_equal", "greater": "less", 
 
 
 def _run_time_python_int(a) -> bool:
-    return isinstance(a, Traced) and a.weak is int and a.ndim == 0
+    return isinstance(a, Traced) and is_python_int(a)
 
 
 def _compare_python_int(em, name, args, loop, shape):
@@ -524,9 +521,8 @@ def _power_operator(em, a, b):
     """`z ** 0.5` on a complex array is np.sqrt(z) (NumPy's operator fast path; np.power(z, 0.5)
     is the cpow: they differ at infinities). Python numbers (`a ** k` on Python ints) give a
     Python number, as Python's operator does. Everything else as np.power."""
-    python = lambda x: (type(x) in (int, float)) or (isinstance(x, Traced) and x.weak in (int, float) and x.ndim == 0)
-    if python(a) and python(b):
-        ints = all(type(v) is int or isinstance(v, Traced) and v.weak is int for v in (a, b))
+    if is_python_number(a) and is_python_number(b):
+        ints = is_python_int(a) and is_python_int(b)
         if ints and type(b) is int and b < 0:   # Python: int ** negative int is a float (2 ** -3 == 0.125)
             base = Traced(em.cast(a, np.float64).value, float, a.params) if isinstance(a, Traced) else float(a)
             return _unchecked_power.operator(em, base, float(b))
