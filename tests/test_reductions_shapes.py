@@ -268,3 +268,39 @@ def test_a_reduction_broadcast_along_two_axes_is_numpys_everywhere_not_only_on_t
     # such a reduction is computed first (lowering/broadcast_fanout.py)
     X = (np.random.default_rng(5).random(shape) * 10).astype(dtype)
     assert_same(pyjitc.jit(broadcast_two_ways)(X), broadcast_two_ways(X), accumulate=True)
+
+
+# Each reduces a constant MLIR folds from a run-time array (x & 0, x | -1, x * 0, x ** 0): IREE 3.13
+# then added the constant once per vector of 8 elements (np.sum(k | -1) gave -2 for -10,
+# np.sum(x ** 0) 2.0 for 10.0, count_nonzero(k * 0 + 1) 1 for 10). One reduction a function: in
+# one module with the others, the fusion differed and hid the bug.
+def or_all_ones(k, x):
+    return np.sum(k | -1)
+
+
+def and_zero(k, x):
+    return np.sum((k & 0) + 3)
+
+
+def times_zero_counted(k, x):
+    return np.count_nonzero(k * 0 + 1)
+
+
+def int_power_zero(k, x):
+    return np.sum(k ** 0)
+
+
+def float_power_zero(k, x):
+    return np.mean(x ** 0), np.prod(x ** 0 * 2)
+
+
+def moments(k, x):
+    return [np.sum(x ** j) for j in range(3)]
+
+
+@pytest.mark.parametrize("fn", [or_all_ones, and_zero, times_zero_counted, int_power_zero, float_power_zero, moments])
+def test_reductions_of_arrays_that_fold_to_a_constant_count_every_element(fn):
+    jitted = pyjitc.jit(fn)
+    for n in (10, 17):   # not multiples of the vector width
+        k, x = np.arange(n), np.linspace(0.0, 1.0, n)
+        assert_same(jitted(k, x), fn(k, x))

@@ -357,8 +357,69 @@ class LowerCtx:
             return all(self.may_fold_to_constant(v, depth - 1) for v in yields)
         if len(op.regions):
             return False
-        return all(self.may_fold_to_constant(v, depth - 1) for v in op.operands) if op.operands \
-            else self.is_constant_expression(value)
+        if not op.operands:
+            return self.is_constant_expression(value)
+        if all(self.may_fold_to_constant(v, depth - 1) for v in op.operands):
+            return True
+        # MLIR's folds that make a constant of a run-time value (IREE 3.13 then reduced the splat
+        # once per vector of 8 instead of once per element: np.sum(k | -1) gave -2 for -10,
+        # np.sum(x ** 0) 2.0 for 10.0, np.count_nonzero(k * 0 + 1) 1 for 10: silent wrong answers)
+        return self._absorbed(op, depth)
+
+    def _absorbed(self, op, depth: int) -> bool:
+        """Whether an integer or boolean op's result is a constant whatever its run-time operand:
+        x & 0, x | -1, x * 0, x - x, x ^ x, x ** 0, a comparison of x with itself, a select whose
+        condition folds and whose chosen value does, or whose two values are one."""
+        name, operands = op.name, list(op.operands)
+        element = ir.RankedTensorType(operands[0].type).element_type if name != "stablehlo.select" else None
+        integer = element is not None and isinstance(element.maybe_downcast(), ir.IntegerType)
+        if name == "stablehlo.select":
+            taken = self._splat_of(operands[0])
+            if taken is not None:
+                return self.may_fold_to_constant(operands[1 if taken else 2], depth - 1)
+            return self.may_fold_to_constant(operands[0], depth - 1) or operands[1] == operands[2]
+        if name == "stablehlo.power":   # x ** 0 (math.ipowi/powf fold it to ones)
+            return self._splat_of(operands[1]) == 0
+        if not integer or len(operands) != 2:
+            return False
+        if operands[0] == operands[1] and name in ("stablehlo.subtract", "stablehlo.xor", "stablehlo.compare"):
+            return True
+        splats = [self._splat_of(v) for v in operands]
+        bits = element.maybe_downcast().width
+        ones = {-1, (1 << bits) - 1, True, 1 if bits == 1 else -1}
+        absorbing = {"stablehlo.and": {0, False}, "stablehlo.multiply": {0}, "stablehlo.or": ones}.get(name, ())
+        return any(c is not None and c in absorbing for c in splats)
+
+    def _splat_of(self, value: ir.Value, depth: int = 4):
+        """The one value of a splat constant expression (a constant through broadcasts and
+        conversions; comparisons, and/or/not of such), as MLIR folds it, else None."""
+        op = self._producer(value)
+        while op is not None and op.name in ("stablehlo.broadcast_in_dim", "stablehlo.convert", "stablehlo.reshape"):
+            op = self._producer(op.operands[0])
+        if op is None or not depth:
+            return None
+        if op.name == "stablehlo.constant":
+            attr = ir.DenseElementsAttr(op.attributes["value"])
+            if not attr.is_splat:
+                return None
+            element = attr.get_splat_value()
+            for kind in (ir.IntegerAttr, ir.FloatAttr):
+                try:
+                    return kind(element).value
+                except ValueError:
+                    pass
+            return None
+        parts = [self._splat_of(v, depth - 1) for v in op.operands]
+        if any(p is None for p in parts):
+            return None
+        if op.name == "stablehlo.compare":
+            direction = str(op.attributes["comparison_direction"]).split()[-1].rstrip(">")
+            how = {"EQ": "__eq__", "NE": "__ne__", "LT": "__lt__", "LE": "__le__", "GT": "__gt__", "GE": "__ge__"}
+            return bool(getattr(parts[0], how[direction])(parts[1])) if direction in how else None
+        logic = {"stablehlo.and": lambda a, b: bool(a) and bool(b), "stablehlo.or": lambda a, b: bool(a) or bool(b)}
+        if op.name in logic and all(isinstance(p, bool) or p in (0, 1, -1) for p in parts):   # (i1 true: -1)
+            return logic[op.name](*parts)
+        return None
 
     @contextlib.contextmanager
     def block(self, region, arg_types):
