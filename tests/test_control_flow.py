@@ -95,10 +95,47 @@ def only_one_path(x):
     return y
 
 
-def test_variable_assigned_on_one_path_only_is_a_located_error_at_its_use():
-    with pytest.raises(pyjitc.JitError, match="'y' is assigned on only some paths") as e:
-        pyjitc.jit(only_one_path)(np.ones(4))
-    assert "return y" in str(e.value)
+def test_variable_assigned_on_one_path_only_is_pythons_unbound_local_error_where_that_path_did_not_run():
+    f = pyjitc.jit(only_one_path)
+    x = np.array([1.0, -0.5, 2.0, 0.25])
+    np.testing.assert_array_equal(f(x), only_one_path(x))
+    with pytest.raises(UnboundLocalError):
+        only_one_path(-x)
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'y'") as e:
+        f(-x)
+    line = only_one_path.__code__.co_firstlineno + 3   # `return y`
+    assert isinstance(e.value, pyjitc.RunError) and f"test_control_flow.py:{line}:12:" in str(e.value)
+
+
+def search_with_else(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            found = i
+            break
+    else:
+        found = -1
+    return found
+
+
+def value_after_break(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            break
+        last = x[i] * 2
+    return last
+
+
+@pytest.mark.parametrize("n", [4, 9])   # unrolled (a short loop) and a run-time loop
+def test_names_bound_before_a_break_or_by_a_for_else_are_pythons_values(n):
+    x = np.linspace(0.0, 1.0, n)
+    for t in (-1.0, 0.5, 2.0):
+        assert pyjitc.jit(search_with_else)(x, t) == search_with_else(x, t)
+    for t in (0.3, 2.0):
+        assert pyjitc.jit(value_after_break)(x, t) == value_after_break(x, t)
+    with pytest.raises(UnboundLocalError):
+        value_after_break(x, -1.0)
+    with pytest.raises(UnboundLocalError, match="'last'"):
+        pyjitc.jit(value_after_break)(x, -1.0)
 
 
 # ---------------------------------------------------------------- loops

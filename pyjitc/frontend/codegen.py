@@ -28,7 +28,7 @@ from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, items_of, known
-from .regions import BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
+from .regions import BOUND, BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .attributes import BoundMethod
 from .source import SourceFunction, parse_function, real_signature
 
@@ -164,6 +164,8 @@ class FunctionCompiler(ast.NodeVisitor):
     def assign(self, target, value):
         if isinstance(target, ast.Name):
             self.env[target.id] = value
+            if BOUND + target.id in self.env:   # bound on every path from here (regions._flag_partly_bound)
+                self.env[BOUND + target.id] = True
         elif isinstance(target, (ast.Tuple, ast.List)):
             for t, v in assignment.unpack_targets(self.em, target.elts, value):
                 self.assign(t, v)
@@ -295,6 +297,16 @@ class FunctionCompiler(ast.NodeVisitor):
             c = c.parent
         return MISSING
 
+    def _check_bound(self, name):
+        """A name bound on only some paths (regions._flag_partly_bound): Python's error where it isn't."""
+        c = self
+        while name not in c.env:
+            c = c.parent
+        flag = c.env.get(BOUND + name)
+        if isinstance(flag, Traced):
+            self.em.check(negate(self.em, [flag]), f"UnboundLocalError: cannot access local variable '{name}' "
+                                                   "where it is not associated with a value")
+
     def lookup_module(self, name):
         """What `name` is (a local, else a global), for policy.module_named."""
         try:
@@ -306,6 +318,7 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_Name(self, node):
         value = self.lookup(node.id)
         if value is not MISSING:
+            self._check_bound(node.id)
             unbound = self.em.maybe_unbound.get(value.value.id) if isinstance(value, Traced) else None
             if unbound is not None and unbound[1] == node.id:   # bound only by a loop that may not run
                 self.em.check(unbound[0], f"UnboundLocalError: cannot access local variable '{node.id}' where it "

@@ -21,6 +21,7 @@ from .values import Emitter, NeedStatic, Traced, make_view
 
 # Reserved names in the interpreter's environment (never Python identifiers).
 BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"
+BOUND = "bound?"     # env[BOUND + name]: whether `name`, bound on only some paths, is bound (a run-time bool)
 FLAGS = (BREAK, CONTINUE, RETURN)
 RAISED = object()    # the return value of a path that raised (frontend/raising.py): never read
 ZERO = object()      # a placeholder yielded where a value is never read (a return value not yet set)
@@ -231,6 +232,7 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
             for cid, v in after_cells.items():
                 if v is not before.cells[cid][1] and ("cell", cid) not in keys:
                     keys.append(("cell", cid))
+        _flag_partly_bound(keys, outcomes, before.env)
         merge = Merge(em, len(branches), _params_of(cond))
         plans = []
         for key in keys:
@@ -282,6 +284,33 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
                     and any(kept) and not all(kept):   # one path kept the array the name held
                 took = em.cast(cond, np.bool_)
                 _either(em, after, em.emit("not", took) if kept[0] else took, earlier)
+
+
+def _flag_partly_bound(keys: list, outcomes: list, entry: dict) -> None:
+    """A name bound on only some paths of an `if` (`if x[i] > t: found = i; break` in a loop with an
+    `else: found = -1`; a value assigned after a run-time `break`): a placeholder on the other paths,
+    and a run-time flag env[BOUND + name] that each read checks (UnboundLocalError, as Python raises
+    it there). Only names whose values can be yielded from a region get one; others stay Undefined."""
+    for key in list(keys):
+        if key[0] != "name" or not key[1].isidentifier():
+            continue
+        name = key[1]
+        values = [o[1].get(name, entry.get(name, MISSING)) for o in outcomes]
+        unbound = [v is MISSING or isinstance(v, Undefined) for v in values]
+        if not any(unbound) or all(unbound) or not all(_flaggable(v) for v, u in zip(values, unbound) if not u):
+            continue
+        for (_, path_env, _), u in zip(outcomes, unbound):
+            path_env[BOUND + name] = False if u else path_env.get(BOUND + name, True)
+            if u:
+                path_env[name] = ZERO
+        if ("name", BOUND + name) not in keys:
+            keys.append(("name", BOUND + name))
+
+
+def _flaggable(value) -> bool:
+    return not isinstance(value, Masked) and all(
+        (isinstance(v, Traced) and not isinstance(v, Masked)) or type(v) in (bool, int, float, complex)
+        or isinstance(v, np.generic) for v in tree.leaves(value))
 
 
 def condition(em: Emitter, test: Traced) -> Traced:

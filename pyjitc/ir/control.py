@@ -50,7 +50,10 @@ def _lower_if(ctx, operands, **_):
                  for made, v in zip(made_k, block.results)] for made_k, block in zip(made_constant, ctx.regions)]
     for k, (mlir_region, block) in enumerate(zip(op.regions, ctx.regions)):
         produced = {r.id for o in block.ops for r in o.results}
-        outside = [v.id not in produced and v.type.ndim > 0 for v in block.results]
+        # (a single value too: `found` passed through the `else` of an unrolled search loop's `if`
+        # while the other branch selects between it and the index, IREE 3.13 failed at run time,
+        # "indirect buffer reference slot 0 is out range", a probe of valid programs)
+        outside = [v.id not in produced for v in block.results]
         returned = [ctx.returned(v.id) for v in block.results]
         updated_elsewhere = [v.id in updated_in_a_branch for v in block.results]
         # an array computed before the if that a branch updates is updated in a copy (an
