@@ -357,3 +357,15 @@ def test_returned_views_with_negative_steps_are_numpys_empty_ones_included():
     got, want = pyjitc.jit(reversed_views)(x), reversed_views(x)
     assert_same(got, want)
     assert all(np.shares_memory(g, x) or g.size == 0 for g in got)
+
+
+def strided_run_time_slices(x, X, k):
+    return (x[k::3].sum(), x[1:k:2].sum(), x[k::-2].max(), np.dot(x[k::2], x[k::2]), x[-k::-3].sum(),
+            x[:k:-2].sum(), X[1, k::2].sum() + X[k::2, 0].mean())
+
+
+def test_slices_with_run_time_bounds_and_other_steps_read_numpys_elements():
+    f = pyjitc.jit(strided_run_time_slices)
+    x, X = np.arange(20.0) ** 1.5, np.arange(30.0).reshape(6, 5)
+    for k in (1, 3, 4, -2):   # (one compile: k is a run-time value)
+        assert_same(f(x, X, k), strided_run_time_slices(x, X, k))

@@ -15,7 +15,7 @@ from ..ir.types import is_bool, is_int
 from . import masked
 from .registry import FUNCTIONS
 from .store_values import values_for
-from .reversed_slices import forward_of_reversed
+from .reversed_slices import forward_of_reversed, unit_step
 from .values import Emitter, FlatIter, NeedStatic, Traced, items_of, make_view
 
 
@@ -160,6 +160,13 @@ def _getitem(em: Emitter, x: Traced, index):
     among = _mask_among(x, index)
     if among is not None:
         return _read_mask_axis(em, x, *among)
+    strided = unit_step(index)
+    if strided is not None:     # x[k::3]: every third element of x[k:], a slice with run-time bounds
+        m = _getitem(em, x, strided[0])
+        if isinstance(m, masked.Masked) and m.where[0] == "bounds":
+            return masked.strided(em, m, strided[1])
+        if isinstance(m, Traced) and strided[2] < m.ndim:   # x[i:i + 8:3]: a compile-time length
+            return _getitem(em, m, (slice(None),) * strided[2] + (slice(None, None, strided[1]),))
     forward = forward_of_reversed(em, x, index)
     if forward is not None:     # x[i::-1]: np.flip(x[:i + 1]), a slice with run-time bounds
         m = _getitem(em, x, forward)

@@ -575,6 +575,26 @@ def _flip(em, impl, m: Masked, axis):
     return Masked(relocated(em, reversed_, lo, data.shape[m.axis]), m.axis, m.where, m.key, m.params)
 
 
+def strided(em, m: Masked, step: int) -> Masked:
+    """m[::step] (step > 1) of a run-time slice (`x[k::3]`; `x[i::-2]`, every second element of
+    x[i::-1]): element t is m's element lo + step * t, gathered to position t of an axis of
+    ceil(n / step) positions; its bounds are 0..ceil((hi - lo) / step)."""
+    from .registry import FUNCTIONS
+    data, axis = m.data, m.axis
+    n = data.shape[axis]
+    _, lo, hi = m.where
+    capacity = -(-n // step)
+    at = em.emit("add", em.emit("mul", em.emit("iota", shape=(capacity,), dim=0, dtype=np.dtype(np.int64)),
+                                em.full(step, np.int64, (capacity,))), em.broadcast(lo, (capacity,)))
+    at = em.emit("min", at, em.full(max(n - 1, 0), np.int64, (capacity,)))
+    out = FUNCTIONS["numpy.take"](em, data, Traced(at.value, None, m.params), axis=axis)
+    count = em.emit("div", em.emit("add", em.emit("sub", hi, lo), em.constant(np.int64(step - 1))),
+                    em.constant(np.int64(step)))
+    key = ("strided", m.key, step) if m.key is not None else None
+    return Masked(Traced(out.value, data.weak, m.params), axis, ("bounds", em.constant(np.int64(0)), count), key,
+                  m.params)
+
+
 def subscript(em, m: Masked, index):
     """m[::-1], m[:, ::-1], m[::-1, :]: np.flip along the reversed axes (`r[:k][::-1] @ y[:k]`,
     a Levinson-Durbin step); any other index asks for the bounds at compile time."""

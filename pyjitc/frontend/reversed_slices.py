@@ -1,6 +1,7 @@
 """reversed_slices: a slice with step -1 and run-time bounds (`x[i::-1]`, `A[k, j:i:-1]`) read as
 the step-1 slice of the same elements (a run-time-length slice, masked.py), then reversed: NumPy's
-bounds for negative steps, worked out when the function runs."""
+bounds for negative steps, worked out when the function runs. Other static steps (`x[k::3]`,
+`x[i::-2]`) are the step +-1 slice, then every |step|-th element of it."""
 from __future__ import annotations
 
 import numpy as np
@@ -42,3 +43,20 @@ def forward_of_reversed(em, x: Traced, index):
     hi = Traced(em.emit("max", em.emit("add", first, c(1)), lo).value, int, params)
     forward = items[:k] + (slice(lo, hi, None),) + items[k + 1:]
     return forward if isinstance(index, tuple) else forward[0]
+
+
+def unit_step(index):
+    """For an index whose one run-time slice has a static step other than 1 and -1 (`x[k::3]`,
+    `x[i:j:-2]`): (the same index with that slice's step +-1, |step|); None for any other index.
+    x[a:b:s] holds the elements of x[a:b:sign(s)] at positions 0, |s|, 2|s|, ..."""
+    items = index if isinstance(index, tuple) else (index,)
+    found = [k for k, it in enumerate(items) if isinstance(it, slice) and isinstance(it.step, (int, np.integer))
+             and not isinstance(it.step, (bool, np.bool_)) and it.step not in (0, 1, -1)
+             and (isinstance(it.start, Traced) or isinstance(it.stop, Traced))]
+    if len(found) != 1 or any(it is Ellipsis for it in items):
+        return None
+    k = found[0]
+    it = items[k]
+    unit = items[:k] + (slice(it.start, it.stop, None if it.step > 0 else -1),) + items[k + 1:]
+    axis = sum(1 for i in items[:k] if i is None or isinstance(i, slice))   # the slice's axis in the result
+    return (unit if isinstance(index, tuple) else unit[0]), abs(int(it.step)), axis
