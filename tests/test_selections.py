@@ -349,3 +349,30 @@ def test_statistics_of_a_selection_match_numpy(x):
     with np.errstate(all="ignore"):
         want = selection_statistics(x)
     assert_same(pyjitc.jit(selection_statistics)(x), want, accumulate=True)
+
+
+def reshaped_selections(x, y, k):
+    pos = x[x > 0.5]
+    gaps = np.diff(np.flatnonzero(x > 0.5))
+    return (pos[1:] - pos[:-1], np.diff(pos), np.diff(pos, n=2), gaps, np.sort(pos), pos[::-1], pos[::-2],
+            pos[::2].sum(), pos[1::3].sum(), pos[-2:], pos[:3], pos[k:].sum(), np.sort(x[x > 0.2])[:3],
+            x[x > 0.9] * y[y < 0.5])
+
+
+def test_selections_sliced_differenced_sorted_and_combined_across_masks_are_numpys():
+    # (each was refused: the selection's length is known only at run time)
+    f = pyjitc.jit(reshaped_selections)
+    rng = np.random.default_rng(5)
+    for x, y, k in [(rng.random(20), np.array([0.9, 0.1, 0.8] + [0.7] * 17), 2),
+                    (np.array([0.7, np.nan, 0.95, 0.6] + [0.1] * 16), rng.random(20), -3),
+                    (np.zeros(20), np.ones(20), 0)]:
+        assert_same(f(x, y, k), reshaped_selections(x, y, k))
+
+
+def test_selections_of_different_lengths_combined_raise_numpys_value_error():
+    f = pyjitc.jit(reshaped_selections)
+    x, y = np.linspace(0.0, 1.0, 20), np.linspace(0.0, 1.0, 20)
+    with pytest.raises(ValueError):
+        reshaped_selections(x, y, 0)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f(x, y, 0)
