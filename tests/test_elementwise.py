@@ -450,3 +450,15 @@ def test_float16_var_rounds_and_overflows_as_numpy(scale):
     # NumPy squares the deviations in float16: past 65504 they are inf
     h = (np.random.default_rng(27).normal(size=(20, 3)) * scale).astype(np.float16)
     assert_same_call(pyjitc.jit(float16_moments), float16_moments, h)
+
+
+def signs(x):
+    return np.sign(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sign_of_negative_zero_is_positive_zero_as_numpys(dtype):
+    x = np.array([-0.0, 0.0, -2.5, 3.0, np.nan, -np.inf], dtype)
+    got, want = pyjitc.jit(signs)(x), signs(x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # (stablehlo.sign keeps -0.0)

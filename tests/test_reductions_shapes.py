@@ -304,3 +304,17 @@ def test_reductions_of_arrays_that_fold_to_a_constant_count_every_element(fn):
     for n in (10, 17):   # not multiples of the vector width
         k, x = np.arange(n), np.linspace(0.0, 1.0, n)
         assert_same(jitted(k, x), fn(k, x))
+
+
+def meshgrid_booleans(x, y):
+    X, Y = np.meshgrid(x, y)
+    return (np.sin(X), np.all((X > 0.1) | (X < 0.05)), np.count_nonzero((X > 0.1) | (X < 0.05)),
+            ((X > 0.3) & (Y < X)).sum(), np.mean(X ** 2 + Y ** 2 < 1), np.any((X > 2.0) | (X < -1.0)))
+
+
+def test_booleans_of_a_broadcast_reduced_over_more_than_32768_elements_compile():
+    # IREE 3.13 fused the reduction with a dead full-size boolean result it put on the stack:
+    # "exceeded stack allocation limit of 32768 bytes" (np.sin's range check on a meshgrid's X)
+    rng = np.random.default_rng(2)
+    x, y = rng.random(200), rng.random(190)
+    assert_same(pyjitc.jit(meshgrid_booleans)(x, y), meshgrid_booleans(x, y))

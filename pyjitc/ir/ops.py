@@ -443,6 +443,12 @@ def _lower_reduce(ctx, operands, kind, axes):
         # program 1699; np.abs(b).sum() of b = ones((7, 8)) passed through an if gave 7 for 56,
         # seed 7010 program 2503)
         operand = ctx.barrier(operand)
+    elif ctx.booleans_of_a_broadcast(operand) is not None:
+        # IREE 3.13 fused such a reduction with a dead full-size result of one of the comparisons,
+        # allocated on the stack: "exceeded stack allocation limit" for more than 32768 elements
+        # (np.sin of a meshgrid's X, through its range check; np.all((X > 0.1) | (X < 0.05))):
+        # the booleans are materialised first (one byte each)
+        operand = ctx.with_booleans_materialised(operand, ctx.booleans_of_a_broadcast(operand))
     count = int(np.prod([d if isinstance(d, int) else ACCURATE_SUM_MIN + 1 for d in (src.shape[a] for a in axes)]))
     acc = src.dtype
     if kind == "add" and src.dtype in (np.float32, np.complex64) and count > ACCURATE_SUM_MIN:

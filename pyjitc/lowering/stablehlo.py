@@ -185,6 +185,44 @@ class LowerCtx:
         element = ir.RankedTensorType(op.operands[0].type).element_type
         return isinstance(element, ir.IntegerType) and ir.IntegerType(element).width > 1
 
+    def booleans_of_a_broadcast(self, value: ir.Value, depth: int = 8):
+        """The boolean array `value` is (itself, converted, or chosen between two constants by it)
+        where it is computed elementwise from a broadcast of a run-time array
+        (`np.all((X > 0.1) | (X < 0.05))`, `np.count_nonzero(...)` with X from np.meshgrid); else
+        None."""
+        op = self._producer(value)
+        if op is not None and op.name == "stablehlo.convert":
+            value = op.operands[0]
+        elif op is not None and op.name == "stablehlo.select" and all(
+                self.is_constant_expression(v) for v in list(op.operands)[1:]):
+            value = op.operands[0]
+        element = ir.RankedTensorType(value.type).element_type.maybe_downcast()
+        if not (isinstance(element, ir.IntegerType) and element.width == 1):
+            return None
+        todo, seen = [(value, depth)], set()
+        while todo:
+            v, d = todo.pop()
+            op = self._producer(v)
+            if op is None or not d or len(op.regions) or op in seen:
+                continue
+            seen.add(op)
+            if op.name == "stablehlo.broadcast_in_dim":
+                if not self.is_constant_expression(op.operands[0]):
+                    return value
+                continue
+            todo.extend((o, d - 1) for o in op.operands)
+        return None
+
+    def with_booleans_materialised(self, value: ir.Value, booleans: ir.Value) -> ir.Value:
+        """`value` (booleans_of_a_broadcast's argument) recomputed from its booleans behind a barrier."""
+        held = self.barrier(booleans)
+        if value == booleans:
+            return held
+        op = self._producer(value)
+        if op.name == "stablehlo.convert":
+            return self.hlo("stablehlo.convert", held, type=value.type)
+        return self.hlo("stablehlo.select", held, op.operands[1], op.operands[2], type=value.type)
+
     def barrier(self, value: ir.Value) -> ir.Value:
         return self.tied(value, self.op("stablehlo.optimization_barrier", [value], [value.type]).result)
 

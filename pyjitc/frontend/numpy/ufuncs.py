@@ -577,6 +577,9 @@ ufunc(np.square, by_kind(b=prim("and"), any=lambda em, x, out_dtype: em.emit("mu
       complex_ok=True)
 ufunc(np.reciprocal, _reciprocal, note="floats only (integer reciprocal is refused)")
 ufunc(np.sign, by_kind(b=identity, u=lambda em, x, out_dtype: em.cast(cmp(em, x, const(em, 0, x), "NE"), x.dtype),
+                       # (np.sign(-0.0) is +0.0; stablehlo.sign keeps the zero's sign)
+                       f=lambda em, x, out_dtype: sel(em, cmp(em, x, const(em, 0, x), "EQ"), const(em, 0, x),
+                                                      em.emit("sign", x)),
                        any=lambda em, x, out_dtype: em.emit("sign", x)))
 ufunc(np.maximum, by_kind(b=prim("or"), any=prim("max")), "numpy.maximum")
 ufunc(np.minimum, by_kind(b=prim("and"), any=prim("min")), "numpy.minimum")
