@@ -869,3 +869,17 @@ def test_temporaries_of_one_iteration_are_not_carried_and_names_read_after_the_l
     g = pyjitc.jit(temporaries_read_after)
     for n in (0, 1, 4):
         assert_same(g(np.arange(5.0), n), temporaries_read_after(np.arange(5.0), n))
+
+
+def prefix_chosen_by_data(x, t):
+    best = x[:1]
+    for k in range(1, 8):
+        if x[k] < t:
+            best = x[:k]
+    return best
+
+
+def test_a_slice_whose_length_a_run_time_if_chooses_is_a_located_error_not_an_internal_one():
+    with pytest.raises(pyjitc.JitError, match="'best' changes type") as e:
+        pyjitc.jit(prefix_chosen_by_data)(np.arange(1.0, 9.0), 4.5)
+    assert "internal" not in str(e.value) and "test_control_flow.py:" in str(e.value)

@@ -43,6 +43,8 @@ class Masked:
         """A stand-in after the region that made it: any use asks for the bounds at compile time."""
         # a selection by data (params None) still asks for the region's own markers: the loop
         # that carries it is unrolled (np.i0's Chebyshev loop over x[x <= 8.0])
+        if extra is None:   # (from a condition on array data: no compile-time value decides it)
+            return Masked(None, self.axis, self.where, None, None)
         params = self.params | extra if self.params is not None else (frozenset(extra) if extra else None)
         return Masked(None, self.axis, self.where, None, params)
 
