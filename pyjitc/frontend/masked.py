@@ -270,14 +270,15 @@ def call(em, impl, shown: str, args, kwargs):
         return RESHAPED["diff"](em, impl, args[0], em.static(kwargs.get("n", 1), "np.diff: n"))
     stats = {FUNCTIONS[f"numpy.{n}"]: n for n in ("var", "std", "median", "cumsum")} | \
         {METHODS[n]: n for n in ("var", "std", "cumsum") if n in METHODS}
-    if impl in stats and len(args) == 1 and isinstance(args[0], Masked) and args[0].where[0] == "flags" \
+    if impl in stats and len(args) == 1 and isinstance(args[0], Masked) and args[0]._data is not None \
             and args[0].axis == 0 and args[0].data.ndim == 1 and set(kwargs) <= ({"ddof"} if stats[impl] in ("var", "std") else set()):
         return _selection_statistic(em, stats[impl], args[0], kwargs.get("ddof", 0))
     need(first(args, kwargs), shown)
 
 
 def _selection_statistic(em, name: str, m: Masked, ddof):
-    """var, std, median and cumsum of a 1-D selection (`x[mask].std()`, `np.median(x[x > 0])`): over the
+    """var, std, median and cumsum of a 1-D selection (`x[mask].std()`, `np.median(x[x > 0])`) or
+    run-time slice (`np.var(x[:i])` in a loop: it was unrolled, 3000 steps in minutes): over the
     whole array with the left-out entries taking no part (var and std: deviations from the selection's
     mean, zero outside; median: the left-out entries sorted last as NaN, then the middle one or two
     of the len(m) first; cumsum: the running sum of the selected entries, itself a selection)."""
