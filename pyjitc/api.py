@@ -32,7 +32,7 @@ from .frontend.source import real_signature
 from .frontend.raising import UserRaised
 from .frontend.values import NeedStatic
 from .stages import Compiled, Lowered, NeedsLibm
-from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of
+from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of, static_identity
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits",
                                      "dynamic"], defaults=((),))
@@ -178,7 +178,7 @@ class JitFunction:
         for name in self._param_names:
             v = values[name]
             if name in self._static:
-                key.append(("static", v))
+                key.append(("static", v, static_identity(v)))
             elif isinstance(v, np.ndarray):   # byte order doesn't matter: inputs are made native
                 key.append((v.shape, v.dtype if v.dtype.isnative else v.dtype.newbyteorder("=")))
             elif type(v) in PY_SCALAR_DTYPES:
@@ -214,7 +214,7 @@ class JitFunction:
             for arg, static in zip(args, self._static_mask):
                 t = type(arg)
                 if static:
-                    key.append((t, arg))
+                    key.append(static_identity(arg))
                 elif t is np.ndarray:
                     key.append((arg.shape, arg.dtype))
                     arrays += 1

@@ -97,11 +97,29 @@ class ScalarSpec:
 
 @dataclass(frozen=True)
 class StaticSpec:
-    """A value fixed at compile time; part of the cache key."""
+    """A value fixed at compile time; part of the cache key (with its type: 3, 3.0 and True
+    compile differently)."""
     value: Any
 
     def __str__(self) -> str:
         return f"static {self.value!r}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StaticSpec) and static_identity(self.value) == static_identity(other.value)
+
+    def __hash__(self) -> int:
+        return hash(static_identity(self.value))
+
+
+def static_identity(value):
+    """A static value as the cache tells it apart: its type beside its value, through containers
+    (3 == 3.0 == np.int64(3) == True in Python, but each gives NumPy another result dtype; a cache
+    keyed by value alone returned int16 for `x * 3.0` after `x * 3`)."""
+    if isinstance(value, (tuple, list)):
+        return type(value), tuple(static_identity(v) for v in value)
+    if isinstance(value, dict):
+        return dict, tuple((static_identity(k), static_identity(v)) for k, v in value.items())
+    return type(value), value
 
 
 @dataclass(frozen=True)

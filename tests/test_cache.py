@@ -218,3 +218,24 @@ def test_first_call_time_is_broken_down_by_phase():
     phases = f.last_compile_phases
     assert {"trace", "stablehlo", "load"} <= set(phases) and ({"iree compile", "disk cache"} & set(phases))
     assert all(t >= 0 for t in phases.values())
+
+
+@pyjitc.jit(static_argnames=("n",))
+def scaled_by_static(x, n):
+    return x * n
+
+
+@pyjitc.jit
+def zeros_and_scaled(x, n, cfg):
+    return np.zeros(n), x * n, x * cfg["scale"]
+
+
+def test_equal_static_values_of_other_types_compile_apart_with_numpys_dtypes():
+    # 3 == 3.0 == np.int64(3) == True: keyed by value alone, the cache returned the first
+    # executable (int16 for x * 3.0 after x * 3: a silent wrong dtype and value)
+    x = np.arange(3, dtype=np.int16)
+    for n in (3, 3.0, np.int64(3), True, np.uint8(3)):
+        assert_same(scaled_by_static(x, n), x * n)
+    x8 = np.arange(4, dtype=np.int8)
+    for n, scale in ((3, 2), (np.int64(3), 2.0), (np.uint8(3), np.float32(2))):
+        assert_same(zeros_and_scaled(x8, n, {"scale": scale}), zeros_and_scaled.__wrapped__(x8, n, {"scale": scale}))
