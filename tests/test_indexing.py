@@ -369,3 +369,31 @@ def test_slices_with_run_time_bounds_and_other_steps_read_numpys_elements():
     x, X = np.arange(20.0) ** 1.5, np.arange(30.0).reshape(6, 5)
     for k in (1, 3, 4, -2):   # (one compile: k is a run-time value)
         assert_same(f(x, X, k), strided_run_time_slices(x, X, k))
+
+
+def blocked_matmul(A, B, bs):
+    n = A.shape[0]
+    C = np.zeros((n, n))
+    for ii in range(0, n, bs):
+        for jj in range(0, n, bs):
+            for kk in range(0, n, bs):
+                C[ii:ii + bs, jj:jj + bs] += A[ii:ii + bs, kk:kk + bs] @ B[kk:kk + bs, jj:jj + bs]
+    return C
+
+
+def tiled_transpose(A, bs):
+    B = np.empty((A.shape[1], A.shape[0]))
+    for i in range(0, A.shape[0], bs):
+        for j in range(0, A.shape[1], bs):
+            B[j:j + bs, i:i + bs] = A[i:i + bs, j:j + bs].T
+    return B
+
+
+def test_blocked_loops_whose_last_block_is_shorter_get_numpys_shorter_slices():
+    # (a RunError: "a slice of length 4 with a run-time start runs outside an axis")
+    rng = np.random.default_rng(6)
+    for n, bs in ((10, 4), (12, 4)):
+        A, B = rng.random((n, n)), rng.random((n, n))
+        assert_same(pyjitc.jit(blocked_matmul)(A, B, bs), blocked_matmul(A, B, bs))
+    A = rng.random((7, 9))
+    assert_same(pyjitc.jit(tiled_transpose)(A, 4), tiled_transpose(A, 4))

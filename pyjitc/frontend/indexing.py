@@ -365,10 +365,23 @@ def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
     return wrapped
 
 
+RAGGED_BLOCKS = 64
+
+
 def _dslice_start(em, item: Item, n: int) -> Traced:
     start = em.cast(em.asarray(item.value), np.int64)
     if _in_range(em, item.value, n - item.size):
         return start
+    known = em.range_of(item.value)
+    if known is not None and known[1] > n - item.size and item.value.params \
+            and (known[1] - known[0]) <= RAGGED_BLOCKS * max(item.size, 1):
+        # a loop variable whose last values run past the end (`A[ii:ii + bs]` over range(0, n, bs)
+        # where bs does not divide n, blocked code's ragged edge): NumPy's shorter slice, with the
+        # loop unrolled so that each slice is known. Where the range holds more than RAGGED_BLOCKS
+        # such slices (a sliding window, maybe guarded by an `if`), a run-time check instead
+        raise NeedStatic(item.value.params, reason=ShapeError(
+            f"a slice of length {item.size} from a run-time start runs past the end of an axis of size {n} "
+            "(NumPy returns a shorter slice there)", hint="make the loop's bounds compile-time values"))
     lt = lambda a, b: em.emit("compare", a, b, direction="LT")
     bad = em.emit("or", lt(start, em.constant(np.int64(0))),
                   lt(em.constant(np.int64(n - item.size)), start))

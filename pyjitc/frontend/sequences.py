@@ -47,7 +47,12 @@ class RangeSeq(Seq):
         value = k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
         start, stop = em.range_of(self.start), em.range_of(self.stop)
         if isinstance(value, Traced) and start is not None and stop is not None:   # every value range() yields
-            em.ranges[value.value.id] = ((start[0], stop[1] - 1) if self.step > 0 else (stop[0] + 1, start[1]))
+            if start[0] == start[1] and stop[0] == stop[1]:   # compile-time bounds: its last value exactly
+                values = range(start[0], stop[0], self.step)
+                if len(values):
+                    em.ranges[value.value.id] = (min(values[0], values[-1]), max(values[0], values[-1]))
+            else:
+                em.ranges[value.value.id] = ((start[0], stop[1] - 1) if self.step > 0 else (stop[0] + 1, start[1]))
         return value
 
 
