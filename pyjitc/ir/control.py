@@ -309,8 +309,13 @@ def _lower_while(ctx, operands, guard=(), **_):
     # (and a result of an earlier loop: with neither loop running, IREE 3.13 failed the second at
     # run time, "ref is null; while invoking native function hal.buffer.subspan", statement
     # fuzzer seed 9102 program 2255)
+    # (and a part of an argument the function returns as the loop's result: with the loop run zero
+    # times, IREE 3.13 returned a null buffer for it, "ref is null; hal.buffer_view.create":
+    # `a = x[0].copy()` carried by a rotation `a, b = b, a + b` and returned, a probe of valid programs)
     copied = [ctx.view_of_written_argument(v) or ctx.folds_to_written_argument(v)
-              or ctx.producer_named(v, "stablehlo.while") is not None for v in operands]
+              or ctx.producer_named(v, "stablehlo.while") is not None
+              or (ctx.view_of_argument(v) and ctx.view_root(v) != v and ctx.returned(r))
+              for v, r in zip(operands, ctx.result_ids)]
     operands = [ctx.distinct_barrier(v, loop_number) if c
                 else ctx.barrier(v) if t.ndim and not ctx.view_of_argument(v) else v
                 for v, t, c in zip(operands, ctx.in_types, constant)]

@@ -9,7 +9,9 @@ The same goes for two more orders of reads and writes (reverse passes of loops m
 autodiff/reverse.py): array work still read after an array it reads was updated in place (the
 cotangent's slice taken before zeros are written over it) is computed into a scratch array where
 it is made; an array the body yields computed anew from its own carried array at other positions
-(`g = pad(g[1:], ...) + ...`) is computed into a scratch array and copied over the carried one."""
+(`g = pad(g[1:], ...) + ...`) is computed into a scratch array and copied over the carried one;
+and one that takes another carried array's value from before the iteration (`ym2 = ym1`, a delay
+line) is copied into a scratch array first and over its own at the end."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,6 +50,11 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         scratch_results.append(filled)
         return filled, zero
 
+    # another carried array's value from before the iteration (`ym2 = ym1; ym1 = y[:, j].copy()`,
+    # a recursive filter's delay line): copied into scratch before anything writes it, then over
+    # this array's latest version at the end
+    rotated = {i: into_scratch(v, loop.span)[0] for i, (v, p) in enumerate(zip(body.results, body.params))
+               if p.type.size > 1 and v.id in params and v.id != p.id and v.type == p.type}
     stale = _stale_temporaries(body, computed)
     remade = {}      # a stale temporary's id -> the scratch array holding it
     for op in body.ops:
@@ -77,7 +84,17 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in version_of:
             version_of[op.results[0].id] = version_of[op.operands[0].id]
             newest[version_of[op.operands[0].id]] = op.results[0]
+    for i, filled in rotated.items():
+        p = body.params[i]
+        zero = Value(I64)
+        copied = Value(p.type)
+        ops.append(Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, loop.span))
+        ops.append(Op("dynamic_update_slice", (newest[p.id], filled) + (zero,) * p.type.ndim, (copied,),
+                      {"in_bounds": True}, loop.span))
+        results[i] = copied
     for i, (v, p) in enumerate(zip(results, body.params)):
+        if i in rotated:
+            continue
         if p.type.size > 1 and computed(v) and v.type == p.type and not _rewritten_in_place(v, p, made):
             # computed anew from its own array: into scratch, then copied over the array's latest version
             filled, zero = into_scratch(v, loop.span)

@@ -50,6 +50,7 @@ class LowerCtx:
         self.env = env
         self.regions = op.regions
         self.operand_ids = [v.id for v in op.operands]
+        self.result_ids = [v.id for v in op.results]
         self.op_key = id(op)
         self.in_types = [v.type for v in op.operands]
         self.out = [v.type for v in op.results]
