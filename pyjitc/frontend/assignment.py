@@ -188,6 +188,8 @@ def augmented_assign(fc, node: ast.AugAssign):
         else:
             store(em, base, key, new, shown)
         return
+    if isinstance(base, masked.Masked) and masked.element_index(base, known(index), writing=True):   # v[0] += s of v = x[k:]
+        base, index = base.data, masked.element_position(em, base, known(index))
     if not isinstance(base, Traced):
         raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                 hint="write it as x[i] = x[i] + v")

@@ -173,7 +173,9 @@ class FunctionCompiler(ast.NodeVisitor):
         elif isinstance(target, ast.Subscript):
             base = self.visit(target.value)   # every array is a value with identity: all aliases see the write
             index = self.visit(target.slice)
-            if isinstance(base, masked.Masked):
+            if isinstance(base, masked.Masked) and masked.element_index(base, index, writing=True):   # v[0] = ... of v = x[k:]
+                base, index = base.data, masked.element_position(self.em, base, index)
+            elif isinstance(base, masked.Masked):
                 masked.need(base, "writing into it")
             assignment.store(self.em, base, index, value, ast.unparse(target))
         elif isinstance(target, ast.Attribute) and target.attr == "shape" and isinstance(target.value, ast.Name):

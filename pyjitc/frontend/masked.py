@@ -27,11 +27,12 @@ class Masked:
     holds x flattened, and the mask); key: what makes two `where`s equal (capacity and each
     bound's expression, or the mask's identity); params: the scalar arguments/loop markers the
     bounds come from (None where they depend on array data)."""
-    __slots__ = ("_data", "axis", "where", "key", "params", "positions")
+    __slots__ = ("_data", "axis", "where", "key", "params", "positions", "own")
 
-    def __init__(self, data, axis, where, key, params, positions=False):
+    def __init__(self, data, axis, where, key, params, positions=False, own=False):
         self._data, self.axis, self.where, self.key, self.params = data, axis, where, key, params
         self.positions = positions   # np.nonzero(m)[0]: data is 0..n-1, so x[it] is x[m]
+        self.own = own               # data is an array of its own (a copy): writes into it stay there
 
     @property
     def data(self) -> Traced:
@@ -246,6 +247,15 @@ def call(em, impl, shown: str, args, kwargs):
         return _unique_of_selection(em, impl, args[0])
     if getattr(impl, "selections", False) and len(args) == 3 and not kwargs:
         return _at_selected(em, impl, shown, *args)
+    if impl is FUNCTIONS["numpy.copy"] and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
+        m = args[0]    # x[k:].copy(): the same positions of a copy
+        return Masked(impl(em, m.data), m.axis, m.where, m.key, m.params, own=True)
+    if impl is FUNCTIONS["numpy.linalg.norm"] and len(args) == 1 and not kwargs and isinstance(args[0], Masked) \
+            and args[0].data.ndim == 1 and not is_complex(args[0].data.dtype):
+        m = args[0]    # np.linalg.norm(R[k:, k]): sqrt of the sum of squares (Householder steps)
+        x = m.data if is_float(m.data.dtype) else em.cast(m.data, np.float64)
+        squares = Masked(em.emit("mul", x, x), 0, m.where, m.key, m.params)
+        return FUNCTIONS["numpy.sqrt"](em, _reduction(em, FUNCTIONS["numpy.sum"], "sum", squares, None))
     if impl is _astype_method() and len(args) == 2 and isinstance(args[0], Masked) and not kwargs:
         m = args[0]    # x[mask].astype(np.int64): the same positions, converted
         return Masked(impl(em, m.data, args[1]), m.axis, m.where, m.key, m.params)
@@ -613,6 +623,9 @@ def subscript(em, m: Masked, index):
     items = index if isinstance(index, tuple) else (index,)
     if _selection_1d(m) and len(items) == 1 and isinstance(items[0], slice):
         return RESHAPED["sliced"](em, m, items[0])
+    if len(items) == 1 and element_index(m, items[0]):   # x[0] of x = R[k:, k]
+        return em.emit("reshape", em.emit("dynamic_slice", m.data, element_position(em, m, items[0]), sizes=(1,)),
+                       shape=(), weak=m.data.weak)
     if m.where[0] != "bounds" or len(items) > m.data.ndim or not all(
             isinstance(it, slice) and it.start is None and it.stop is None and it.step in (None, -1)
             and not isinstance(it.step, bool) for it in items):
@@ -622,6 +635,29 @@ def subscript(em, m: Masked, index):
         need(m, "indexing it")
     from .registry import FUNCTIONS
     return _flip(em, FUNCTIONS["numpy.flip"], m, axes)
+
+
+def element_index(m: Masked, index, writing: bool = False) -> bool:
+    """Whether `index` picks one element of the 1-D run-time slice m (an int, or a run-time one);
+    for a write, of one whose data is its base seen through a view (the write reaches the base) or
+    a copy of its own (not a reversed slice's computed elements: NumPy would write its base)."""
+    if writing and not (m._data is not None and (m.own or m.data.view is not None)):
+        return False
+    return m.where[0] == "bounds" and m._data is not None and m.data.ndim == 1 and (
+        isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))
+        or isinstance(index, Traced) and index.ndim == 0 and (index.weak is int or is_int(index.dtype)))
+
+
+def element_position(em, m: Masked, index) -> Traced:
+    """The position in m's data of m[index] (NumPy's negative indices; IndexError outside)."""
+    n = length(em, m)
+    i = em.cast(em.asarray(index), np.int64) if isinstance(index, Traced) else em.constant(np.int64(int(index)))
+    zero = em.constant(np.int64(0))
+    i = em.emit("select", em.emit("compare", i, zero, direction="LT"), em.emit("add", i, n), i)
+    em.check(em.emit("or", em.emit("compare", i, zero, direction="LT"), em.emit("compare", i, n, direction="GE")),
+             "IndexError: index out of bounds for a slice of the length it has here")
+    at = em.emit("add", m.where[1], i)
+    return em.emit("min", em.emit("max", at, zero), em.constant(np.int64(max(m.data.shape[0] - 1, 0))))
 
 
 def gather(em, x: Traced, m: Masked):
