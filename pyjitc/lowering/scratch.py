@@ -84,7 +84,23 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in version_of:
             version_of[op.results[0].id] = version_of[op.operands[0].id]
             newest[version_of[op.operands[0].id]] = op.results[0]
+    # another carried array's latest version, updated in the body (`v[1:-1] = ...; u, v = v, u`, a
+    # swap): copied over this array's latest version at the end, before that other array takes
+    # its own new value (a rotation's copy above consumes it)
+    for i, (v, p) in enumerate(zip(body.results, body.params)):
+        source = _updated_param(v, made, params)
+        if i in rotated or p.type.size == 1 or source is None or source == p.id or v.type != p.type:
+            continue
+        zero = Value(I64)
+        copied = Value(p.type)
+        ops.append(Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, loop.span))
+        ops.append(Op("dynamic_update_slice", (newest[p.id], results[i]) + (zero,) * p.type.ndim, (copied,),
+                      {"in_bounds": True}, loop.span))
+        results[i] = copied
+        rotated[i] = None
     for i, filled in rotated.items():
+        if filled is None:
+            continue
         p = body.params[i]
         zero = Value(I64)
         copied = Value(p.type)
@@ -170,6 +186,18 @@ def _substituted(op: Op, sub: dict) -> Op:
     regions = tuple(Block(r.params, [_substituted(o, sub) for o in r.ops], [sub.get(v.id, v) for v in r.results])
                     for r in op.regions)
     return Op(op.name, tuple(sub.get(v.id, v) for v in op.operands), op.results, op.attrs, op.span, regions)
+
+
+def _updated_param(value: Value, made: dict, params: set) -> int | None:
+    """The id of the carried array `value` is a later version of through updates in place
+    (dynamic_update_slice, barrier), if it is one and not that array itself."""
+    start = value
+    while value.id not in params:
+        op = made.get(value.id)
+        if op is None or op.name not in ("dynamic_update_slice", "barrier"):
+            return None
+        value = op.operands[0]
+    return value.id if value is not start else None
 
 
 def _rewritten_in_place(value: Value, param: Value, made: dict, depth: int = 24) -> bool:
