@@ -308,3 +308,20 @@ def test_two_equal_run_time_sized_splats_are_two_arrays():
         assert_same(got, want)
         assert got[0] is got[1] and got[2] is not got[0]
     assert f.cache_info().misses == 1
+
+
+def like_prototypes(x):
+    y = np.zeros_like(x)
+    y[1:] = x[:-1]
+    e = np.empty_like(x)
+    e[:] = 3.0
+    return y + np.ones_like(x) + np.full_like(x, 2.0), np.ones_like(x, dtype=np.int64) + 1, e
+
+
+def test_zeros_ones_empty_full_like_of_run_time_sizes_compile_once():
+    # (refused under dynamic=True: "the dimension n0 is used where its number is needed", while
+    # np.zeros(x.shape) compiled)
+    f = pyjitc.jit(like_prototypes, dynamic=True)
+    for n in (5, 9, 3):
+        assert_same(f(np.arange(float(n))), like_prototypes(np.arange(float(n))))
+    assert f.cache_info().misses == 1

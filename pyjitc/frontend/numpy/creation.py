@@ -194,6 +194,10 @@ def _like(value):
     def impl(em, a, dtype=None, shape=None):
         dt = _like_dtype(em, a, dtype)
         shape = em.shape_of(a) if shape is None else em.static(shape, "shape")
+        if any(isinstance(d, Dim) for d in _as_shape(shape)):   # run-time sizes (dynamic=True): as np.zeros(x.shape)
+            out = em.full(value, dt, _as_shape(shape))
+            em.held.append(out)
+            return out
         return np.full(shape, value, dtype=dt)
     return impl
 
@@ -205,7 +209,10 @@ register("numpy.ones_like", complex_ok=True)(_like(1))
 @register("numpy.full_like", complex_ok=True)
 def full_like(em, a, fill_value, dtype=None):
     dt = _like_dtype(em, a, dtype)
-    return full(em, em.shape_of(a), fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
+    shape = em.shape_of(a)
+    if is_static(fill_value) and any(isinstance(d, Dim) for d in _as_shape(shape)):   # run-time sizes
+        return _like(np.asarray(fill_value).astype(dt)[()])(em, a, dt)
+    return full(em, shape, fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
 
 
 @register(method="flatten", complex_ok=True)
