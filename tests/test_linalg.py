@@ -147,3 +147,20 @@ def test_matrix_power_multiplies_in_numpys_order_for_every_exponent_kind():
     assert got[1] is a and want[1] is a      # n = 1 gives the argument itself, as NumPy
     a32 = (np.arange(9).reshape(3, 3) % 4 + 3 * np.eye(3)).astype(np.float32)
     assert_same(pyjitc.jit(powers)(a32), powers(a32), accumulate=True)
+
+
+def linalg_in_two_run_time_loops(A, b, n):
+    s = 0.0
+    for i in range(n):
+        for j in range(5):
+            s += np.linalg.inv(A)[0, 0] + np.linalg.solve(A, b)[1] + np.linalg.cholesky(A)[1, 0] * j
+    return s
+
+
+def test_linalg_inside_two_run_time_loops_compiles():
+    # (iree-compile crashed: a segfault in Stream::ResourceType::getLifetime, with host loops too)
+    A = np.eye(4) * 4 + 1
+    b = np.arange(4.0)
+    f = pyjitc.jit(linalg_in_two_run_time_loops)
+    for n in (0, 3):
+        np.testing.assert_allclose(f(A, b, n), linalg_in_two_run_time_loops(A, b, n), rtol=1e-12)

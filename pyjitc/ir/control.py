@@ -284,6 +284,12 @@ def _lower_while(ctx, operands, guard=(), **_):
                                    comparison_direction=ctx.attr("#stablehlo<comparison_direction NE>"))
     ir_body = ctx.regions[1]
     guarded = sorted({*_ignored_arguments(ir_body), *_loop_invariant_results(ir_body), *_duplicate_results(ir_body)})
+    if any(op.name == "while" for op in ir_body.ops):
+        # A loop around loops: its single values too. IREE 3.13 folded one the inner loops leave
+        # unchanged (an inner counter's final value) into a constant, dropped it from the "after"
+        # region, and then crashed (iree-compile segfault in Stream::ResourceType::getLifetime:
+        # `np.linalg.inv(A)` inside two run-time loops, a probe of valid programs)
+        guarded = sorted({*guarded, *(i for i, p in enumerate(ir_body.params) if p.type.ndim == 0)})
     if guard:   # body params (ids) to guard too: carried values that may fold in ways the checks
         # above can't see (the loops of autodiff/reverse.py)
         guarded = sorted({*guarded, *(i for i, p in enumerate(ir_body.params) if p.id in guard)})
