@@ -376,3 +376,10 @@ def test_selections_of_different_lengths_combined_raise_numpys_value_error():
         reshaped_selections(x, y, 0)
     with pytest.raises(ValueError, match="could not be broadcast"):
         f(x, y, 0)
+
+
+def test_selections_of_more_than_131072_elements_compile():
+    # (past 1 MiB of int64 positions IREE 3.13 stopped hoisting the binary search's start as a
+    # constant, and its compiler hung: x[x > 0.5] of 131073 elements had no end after 400 s)
+    x = np.random.default_rng(12).random(140_000)
+    assert_same(pyjitc.jit(positive_entries)(x - 0.5), positive_entries(x - 0.5))

@@ -345,6 +345,10 @@ def count_before(em, a, v, side):
     n = a.shape[0]
     lo, hi = em.full(0, np.int64, v.shape), em.full(n, np.int64, v.shape)
     one, last = em.full(1, np.int64, v.shape), em.full(max(n - 1, 0), np.int64, v.shape)
+    # the bounds start behind barriers: past 1 MiB (131072 int64s) IREE 3.13 no longer hoists such
+    # splats as constants, and fusing them into the chain of steps hung its compiler (x[x > 0.5]
+    # of 131073 elements: no end after 400 s; a selection is compacted by this search)
+    lo, hi = em.emit("barrier", lo), em.emit("barrier", hi)
     for _ in range(n.bit_length()):     # the interval [lo, hi) at least halves each step
         mid = em.emit("shift_right_logical", em.emit("add", lo, hi), one)
         active = cmp(em, lo, hi, "LT")
