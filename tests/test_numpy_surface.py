@@ -401,3 +401,21 @@ def test_returning_an_argument_beside_an_in_place_operation_gives_the_original()
         got = pyjitc.jit(fn)(arg)
         _same(got, fn(y.copy()))
         assert got[1] is arg, "NumPy returns the argument object itself"
+
+
+def rounded(x):
+    return round(x, 2)
+
+
+def full_like_shaped(x):
+    return np.full_like(x, 0.5, shape=(2, 2))
+
+
+def test_round_of_an_array_is_numpys_type_error_and_full_like_takes_a_shape():
+    with pytest.raises(TypeError):
+        rounded(np.array([0.123, 4.567]))
+    with pytest.raises(pyjitc.JitError, match="doesn't define __round__"):
+        pyjitc.jit(rounded)(np.array([0.123, 4.567]))
+    assert pyjitc.jit(rounded)(1.23456) == rounded(1.23456)
+    x = np.arange(3, dtype=np.float32)
+    assert_same(pyjitc.jit(full_like_shaped)(x), full_like_shaped(x))

@@ -17,11 +17,11 @@ import numpy as np
 from .. import tree
 from ..aliasing import as_index
 from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
-from ..ir.dims import Dim, NeedsStaticShape, is_symbolic
+from ..ir.dims import NeedsStaticShape
 from ..ir.graph import Builder, Function, prune
 from ..ir.types import is_int
 from ..ir.ops import OpTypeError
-from ..program import Argument, Either, Known, OutputTree, Program, Result, Trimmed, ViewOf
+from ..program import OutputTree, Program
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
 from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry, selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
@@ -31,6 +31,7 @@ from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, items_of, known
 from .regions import BOUND, BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .attributes import BoundMethod
+from .outputs import output_leaf, view_root
 from .source import SourceFunction, parse_function, real_signature
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
@@ -423,8 +424,10 @@ class FunctionCompiler(ast.NodeVisitor):
                 return fold(target, *args, **kwargs)
             if target.__name__ in MATH:
                 return MATH[target.__name__](self.em, *args, **kwargs)
+            has_numpy = hasattr(np, target.__name__)   # (math.erf, math.gamma: NumPy has none)
             raise NotSupportedError(f"{shown} is not supported on run-time values",
-                                    hint=f"use np.{target.__name__} on arrays")
+                                    hint=f"use np.{target.__name__} on arrays" if has_numpy else
+                                    f"NumPy has no {target.__name__}: compute it outside the function")
         return self.inline(target, shown, args, kwargs)
 
     def call_impl(self, impl, shown, args, kwargs):
@@ -718,12 +721,12 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
     # (a name a run-time loop rebinds counts as the array it held before, too: see _output_leaf)
     for t in [*returned.values(), *(t.either[1] for t in returned.values()
                                     if t.either is not None and isinstance(t.either[1], Traced))]:
-        sharing.setdefault(id(_view_root(t)), set()).add(id(t))
+        sharing.setdefault(id(view_root(t)), set()).add(id(t))
     shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
     seen = {"returned": returned, "shared": shared_roots, "arguments": {id(t): p for p, t in params.items()}}
     items, treedef = tree.flatten(result)
     try:
-        out_tree = OutputTree(treedef, tuple(_output_leaf(em, v, outputs, argument_source, argument_object, seen)
+        out_tree = OutputTree(treedef, tuple(output_leaf(em, v, outputs, argument_source, argument_object, seen)
                                              for v in items))
     except JitError as e:   # what is returned: point at the function
         raise e.located(src.span(src.node)) from None
@@ -753,80 +756,3 @@ def _argument(values, path, spec):
 
 
 MAX_RECURSION = 24   # levels of a function calling itself, each inlined (see _check_recursion)
-
-KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
-
-
-def _flat(x):
-    if isinstance(x, (tuple, list)):
-        for v in x:
-            yield from _flat(v)
-    else:
-        yield x
-
-
-def _view_root(t: Traced) -> Traced:
-    """The array `t` is (a chain of) NumPy views of, or `t` itself."""
-    while t.view is not None and t.view.recipe is not None:
-        t = t.view.base
-    return t
-
-
-def _output_leaf(em, value, outputs, argument_source, argument_object, seen):
-    """How the caller gets one returned leaf: Argument is the caller's array (or a view of it), or
-    with copy, a new array holding an argument's values unchanged (IREE would hand back the
-    input's own buffer); Known a value known at compile time (a new copy of it per call). The
-    same array returned twice is one node (`seen`), so the caller gets the same object twice."""
-    if isinstance(value, Traced):
-        if id(value) in seen:
-            return seen[id(value)]
-        path = argument_source(value.value) if value.weak is None else None
-        base, recipes = value, []
-        while base.view is not None and base.view.recipe is not None:
-            recipes.insert(0, base.view.recipe)
-            base = base.view.base
-        arguments = seen["arguments"]
-        base_node = _output_leaf(em, base, outputs, argument_source, argument_object, seen) \
-            if recipes and (id(base) in seen["returned"] or id(base) in arguments or id(base) in seen["shared"]) \
-            else None
-        if is_symbolic(value.shape) or any(isinstance(part, Dim) for r in recipes for part in _flat(r)):
-            # a run-time size: only a new array or the argument itself, unreshaped, can be returned
-            if recipes or id(value) not in arguments and path is not None:
-                raise NeedsStaticShape("a view of an argument returned with a run-time size")
-        if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
-            node = Argument(arguments[id(value)], None if is_symbolic(value.shape) else value.shape)
-        elif isinstance(base_node, (Result, Known, Argument, Either)) and base.ndim:
-            node = ViewOf(base_node, tuple(recipes))   # a view of another result, an argument or a copy of one, as in NumPy
-        elif path is not None and (argument_object(value) or value.ndim or id(value) in em.zero_d_arrays):
-            # (a new 0-d value holding an argument's contents, np.sum of a 0-d array, is a NumPy scalar)
-            node = Argument(path, value.shape, copy=not argument_object(value))
-        elif value.const is not None and value.weak is None and value.const.size <= KNOWN_RESULT_MAX:
-            contents = value.const
-            node = Known(contents if id(value) in em.zero_d_arrays or contents.ndim else contents[()])
-        else:
-            outputs.append(value.value)
-            node = Result(len(outputs) - 1, value.weak, id(value) in em.zero_d_arrays)
-        if value.either is not None and isinstance(node, Result):
-            # a name a run-time loop rebinds: the array it held before where the loop ran zero
-            # times, if the caller can tell (an argument, or an array returned or viewed beside it)
-            # ... or a Python number where it was one before the loop (or on the other branch)
-            ran, before = value.either
-            if (not isinstance(before, Traced) or before.weak is not None or argument_object(before)
-                    or id(_view_root(before)) in seen["shared"]):
-                other = _output_leaf(em, before, outputs, argument_source, argument_object, seen)
-                outputs.append(ran.value)
-                node = Either(Result(len(outputs) - 1), node, other)
-        seen[id(value)] = node
-        return node
-    if isinstance(value, masked.Masked):
-        if id(value) in seen:
-            return seen[id(value)]
-        data, count = masked.compacted(em, value)
-        outputs.extend([data.value, count.value])
-        node = seen[id(value)] = Trimmed(Result(len(outputs) - 2), Result(len(outputs) - 1))
-        return node
-    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)) or \
-            (isinstance(value, type) and (issubclass(value, np.generic) or value in (bool, int, float, complex))):
-        return Known(value)
-    raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",
-                            hint="return arrays, numbers, or tuples/lists/dicts of them")

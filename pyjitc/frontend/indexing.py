@@ -15,6 +15,7 @@ from ..ir.types import is_bool, is_int
 from . import masked
 from .registry import FUNCTIONS
 from .store_values import values_for
+from .index_checks import dslice_start, in_range, index_i64
 from .reversed_slices import forward_of_reversed, unit_step
 from .values import Emitter, FlatIter, NeedStatic, Traced, items_of, make_view
 
@@ -349,53 +350,6 @@ def _has_ellipsis(index) -> bool:
     return any(it is Ellipsis for it in items)
 
 
-def _index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
-    """A run-time index as int64, negative values counted from the end; out of range is an error."""
-    i_in = i
-    i = em.cast(em.asarray(i), np.int64)
-    if _in_range(em, i_in, n - 1):    # always in range: nothing to check
-        return i
-    lt = lambda a, b: em.emit("compare", a, b, direction="LT")
-    zero, size = em.full(0, np.int64, i.shape), em.full(n, np.int64, i.shape)
-    wrapped = em.emit("select", lt(i, zero), em.emit("add", i, size), i)
-    bad = em.emit("or", lt(wrapped, zero), em.emit("compare", wrapped, size, direction="GE"))
-    if bad.ndim:
-        bad = em.emit("reduce", bad, kind="or", axes=tuple(range(bad.ndim)))
-    em.check(bad, f"IndexError: {what} is out of bounds for axis {axis} with size {n}")
-    return wrapped
-
-
-RAGGED_BLOCKS = 64
-
-
-def _dslice_start(em, item: Item, n: int) -> Traced:
-    start = em.cast(em.asarray(item.value), np.int64)
-    if _in_range(em, item.value, n - item.size):
-        return start
-    known = em.range_of(item.value)
-    if known is not None and known[1] > n - item.size and item.value.params \
-            and (known[1] - known[0]) <= RAGGED_BLOCKS * max(item.size, 1):
-        # a loop variable whose last values run past the end (`A[ii:ii + bs]` over range(0, n, bs)
-        # where bs does not divide n, blocked code's ragged edge): NumPy's shorter slice, with the
-        # loop unrolled so that each slice is known. Where the range holds more than RAGGED_BLOCKS
-        # such slices (a sliding window, maybe guarded by an `if`), a run-time check instead
-        raise NeedStatic(item.value.params, reason=ShapeError(
-            f"a slice of length {item.size} from a run-time start runs past the end of an axis of size {n} "
-            "(NumPy returns a shorter slice there)", hint="make the loop's bounds compile-time values"))
-    lt = lambda a, b: em.emit("compare", a, b, direction="LT")
-    bad = em.emit("or", lt(start, em.constant(np.int64(0))),
-                  lt(em.constant(np.int64(n - item.size)), start))
-    em.check(bad, f"IndexError: a slice of length {item.size} with a run-time start runs outside an axis of "
-                  f"size {n} (NumPy would return a shorter slice)")
-    return start
-
-
-def _in_range(em, i, hi: int) -> bool:
-    """Whether the run-time integer i is known to lie in [0, hi] (Emitter.range_of)."""
-    known = em.range_of(i)
-    return known is not None and 0 <= known[0] and known[1] <= hi
-
-
 def _in_bounds(em, x: Traced, items: list[Item]) -> dict:
     """The attribute marking a dynamic_slice / dynamic_update_slice whose run-time starts are all
     known in range: its native-loop form reads and writes without StableHLO's clamp of the start
@@ -405,9 +359,9 @@ def _in_bounds(em, x: Traced, items: list[Item]) -> dict:
         if it.kind == "new":
             continue
         n = x.shape[dim]
-        if it.kind == "dyn" and not _in_range(em, it.value, n - 1):
+        if it.kind == "dyn" and not in_range(em, it.value, n - 1):
             return {}
-        if it.kind == "dslice" and it.size and not _in_range(em, it.value, n - it.size):
+        if it.kind == "dslice" and it.size and not in_range(em, it.value, n - it.size):
             return {}
         dim += 1
     return {"in_bounds": True}
@@ -428,9 +382,9 @@ def _region(em, x: Traced, items: list[Item]):
             plain &= k == 1 or count <= 1
             starts.append(s if isinstance(count, dims.Dim) or count else 0); sizes.append(count)
         elif it.kind == "dyn":
-            starts.append(_index_i64(em, it.value, n, "a run-time index", dim)); sizes.append(1)
+            starts.append(index_i64(em, it.value, n, "a run-time index", dim)); sizes.append(1)
         elif it.kind == "dslice":
-            starts.append(_dslice_start(em, it, n) if it.size else 0); sizes.append(it.size)
+            starts.append(dslice_start(em, it, n) if it.size else 0); sizes.append(it.size)
         dim += 1
     return starts, sizes, plain
 
@@ -522,7 +476,7 @@ def _advanced(em, x: Traced, items: list[Item]) -> Traced:
         elif isinstance(it.value, np.ndarray):
             indices.append(it.value)
         else:
-            indices.append(_index_i64(em, it.value, n, "an index array entry", d))
+            indices.append(index_i64(em, it.value, n, "an index array entry", d))
     shapes = [np.shape(i) if not isinstance(i, Traced) else i.shape for i in indices]
     try:
         bshape = dims.broadcast_shapes(*shapes)
@@ -597,7 +551,7 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
         elif isinstance(it.value, np.ndarray):
             parts.append(em.constant(it.value))
         else:
-            parts.append(_index_i64(em, it.value, lead[axis], "an index", axis))
+            parts.append(index_i64(em, it.value, lead[axis], "an index", axis))
     try:
         shape = dims.broadcast_shapes(*[p.shape for p in parts])
     except ValueError as e:

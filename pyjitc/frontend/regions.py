@@ -432,7 +432,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         _bind_carried(env, _rebuilders(carried), results, cells, marker, inside=False)
         _mark_ambiguous(em, before.env, env, rebound, marker)
         ran = before.env.get(GO)
-        for k in rebound:   # which array each such name is, for the caller (codegen._output_leaf)
+        for k in rebound:   # which array each such name is, for the caller (outputs.output_leaf)
             after, earlier = env.get(k), before.env.get(k)
             if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and isinstance(ran, Traced):
                 _either(em, after, ran, earlier)
@@ -519,7 +519,7 @@ def _python_number(v) -> bool:
 def _python_number_unless(after, flag: Traced, number) -> None:
     """`after`, a NumPy scalar where `flag`, else the Python number `number` (a name a loop makes a
     NumPy scalar, `total = 0.0` then `total += x[i]`, is still the Python number where the loop
-    ran zero times): for the caller (codegen._output_leaf), as NumPy returns it."""
+    ran zero times): for the caller (outputs.output_leaf), as NumPy returns it."""
     if isinstance(after, Traced) and after.weak is None and not after.ndim and after.either is None \
             and _python_number(number):
         after.either = (flag, number)

@@ -148,6 +148,9 @@ def round_(em, x, ndigits=None):
     Python int; with ndigits, the number's own type."""
     if not isinstance(x, Traced):
         return fold(round, x, *(() if ndigits is None else (ndigits,)))
+    if x.ndim:   # (NumPy arrays have no __round__; their scalars do)
+        raise ShapeError("TypeError: type numpy.ndarray doesn't define __round__ method",
+                         hint="use np.round(x, ndigits) for arrays")
     if ndigits is not None:   # (a Python number stays one: round(a, 2) of a float is a float)
         out = FUNCTIONS["numpy.round"](em, x, ndigits)
         return Traced(out.value, x.weak, out.params) if x.weak in (int, float) and x.ndim == 0 else out

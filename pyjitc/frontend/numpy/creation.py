@@ -207,9 +207,9 @@ register("numpy.ones_like", complex_ok=True)(_like(1))
 
 
 @register("numpy.full_like", complex_ok=True)
-def full_like(em, a, fill_value, dtype=None):
+def full_like(em, a, fill_value, dtype=None, shape=None):
     dt = _like_dtype(em, a, dtype)
-    shape = em.shape_of(a)
+    shape = em.shape_of(a) if shape is None else em.static(shape, "np.full_like: shape")
     if is_static(fill_value) and any(isinstance(d, Dim) for d in _as_shape(shape)):   # run-time sizes
         return _like(np.asarray(fill_value).astype(dt)[()])(em, a, dt)
     return full(em, shape, fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
