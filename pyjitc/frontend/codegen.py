@@ -302,8 +302,7 @@ class FunctionCompiler(ast.NodeVisitor):
         return MISSING
 
     def _check_bound(self, name):
-        """A name bound on only some paths (regions._flag_partly_bound; by a run-time loop that may run
-        zero times, loops._mark_maybe_unbound): Python's error where it isn't."""
+        """A name bound on only some paths (regions._flag_partly_bound): Python's error where it isn't."""
         c = self
         while name not in c.env:
             c = c.parent
@@ -324,6 +323,10 @@ class FunctionCompiler(ast.NodeVisitor):
         value = self.lookup(node.id)
         if value is not MISSING:
             self._check_bound(node.id)
+            unbound = self.em.maybe_unbound.get(value.value.id) if isinstance(value, Traced) else None
+            if unbound is not None and unbound[1] == node.id:   # bound only by a loop that may not run
+                self.em.check(unbound[0], f"UnboundLocalError: cannot access local variable '{node.id}' where it "
+                                          "is not associated with a value (the loop that binds it ran zero times)")
             return value
         value = policy.lookup_global(self.src.fn, node.id)
         if value is policy.UNRESOLVED:

@@ -13,7 +13,7 @@ from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
 from .sequences import RangeSeq, as_seq
 from .values import NeedStatic, Traced
-from .regions import BOUND, BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
+from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
 
 MAX_UNROLL = 10_000  # loop iterations interpreted at compile time (each unrolled into the program)
 SHORT_LOOP = 4       # compile-time ranges this short are unrolled: static indices, no loop overhead
@@ -171,15 +171,12 @@ def _restore(env: dict, entry: dict) -> None:
 
 def _mark_maybe_unbound(fc, before: set, never_ran) -> None:
     """Names a run-time loop bound that had no value before it: where the loop ran zero times,
-    reading one raises UnboundLocalError, as Python does (it gave a placeholder 0). Their run-time
-    flag (regions.BOUND, checked where the name is read) holds only where the loop ran."""
+    reading one raises UnboundLocalError, as Python does (it gave a placeholder 0)."""
     if not isinstance(never_ran, Traced):
         return
-    ran = negate(fc.em, [never_ran])
-    for name, value in list(fc.env.items()):
-        if name not in before and name.isidentifier() and isinstance(value, Traced):
-            flag = fc.env.get(BOUND + name, True)
-            fc.env[BOUND + name] = ran if flag is True else fc.em.emit("and", flag, ran)
+    for name, value in fc.env.items():
+        if name not in before and "?" not in name and isinstance(value, Traced):
+            fc.em.maybe_unbound[value.value.id] = (never_ran, name)
 
 
 def _run_time_for(fc, node, seq, count, marker):

@@ -237,6 +237,10 @@ class Emitter:
         # value id -> (lo, hi): bounds of Python ints known to python_ints.py only (a run-time
         # loop's counter, results of checked operators): never compared with run-time sizes
         self.int_bounds: dict[int, tuple[int, int]] = {}
+        # IR value id -> (a bool: the loop that bound it ran zero times, the name): a name first
+        # bound in a run-time loop, read after it (loops.py; each read checks, as Python's
+        # UnboundLocalError)
+        self.maybe_unbound: dict[int, tuple] = {}
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.branch_depth = 0          # > 0 while interpreting a branch of a run-time if
         self.loop_markers: list[str] = []   # the run-time loops being interpreted, innermost last
