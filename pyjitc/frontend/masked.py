@@ -466,6 +466,12 @@ def _reduction(em, impl, name: str, m: Masked, axis):
     return impl(em, filled(em, m, 1 if name == "prod" else 0), axis=axis)
 
 
+def sorts_last(dt):
+    """A fill for left-out entries that sorts after every selected one (NaN for floats: NumPy sorts
+    NaNs last, and a selected NaN ties with it)."""
+    return np.nan if is_float(dt) else (True if is_bool(dt) else np.iinfo(dt).max)
+
+
 def _astype_method():
     from .registry import METHODS
     return METHODS.get("astype")
@@ -485,7 +491,7 @@ def _unique_of_selection(em, impl, m: Masked):
     if m.where[0] != "flags" or m.axis != 0 or data.ndim != 1 or is_complex(data.dtype):
         need(m, "np.unique")
     dt = data.dtype
-    fill = np.nan if is_float(dt) else (True if is_bool(dt) else np.iinfo(dt).max)
+    fill = sorts_last(dt)
     out = impl(em, filled(em, m, fill))
     if not isinstance(out, Masked):   # (an empty array: nothing to select)
         return out
@@ -650,12 +656,9 @@ def element_index(m: Masked, index, writing: bool = False) -> bool:
 
 def element_position(em, m: Masked, index) -> Traced:
     """The position in m's data of m[index] (NumPy's negative indices; IndexError outside)."""
-    n = length(em, m)
-    i = em.cast(em.asarray(index), np.int64) if isinstance(index, Traced) else em.constant(np.int64(int(index)))
+    i = em.asarray(index) if isinstance(index, Traced) else em.constant(np.int64(int(index)))
+    i = checked_ranks(em, i, length(em, m), "IndexError: index out of bounds for a slice of the length it has here")
     zero = em.constant(np.int64(0))
-    i = em.emit("select", em.emit("compare", i, zero, direction="LT"), em.emit("add", i, n), i)
-    em.check(em.emit("or", em.emit("compare", i, zero, direction="LT"), em.emit("compare", i, n, direction="GE")),
-             "IndexError: index out of bounds for a slice of the length it has here")
     at = em.emit("add", m.where[1], i)
     return em.emit("min", em.emit("max", at, zero), em.constant(np.int64(max(m.data.shape[0] - 1, 0))))
 

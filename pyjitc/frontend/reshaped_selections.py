@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from ..ir.types import is_bool, is_complex, is_float, is_int
-from .masked import RESHAPED, Masked, _join, _mismatch, compacted, filled, length, need
+from ..ir.types import is_complex, is_int
+from .masked import RESHAPED, Masked, _join, _mismatch, compacted, filled, length, need, sorts_last
 from .registry import FUNCTIONS
 from .values import Traced
 
@@ -121,7 +121,7 @@ def _sorted_selection(em, impl, m: Masked) -> Masked:
     dt = m.data.dtype
     if is_complex(dt):
         need(m, "np.sort")
-    fill = np.nan if is_float(dt) else (True if is_bool(dt) else np.iinfo(dt).max)
+    fill = sorts_last(dt)
     out = impl(em, filled(em, m, fill))
     return _prefix(em, out, length(em, m), ("sorted", m.key), m.params)
 

@@ -84,32 +84,26 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in version_of:
             version_of[op.results[0].id] = version_of[op.operands[0].id]
             newest[version_of[op.operands[0].id]] = op.results[0]
+    def copied_over(p, values):
+        """`values` copied over the carried array p's latest version (at the end of the body)."""
+        zero, copied = Value(I64), Value(p.type)
+        ops.append(Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, loop.span))
+        ops.append(Op("dynamic_update_slice", (newest[p.id], values) + (zero,) * p.type.ndim, (copied,),
+                      {"in_bounds": True}, loop.span))
+        return copied
+
     # another carried array's latest version, updated in the body (`v[1:-1] = ...; u, v = v, u`, a
     # swap): copied over this array's latest version at the end, before that other array takes
-    # its own new value (a rotation's copy above consumes it)
-    for i, (v, p) in enumerate(zip(body.results, body.params)):
-        source = _updated_param(v, made, params)
-        if i in rotated or p.type.size == 1 or source is None or source == p.id or v.type != p.type:
-            continue
-        zero = Value(I64)
-        copied = Value(p.type)
-        ops.append(Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, loop.span))
-        ops.append(Op("dynamic_update_slice", (newest[p.id], results[i]) + (zero,) * p.type.ndim, (copied,),
-                      {"in_bounds": True}, loop.span))
-        results[i] = copied
-        rotated[i] = None
+    # its own new value (a rotation's copy, next, consumes it)
+    moved = [i for i, (v, p) in enumerate(zip(body.results, body.params))
+             if i not in rotated and p.type.size > 1 and v.type == p.type
+             and _updated_param(v, made, params) not in (None, p.id)]
+    for i in moved:
+        results[i] = copied_over(body.params[i], results[i])
     for i, filled in rotated.items():
-        if filled is None:
-            continue
-        p = body.params[i]
-        zero = Value(I64)
-        copied = Value(p.type)
-        ops.append(Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, loop.span))
-        ops.append(Op("dynamic_update_slice", (newest[p.id], filled) + (zero,) * p.type.ndim, (copied,),
-                      {"in_bounds": True}, loop.span))
-        results[i] = copied
+        results[i] = copied_over(body.params[i], filled)
     for i, (v, p) in enumerate(zip(results, body.params)):
-        if i in rotated:
+        if i in rotated or i in moved:
             continue
         if p.type.size > 1 and computed(v) and v.type == p.type and not _rewritten_in_place(v, p, made):
             # computed anew from its own array: into scratch, then copied over the array's latest version
