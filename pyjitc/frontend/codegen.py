@@ -25,6 +25,7 @@ from ..program import OutputTree, Program
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
 from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry, selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
+from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership

@@ -45,7 +45,7 @@ def parse(em: Emitter, x: Traced, index, run_time_length=False) -> list[Item]:
     """The index as Items; a slice with a run-time length ("mslice") only where the caller
     handles one (`run_time_length`), otherwise NeedStatic for its bounds (or an error)."""
     out = _parse(em, x, index)
-    if not run_time_length or any(it.kind == "array" for it in out) or sum(it.kind == "mslice" for it in out) > 1:
+    if not run_time_length or any(it.kind == "array" for it in out) or sum(it.kind == "mslice" for it in out) > 2:
         for it in out:
             if it.kind == "mslice":
                 _refuse_run_time_length(it)
@@ -166,11 +166,15 @@ def _getitem(em: Emitter, x: Traced, index):
         m = _getitem(em, x, strided[0])
         if isinstance(m, masked.Masked) and m.where[0] == "bounds":
             return masked.strided(em, m, strided[1])
+        if isinstance(m, masked.Masked):
+            masked.need(m, "a strided slice of it")
         if isinstance(m, Traced) and strided[2] < m.ndim:   # x[i:i + 8:3]: a compile-time length
             return _getitem(em, m, (slice(None),) * strided[2] + (slice(None, None, strided[1]),))
     forward = forward_of_reversed(em, x, index)
     if forward is not None:     # x[i::-1]: np.flip(x[:i + 1]), a slice with run-time bounds
         m = _getitem(em, x, forward)
+        if isinstance(m, masked.Masked) and m.where[0] != "bounds":
+            masked.need(m, "a reversed slice of it")
         if isinstance(m, masked.Masked):
             from .registry import FUNCTIONS
             return masked._flip(em, FUNCTIONS["numpy.flip"], m, (m.axis,))
@@ -188,17 +192,39 @@ def _getitem(em: Emitter, x: Traced, index):
 def _whole_axis(em, x: Traced, items: list[Item]):
     """The items with the run-time-length slice made the whole axis; that axis's position in x
     and in the result; and the slice's bounds (masked.bounds)."""
-    k = next(i for i, it in enumerate(items) if it.kind == "mslice")
-    dim = sum(1 for it in items[:k] if it.kind != "new")
-    axis = sum(1 for it in items[:k] if it.kind in ("new", "slice", "dslice"))
-    n = x.shape[dim]
-    whole = items[:k] + [Item("slice", (0, n, 1, n))] + items[k + 1:]
-    return whole, axis, masked.bounds(em, *items[k].value, n)
+    whole, found = _whole_axes(em, x, items)
+    return (whole,) + found[0]
+
+
+def _whole_axes(em, x: Traced, items: list[Item]):
+    """The items with each run-time-length slice made the whole axis; per such slice, its axis's
+    position in the result and its bounds (masked.bounds)."""
+    whole, found = list(items), []
+    for k, it in enumerate(items):
+        if it.kind != "mslice":
+            continue
+        dim = sum(1 for i in items[:k] if i.kind != "new")
+        axis = sum(1 for i in items[:k] if i.kind in ("new", "slice", "dslice", "mslice"))
+        n = x.shape[dim]
+        whole[k] = Item("slice", (0, n, 1, n))
+        found.append((axis, masked.bounds(em, *it.value, n)))
+    return whole, found
+
+
+def _bounds_params(found):
+    """The scalar arguments/loop markers both slices' bounds come from (None: array data)."""
+    params = [p for _, (_, _, _, p) in found]
+    return None if any(p is None for p in params) else frozenset().union(*params)
 
 
 def _read_run_time_length(em, x: Traced, items: list[Item]) -> masked.Masked:
-    whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
-    return masked.Masked(_view(em, x, whole, _basic(em, x, whole)), axis, ("bounds", lo, hi), key, params)
+    whole, found = _whole_axes(em, x, items)
+    view = _view(em, x, whole, _basic(em, x, whole))
+    if len(found) == 2:   # A[k + 1:, k + 1:]: masked_grid.py
+        return masked.GRIDS["make"](view, [(axis, lo, hi, key) for axis, (lo, hi, key, _) in found],
+                                    _bounds_params(found))
+    axis, (lo, hi, key, params) = found[0]
+    return masked.Masked(view, axis, ("bounds", lo, hi), key, params)
 
 
 def _mask_among(x: Traced, index):
@@ -303,6 +329,8 @@ def mask_key(em, flags: Traced, depth: int = 6, producers: dict | None = None):
 def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Traced:
     """x[..., lo:hi, ...] = value: a select over the whole axis. The value is a scalar, an array
     of length 1 along that axis, or a masked array with the same bounds."""
+    if sum(it.kind == "mslice" for it in items) == 2:
+        return _write_grid(em, x, items, value, what)
     whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
     region = _result_shape(x, whole)
     if isinstance(value, masked.Masked):
@@ -318,6 +346,30 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
     v = values_for(em, value, x.dtype, region, what, scalar=True)
     old = _basic(em, x, whole)
     new = em.emit("select", masked.mask(em, ("bounds", lo, hi), region, axis), v, old, sources=(x,), weak=x.weak)
+    return _set_region(em, x, whole, new)
+
+
+def _write_grid(em, x: Traced, items: list[Item], value, what) -> Traced:
+    """x[lo:hi, lo2:hi2] = value with run-time bounds on both (`A[k + 1:, k + 1:] -= np.outer(...)`): a
+    select over both whole axes. The value is a scalar, an array of length 1 along both axes, or an
+    array masked along both with the same bounds (masked_grid.py)."""
+    whole, found = _whole_axes(em, x, items)
+    parts = [(axis, lo, hi, key) for axis, (lo, hi, key, _) in found]
+    params = _bounds_params(found)
+    region = _result_shape(x, whole)
+    expected = masked.GRIDS["make"](None, parts, params)
+    if isinstance(value, masked.Masked):
+        if value.key != expected.key or any(k is None for _, _, _, k in parts) \
+                or value.data.ndim != len(region):
+            masked.need(value, f"{what} into a slice of other bounds")
+        value = value.data
+    else:
+        shape = value.shape if isinstance(value, Traced) else np.shape(value)
+        if any(masked.fixed_along(shape, len(region) - axis) for axis, _, _, _ in parts):
+            masked.need(expected, f"{what} of an array of fixed length")
+    v = values_for(em, value, x.dtype, region, what, scalar=True)
+    old = _basic(em, x, whole)
+    new = em.emit("select", masked.GRIDS["mask"](em, parts, region), v, old, sources=(x,), weak=x.weak)
     return _set_region(em, x, whole, new)
 
 

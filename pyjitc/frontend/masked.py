@@ -84,10 +84,10 @@ class Masked:
 def need(m: Masked, what: str):
     """Ask for the bounds at compile time (the enclosing loop is unrolled); an error where they
     depend on array values."""
-    kind = "slice's length depends on values known only at run time" if m.where[0] == "bounds" else \
+    kind = "slice's length depends on values known only at run time" if m.where[0] in ("bounds", "grid") else \
         "selection's length (x[mask]) depends on the data"
     hint = "compute with it elementwise, reduce it (sum, dot, max, ...) or write it into " + (
-        "a slice with the same bounds; or make the bounds compile-time values" if m.where[0] == "bounds" else
+        "a slice with the same bounds; or make the bounds compile-time values" if m.where[0] in ("bounds", "grid") else
         "y[mask]; it can be returned from the top level of the function, outside loops and branches")
     reason = ShapeError(f"this {kind}, and {what} needs it at compile time", hint=hint)
     if m.params:
@@ -151,6 +151,8 @@ def mask(em, where, shape, axis) -> Traced:
     """Which elements of an array of `shape` belong to the masked array (bool): positions
     lo <= k < hi along `axis`, or the flags along it."""
     shape = tuple(shape)
+    if where[0] == "grid":
+        return GRIDS["mask"](em, where[1], shape)
     if where[0] == "flags":
         return em.emit("broadcast_in_dim", where[1], shape=shape, dims=(axis,))
     idx = em.emit("iota", shape=shape, dim=axis, dtype=np.dtype(np.int64))
@@ -166,6 +168,8 @@ def filled(em, m: Masked, value) -> Traced:
 
 
 def length(em, m: Masked) -> Traced:
+    if m.where[0] == "grid":
+        need(m, "one length of an array masked along two axes")
     if m.where[0] == "flags":
         return em.emit("reduce", em.cast(m.where[1], np.int64), kind="add", axes=(0,))
     return em.emit("max", em.emit("sub", m.where[2], m.where[1]), em.constant(np.int64(0)))
@@ -189,11 +193,15 @@ def sized_like(em, m: Masked, fill, dtype) -> Masked:
 
 def shape(em, m: Masked) -> tuple:
     """m.shape: the masked axis's length is a run-time int."""
+    if m.where[0] == "grid":
+        return GRIDS["shape"](em, m)
     n = _count(m, length(em, m))
     return tuple(n if i == m.axis else d for i, d in enumerate(m.data.shape))
 
 
 def size(em, m: Masked) -> Traced:
+    if m.where[0] == "grid":
+        need(m, "its size")
     n = length(em, m)
     rest = dims.product(d for i, d in enumerate(m.data.shape) if i != m.axis)
     return _count(m, em.emit("mul", n, _int64(em, rest)) if not rest == 1 else n)
@@ -226,6 +234,8 @@ def call(em, impl, shown: str, args, kwargs):
     """impl(em, *args, **kwargs) where some argument is masked: the rules below, or the bounds at
     compile time."""
     from .registry import BUILTINS, FUNCTIONS
+    if any(m.where[0] == "grid" for m in items_of((args, kwargs), Masked)):
+        return GRIDS["call"](em, impl, shown, args, kwargs)   # run-time bounds on two axes: masked_grid.py
     if impl is BUILTINS.get("len") and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         return shape(em, args[0])[0]
     if impl is BUILTINS.get("abs") and len(args) == 1 and not kwargs:
@@ -580,6 +590,8 @@ def _contraction(em, impl, shown, a, b):
 def _outer(em, impl, shown, a, b):
     """np.outer of two vectors, one a run-time slice (`np.outer(Q[:, k], R[k, k + 1:])`): the
     product of the whole vectors, masked along that slice's axis."""
+    if isinstance(a, Masked) and isinstance(b, Masked) and a.where[0] == b.where[0] == "bounds":
+        return GRIDS["outer"](em, impl, shown, a, b)   # np.outer(A[k + 1:, k], A[k, k + 1:])
     if isinstance(a, Masked) == isinstance(b, Masked) or first(a, b).data.ndim != 1:
         need(first(a, b), f"{shown} of {'two slices with run-time lengths' if isinstance(a, Masked) else 'it'}")
     m = first(a, b)
@@ -720,6 +732,11 @@ def compacted(em, m: Masked) -> tuple[Traced, Traced]:
     found = _positions_of(em, flags, em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)))
     source = em.emit("min", found, em.full(max(n - 1, 0), np.int64, (n,)))
     return em.emit("take", data, source, weak=data.weak), length(em, m)
+
+
+# Rules for arrays with run-time bounds along two axes (masked_grid.py adds them: "call", "outer",
+# "shape", "mask", "make").
+GRIDS: dict = {}
 
 
 # ---------------------------------------------------------------- reshaped 1-D selections

@@ -133,6 +133,11 @@ def product(ctx, a: ir.Value, b: ir.Value, lhs_contract, rhs_contract, lhs_batch
     with ctx.loc:
         result = build(a, b, outs=[zero], indexing_maps=maps)
     result.owner.attributes["compilation_info"] = _info(*config)
+    if m == 1 and not batched:
+        # a barrier after a vecmat: IREE 3.13 fused an elementwise consumer with other axes into its
+        # dispatch under these tiles (the Householder step `R[k:, k:] -= 2 * np.outer(v, v @ R[k:, k:])`,
+        # 310x300: the update vectorised whole, 6 MB of LLVM IR and 52 s to compile)
+        result = ctx.barrier(result)
     if stack:
         out = ir.RankedTensorType.get([*sa[:-1], n], ir.RankedTensorType(a.type).element_type)
         result = ctx.hlo("stablehlo.reshape", result, type=out)
