@@ -30,12 +30,9 @@ def _op_ok(op: Op) -> bool:
     if name not in ("if", "while") and any(t.dtype.kind == "c" for t in types) and not scalar_complex.allowed(op):
         return False     # complex numbers: lowering/scalar_complex.py
     if name not in ("if", "while") and any(t.size != 1 for t in types) and \
-            not (name == "pow" and op.results[0].type.dtype.kind in "iu") and \
             vector_ok(op, ELEMENTWISE, SHAPE_ONLY):
         return True     # array work, element by element (lowering/scalar_arrays.py)
     if name in ELEMENTWISE:
-        if name == "pow" and op.results[0].type.dtype.kind in "iu":
-            return False    # integer powers: left to the StableHLO loop (float pow is math.powf)
         return all(t.size == 1 for t in types)
     if name in ("constant", "iota") or name in SHAPE_ONLY:
         return all(t.size == 1 for t in types)
