@@ -616,7 +616,9 @@ def _lower_sort(ctx, operands, axis, with_index):
     ops, types = [invert(operands[0], t)], [ctx.mlir_type(t)]
     if with_index:
         it = t.with_dtype(np.int64)
-        ops.append(ctx.hlo("stablehlo.iota", type=ctx.mlir_type(it), iota_dimension=ctx.i64(axis)))
+        ops.append(ctx.hlo("stablehlo.dynamic_iota", ctx.shape_tensor(it.shape), type=ctx.mlir_type(it),
+                           iota_dimension=ctx.i64(axis)) if is_symbolic(it.shape) else
+                   ctx.hlo("stablehlo.iota", type=ctx.mlir_type(it), iota_dimension=ctx.i64(axis)))
         types.append(ctx.mlir_type(it))
     op = ctx.op("stablehlo.sort", ops, types, {"dimension": ctx.i64(axis), "is_stable": ctx.attr("true")},
                 regions=1)
