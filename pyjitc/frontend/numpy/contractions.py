@@ -29,7 +29,7 @@ def matmul(em, a, b, out=None):
         loop = np.matmul.resolve_dtypes((em.dtype_of(a), em.dtype_of(b), None))
     except (TypeError, ValueError) as e:
         raise ShapeError(f"matmul: {e}") from None
-    a, b = em.asarray(a, loop[0]), em.asarray(b, loop[1])
+    a, b = _operand(em, em.asarray(a), loop[0]), _operand(em, em.asarray(b), loop[1])
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError("matmul: Input operand does not have enough dimensions (a scalar can't be matrix-multiplied; use *)")
     if (a.ndim == 1 or b.ndim == 1) and a.ndim <= 2 and b.ndim <= 2 and not is_bool(loop[-1]) \
@@ -98,7 +98,7 @@ def _dot(em, a, b, lc, rc, lb, rb, out_dtype):
         y = em.broadcast(reshape(em, b, batch + (1, k, n)), full)
         return em.emit("reduce", em.emit("and", x, y), kind="or", axes=(len(batch) + 1,))
     acc = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
-    out = em.emit("dot_general", em.cast(a, acc), em.cast(b, acc),
+    out = em.emit("dot_general", _operand(em, a, acc), _operand(em, b, acc),
                   lhs_contract=lc, rhs_contract=rc, lhs_batch=lb, rhs_batch=rb)
     return em.cast(out, out_dtype)
 
@@ -109,12 +109,12 @@ def dot(em, a, b, out=None):
         return into_out(em, "dot", out, dot(em, a, b), "equal")
     if is_static(a, b):
         return fold(np.dot, a, b)
-    if len(em.shape_of(a)) == 0 or len(em.shape_of(b)) == 0:
-        return FUNCTIONS["numpy.multiply"](em, a, b)
+    if len(em.shape_of(a)) == 0 or len(em.shape_of(b)) == 0:   # (a Python number: an int64/float64 array)
+        return FUNCTIONS["numpy.multiply"](em, as_array(em, a), as_array(em, b))
     if len(em.shape_of(a)) <= 2 and len(em.shape_of(b)) <= 2:
         return matmul(em, a, b)
     loop = np.matmul.resolve_dtypes((em.dtype_of(a), em.dtype_of(b), None))
-    a, b = em.asarray(a, loop[0]), em.asarray(b, loop[1])
+    a, b = _operand(em, em.asarray(a), loop[0]), _operand(em, em.asarray(b), loop[1])
     rc = 0 if b.ndim == 1 else b.ndim - 2
     if a.shape[-1] != b.shape[rc]:
         raise ShapeError(f"dot: shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[rc]} (dim {rc})")
@@ -123,7 +123,7 @@ def dot(em, a, b, out=None):
 
 @register("numpy.outer", complex_ok=True)
 def outer(em, a, b, out=None):
-    a, b = reshape(em, em.asarray(a), (-1, 1)), reshape(em, em.asarray(b), (1, -1))
+    a, b = reshape(em, as_array(em, a), (-1, 1)), reshape(em, as_array(em, b), (1, -1))
     return FUNCTIONS["numpy.multiply"](em, a, b)
 
 
@@ -152,7 +152,7 @@ def vecdot(em, x1, x2, axis=-1, out=None):
 
 @register("numpy.inner", complex_ok=True)
 def inner(em, a, b):
-    a, b = em.asarray(a), em.asarray(b)
+    a, b = as_array(em, a), as_array(em, b)
     if a.ndim == 0 or b.ndim == 0:
         return FUNCTIONS["numpy.multiply"](em, a, b)
     if a.shape[-1] != b.shape[-1]:
@@ -165,7 +165,18 @@ def _contract(em, a, b, lc, rc, lb=(), rb=()):
     out_dtype = np.matmul.resolve_dtypes((a.dtype, b.dtype, None))[-1]
     if is_bool(out_dtype):
         raise NotSupportedError("contracting boolean arrays here is not supported", hint="cast to an integer dtype")
-    return _dot(em, em.cast(a, out_dtype), em.cast(b, out_dtype), tuple(lc), tuple(rc), tuple(lb), tuple(rb), out_dtype)
+    return _dot(em, _operand(em, a, out_dtype), _operand(em, b, out_dtype), tuple(lc), tuple(rc), tuple(lb), tuple(rb),
+                out_dtype)
+
+
+def _operand(em, x, dtype):
+    """x cast to a product's dtype. An unsigned x widened is materialised first: IREE 3.13 folds
+    the widening into the contraction as a signed one (`int32 @ uint8` read 200 as -56; into float
+    too), so the converted values go to the product as an array of their own."""
+    out = em.cast(x, dtype)
+    if x.dtype.kind == "u" and np.dtype(dtype) != x.dtype:
+        out = em.emit("barrier", out)
+    return out
 
 
 @register("numpy.tensordot", complex_ok=True)

@@ -237,6 +237,10 @@ def asarray(em, a, dtype=None, copy=None, order=None):
     if is_static(a):
         return np.asarray(a, dtype=dtype)
     out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
+    if isinstance(out, Traced) and out.weak:   # a run-time Python number becomes a strongly typed array
+        out = em.cast(out, out.dtype)
+        if copy is None:
+            return out
     if copy is False and out is not a:
         raise NotSupportedError("copy=False: the dtype can't change without a copy (NumPy raises ValueError)",
                                 hint="leave out copy=False, or pass copy=None")

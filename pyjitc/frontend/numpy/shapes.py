@@ -110,7 +110,13 @@ def transpose(em, a, *axes, **kw):
 
 @register("numpy.ravel", method="ravel", complex_ok=True)
 def ravel(em, a, order="C"):
-    return reshape(em, a, -1, order=order)
+    return reshape(em, _strong(em, a), -1, order=order)
+
+
+def _strong(em, a):
+    """A run-time Python number as NumPy's functions take it: a strongly typed 0-d array (the
+    function's result is an array, no longer a weak scalar under NEP 50)."""
+    return em.cast(a, a.dtype) if isinstance(a, Traced) and a.weak else a
 
 
 def _reshape_is_view(em, a, shape) -> bool | None:
@@ -169,7 +175,7 @@ def squeeze(em, a, axis=None):
 def expand_dims(em, a, axis):
     if is_static(a):
         return fold(np.expand_dims, a, em.static(axis, "axis"))
-    a = em.asarray(a)
+    a = _strong(em, em.asarray(a))
     new = np.expand_dims(np.empty(a.shape, np.bool_), em.static(axis, "expand_dims: axis")).shape
     return reshape(em, a, new)
 
@@ -207,7 +213,9 @@ def concatenate(em, arrays, axis=0, dtype=None, out=None, casting="same_kind"):
     if all(is_static(x) for x in arrays):
         return fold(np.concatenate, arrays, axis=axis)
     xs = [em.asarray(x) for x in arrays]
-    dt = static_dtype(em, dtype) if dtype is not None else np.result_type(*[em.dtype_of(x) for x in arrays])
+    # (a list among them, [i] of a run-time number too, is an array of its own dtype: int64, float64)
+    dt = static_dtype(em, dtype) if dtype is not None else \
+        np.result_type(*[x.dtype if isinstance(a, (list, tuple)) else em.dtype_of(a) for a, x in zip(arrays, xs)])
     if axis is None:
         xs = [reshape(em, x, -1) for x in xs]
         axis = 0

@@ -766,8 +766,10 @@ def where(em, condition, x=None, y=None):
     if is_static(condition, x, y):
         return fold(np.where, condition, x, y)
     try:
-        dt = np.result_type(em.dtype_of(x) if not isinstance(em.dtype_of(x), type) else x,
-                            em.dtype_of(y) if not isinstance(em.dtype_of(y), type) else y)
+        # (a Python number, known or a run-time argument, takes part as a weak scalar: NEP 50)
+        weak = lambda v: v if not isinstance(v, Traced) else em.dtype_of(v)(0)
+        dt = np.result_type(em.dtype_of(x) if not isinstance(em.dtype_of(x), type) else weak(x),
+                            em.dtype_of(y) if not isinstance(em.dtype_of(y), type) else weak(y))
     except TypeError as e:
         raise ShapeError(f"where: {e}") from None
     shape = broadcast_shapes("where", em.shape_of(condition), em.shape_of(x), em.shape_of(y))
