@@ -306,7 +306,7 @@ def test_products_widen_unsigned_operands_as_unsigned(da, db):
 def python_numbers_into_arrays(a, i, x):
     return (np.dot(a, i), np.dot(x, a), a.dot(i), np.outer(a, i), np.inner(a, i), np.asarray(i) + a,
             np.asanyarray(i) + a, np.ravel(i) + a, np.expand_dims(i, 0) + a, np.where(a > 3, a, i),
-            np.where(a > 3, x, a), np.concatenate([a, [i]]), np.concatenate([a, [x]]))
+            np.where(a > 3, x, a), np.concatenate([a, [i]]), np.concatenate([a, [x]]), np.append(a, [i, i]))
 
 
 @pytest.mark.parametrize("a", [np.array([100, 50, 3, -7, 11], np.int8), np.array([1.5, 2.5, 4.5], np.float32),

@@ -9,7 +9,7 @@ from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
-from ..values import FlatIter, Traced, fold, is_static, join_params, make_view, read_only_view
+from ..values import FlatIter, Traced, fold, is_static, items_of, join_params, make_view, read_only_view
 from .dtypes import static_dtype
 from .elementwise import cmp, sel
 
@@ -60,6 +60,8 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
         return transpose(em, flipped)
     if order not in ("C", "F"):
         raise NotSupportedError(f"reshape: order={order!r} depends on the memory layout; use order='C' or 'F'")
+    if isinstance(a, (list, tuple)) and next(items_of(a, Traced), None) is not None:
+        a = em.asarray(a)    # a list holding run-time numbers (np.ravel([i, i]) in np.append)
     if is_static(a):
         return fold(np.reshape, a, shape, order=order)
     a = em.asarray(a)
