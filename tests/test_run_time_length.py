@@ -530,3 +530,52 @@ def test_elements_copies_and_norms_of_run_time_slices_keep_the_loop_one_run_time
         first_and_last_of_tails(np.arange(8.0), 8)
     with pytest.raises(IndexError, match="out of bounds"):
         g(np.arange(8.0), 8)
+
+
+# ---------------------------------------------------------------- op= on a name bound to a slice
+
+def shifted_counts(a, b):
+    for k in range(a.shape[0]):
+        s = a[k:]
+        s += 1
+        t = a[:k]
+        t -= b[:k] * 0.5
+    return a
+
+
+def scaled_rows_and_trailing_update(A):
+    n = A.shape[0]
+    for k in range(n - 1):
+        S = A[k + 1:, k + 1:]
+        S -= 0.01 * np.outer(A[k + 1:, k], A[k, k + 1:])
+        v = A[k:, k]
+        v /= 2.0
+    return A
+
+
+def copies_and_selections_stay_apart(a):
+    k = 0
+    while k < a.shape[0]:
+        c = a[k:].copy()
+        c += 100.0        # (a copy: a keeps its values)
+        s = a[a > 50.0]
+        s += 1.0          # (a selection is a copy too)
+        a[k] += c.sum() * 1e-3
+        k += 1
+    return a
+
+
+@pytest.mark.parametrize("fn, args", [
+    (shifted_counts, lambda: (np.zeros(9), np.arange(9.0))),
+    (scaled_rows_and_trailing_update, lambda: (rng.random((8, 8)),)),
+    (copies_and_selections_stay_apart, lambda: (rng.random(7),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_op_equals_on_a_name_bound_to_a_run_time_slice_writes_into_its_base(fn, args):
+    # `s = a[k:]; s += 1` in a run-time loop rebound s and left a unchanged (found by a probe of
+    # dense linear algebra kernels: the LU update `S -= ...` of S = A[k + 1:, k + 1:] was lost)
+    a = args()
+    mine, theirs = _copies(a), _copies(a)
+    f = pyjitc.jit(fn)
+    assert_same(f(*mine), fn(*theirs), accumulate=True)
+    assert_same(mine, theirs, accumulate=True)
+    assert "while" in f.lower(*_copies(a)).as_text()     # (one run-time loop, where it was lost)

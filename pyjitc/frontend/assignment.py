@@ -163,7 +163,9 @@ def augmented_assign(fc, node: ast.AugAssign):
         old = fc.visit(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
         value = fc.visit(node.value)
         new = apply_operator(em, op, old, value)
-        if in_place(em, old):
+        if isinstance(old, masked.Masked):     # s += 1 of s = a[k:]: into s's elements (a's, for a view)
+            _update_masked(em, old, new, shown)
+        elif in_place(em, old):
             update_in_place(em, old, new, shown)
         else:
             fc.env[node.target.id] = new
@@ -246,6 +248,29 @@ def update_known(em, base: Traced, index, op: str, value) -> bool:
         return False
     em.set_known(base, new)
     return True
+
+
+def _update_masked(em, old: masked.Masked, new, what: str):
+    """`s op= v` where s has run-time bounds (`s = a[k:]`, `S = A[k + 1:, k + 1:]`) or is a
+    selection (`s = x[x > 0]`, a copy): the result written into s's elements, the others kept.
+    s's data is a view of its base for a slice (so the base sees the write, as in NumPy), an
+    array of its own for a copy or a selection. It was rebound instead: a loop over `s = a[k:];
+    s += 1` left `a` unchanged. Where s's data is computed (a reversed or strided slice, which
+    NumPy would also write through), the bounds are asked for at compile time."""
+    if old._data is None or not isinstance(new, masked.Masked) or new.key is None or new.key != old.key \
+            or new.data.shape != old.data.shape:
+        masked.need(old, what)
+    data = old.data
+    if old.where[0] != "flags" and not (old.own or data.view is not None):
+        masked.need(old, what)
+    value = new.data
+    if value.dtype != data.dtype:
+        if not np.can_cast(value.dtype, data.dtype, "same_kind"):
+            raise ShapeError(f"{what}: Cannot cast ufunc output from dtype('{value.dtype}') to "
+                             f"dtype('{data.dtype}') with casting rule 'same_kind'")
+        value = em.cast(value, data.dtype)
+    inside = masked.mask(em, old.where, data.shape, old.axis)
+    update_in_place(em, data, em.emit("select", inside, value, data), what)
 
 
 def in_place(em, old) -> bool:
