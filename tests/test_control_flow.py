@@ -883,3 +883,44 @@ def test_a_slice_whose_length_a_run_time_if_chooses_is_a_located_error_not_an_in
     with pytest.raises(pyjitc.JitError, match="'best' changes type") as e:
         pyjitc.jit(prefix_chosen_by_data)(np.arange(1.0, 9.0), 4.5)
     assert "internal" not in str(e.value) and "test_control_flow.py:" in str(e.value)
+
+
+# ---------------------------------------------------------------- loops IREE failed on
+
+def suffix_sums_by_blocks(A):
+    n = A.shape[0]
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            S[i, j] = A[i:, j:].sum() + A[i, j:].sum() + A[j:, i].sum()
+    return S
+
+
+def sor_until_converged(A, b, w, tol):
+    n = A.shape[0]
+    x = np.zeros(n)
+    it = 0
+    while it < 200:
+        xo = x.copy()
+        for i in range(n):
+            s = A[i, :i] @ x[:i] + A[i, i + 1:] @ xo[i + 1:]
+            x[i] = (1 - w) * xo[i] + w * (b[i] - s) / A[i, i]
+        if np.linalg.norm(x - xo) < tol:
+            break
+        it += 1
+    return x, it
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_small_sizes_of_nested_and_converging_loops_compile_and_run_as_numpy(n):
+    # at n = 1 the outer loop ran one step as a run-time loop around the inner one, and
+    # iree-compile crashed (SIGSEGV); at n <= 3 the SOR loop, returning its iteration count, failed
+    # at run time in IREE ("indirect buffer reference slot 0 is out range"); found by a probe of
+    # dense linear algebra kernels
+    rng = np.random.default_rng(n)
+    A = rng.random((n, n))
+    assert_same(pyjitc.jit(suffix_sums_by_blocks)(A), suffix_sums_by_blocks(A), accumulate=True)
+    spd = A @ A.T + n * np.eye(n)
+    b = rng.random(n)
+    assert_same(pyjitc.jit(sor_until_converged)(spd, b, 1.2, 1e-10), sor_until_converged(spd, b, 1.2, 1e-10),
+                accumulate=True)

@@ -32,8 +32,10 @@ def for_loop(fc, node: ast.For):
                          "compile time only: iterate over a range() or an array's rows to get one run-time loop")
     count = seq.count(em)
     forced = marker in em.force_unroll
-    short = (not isinstance(count, Traced) and count <= SHORT_LOOP and em.unrolled_copies * count <= SHORT_NEST
-             and not _contains_loop(node))
+    # (one step or none: always inline. A one-step run-time loop around loops crashed iree-compile,
+    # SIGSEGV converting its scf.while: `for i in range(n): for j in range(2): ...` at n = 1)
+    short = not isinstance(count, Traced) and (count <= 1 or count <= SHORT_LOOP and em.unrolled_copies * count
+                                               <= SHORT_NEST and not _contains_loop(node))
     if forced or short:
         if isinstance(count, Traced):
             if count.params:

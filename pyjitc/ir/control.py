@@ -372,7 +372,14 @@ def _lower_while(ctx, operands, guard=(), **_):
     cond, body = op.regions
     ctx.lower_region(cond, ctx.regions[0], arg_types=arg_types, enter=enter)
     ctx.lower_region(body, ctx.regions[1], arg_types=arg_types, enter=enter, leave=leave_body)
-    return [to_bool(r, t) if b else r for r, t, b in zip(list(op.results)[:len(carried)], carried, bools)]
+    results = [to_bool(r, t) if b else r for r, t, b in zip(list(op.results)[:len(carried)], carried, bools)]
+    # A single value the function returns straight from the loop is returned as a copy: IREE 3.13
+    # failed at run time otherwise ("indirect buffer reference slot 0 is out range ...
+    # copy_buffer") on a `while` with a `break` whose body updates elements of an array and reads
+    # a copy of it, returning the iteration count (an SOR solver at n = 2, a probe of dense
+    # linear algebra kernels)
+    return [ctx.fresh_copy(r, t, ctx.new_number()) if not t.ndim and ctx.returned(vid) else r
+            for r, t, vid in zip(results, carried, ctx.result_ids)]
 
 
 register_op("while", _while_type, _lower_while)

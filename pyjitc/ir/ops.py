@@ -434,6 +434,10 @@ def _lower_reduce(ctx, operands, kind, axes):
     hlo_name, identity = REDUCERS[kind]
     src = ctx.in_types[0]
     operand = operands[0]
+    if 0 in src.shape and not is_symbolic(ctx.out[0].shape):
+        # nothing to reduce: the identity. iree-compile crashed (SIGSEGV in a conversion pattern)
+        # on such a reduction inside a loop: `A[j:].sum()` of a 1-element A at j = 1
+        return ctx.splat(identity(src.dtype), ctx.out[0])
     if ctx.converted_from_integers(operand) or ctx.may_fold_to_constant(operand):
         # IREE 3.13 miscompiles a reduction of an integer array converted to another type when its
         # folding makes the array a splat (np.sum((x * 0 + 3).astype(np.float64)) gave 6.0 for 36.0,
