@@ -64,6 +64,22 @@ def trailing_stats(A):
     return out
 
 
+def elimination_by_broadcasting(A):
+    # the outer product written with length-1 slices: rows masked times columns masked
+    n = A.shape[0]
+    for k in range(n - 1):
+        A[k + 1:, k + 1:] -= A[k + 1:, k:k + 1] * A[k:k + 1, k + 1:] / A[k, k]
+    return A
+
+
+def transposed_and_normalised_blocks(A, B):
+    n = A.shape[0]
+    for k in range(n):
+        B[k:, k:] += A[k:, k:].T
+        B[k:, k:] /= np.abs(B[k:, k:]).sum(axis=0, keepdims=True) + 1.0
+    return B
+
+
 def spd(n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -75,6 +91,8 @@ KERNELS = {
     "householder_r": (householder_r, lambda n: (rng.random((n + 3, n)),)),
     "gaussian_elimination": (gaussian_elimination, lambda n: (spd(n), rng.random(n))),
     "trailing_stats": (trailing_stats, lambda n: (rng.random((n, n)) - 0.5,)),
+    "elimination_by_broadcasting": (elimination_by_broadcasting, lambda n: (spd(n),)),
+    "transposed_and_normalised_blocks": (transposed_and_normalised_blocks, lambda n: (rng.random((n, n)), rng.random((n, n)))),
 }
 
 

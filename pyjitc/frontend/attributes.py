@@ -32,6 +32,8 @@ def attribute(compiler, base, attr: str, shown_base: str, shown: str):
             return masked.shape(compiler.em, base) if attr == "shape" else masked.size(compiler.em, base)
         if attr in registry.METHODS:
             return BoundMethod(registry.METHODS[attr], base, attr)
+        if attr == "T":    # A[k:, k:].T: the axes swapped, bounds and all
+            return masked.call(compiler.em, registry.FUNCTIONS["numpy.transpose"], shown, (base,), {})
         masked.need(base, f".{attr}")
     if isinstance(base, Traced):
         if attr in registry.PROPERTIES:

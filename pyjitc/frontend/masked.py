@@ -236,6 +236,9 @@ def call(em, impl, shown: str, args, kwargs):
     from .registry import BUILTINS, FUNCTIONS
     if any(m.where[0] == "grid" for m in items_of((args, kwargs), Masked)):
         return GRIDS["call"](em, impl, shown, args, kwargs)   # run-time bounds on two axes: masked_grid.py
+    if impl is FUNCTIONS["numpy.transpose"] and len(args) == 1 and not kwargs and args[0].data.ndim == 2:
+        m = args[0]    # A[k:, :].T
+        return Masked(impl(em, m.data), 1 - m.axis, m.where, m.key, m.params, own=m.own)
     if impl is BUILTINS.get("len") and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         return shape(em, args[0])[0]
     if impl is BUILTINS.get("abs") and len(args) == 1 and not kwargs:
@@ -339,6 +342,8 @@ def aligned(a: Masked, b: Masked) -> bool:
 
 
 def _elementwise(em, impl, shown, args):
+    if GRIDS["spans_two_axes"](args):    # A[k + 1:, k:k + 1] * A[k:k + 1, k + 1:]: a grid
+        return GRIDS["elementwise"](em, impl, shown, args)
     ms = [a for a in args if isinstance(a, Masked)]
     ref = ms[0]
     for other in ms[1:]:

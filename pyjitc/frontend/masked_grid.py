@@ -53,6 +53,13 @@ def _result(out: Traced, parts: list, params):
     return make(out, parts, params)
 
 
+def spans_two_axes(args) -> bool:
+    """Whether one-axis slices among `args` have run-time bounds on two different axes, counted
+    from the end (`A[k + 1:, k:k + 1] * A[k:k + 1, k + 1:]`: an outer product by broadcasting)."""
+    ends = {a.data.ndim - a.axis for a in args if isinstance(a, Masked) and a.where[0] == "bounds" and a._data is not None}
+    return len(ends) > 1
+
+
 def call(em, impl, shown: str, args, kwargs):
     """impl(em, *args, **kwargs) where some argument is a grid."""
     from .registry import BUILTINS, FUNCTIONS, METHODS
@@ -71,15 +78,29 @@ def call(em, impl, shown: str, args, kwargs):
         return make(impl(em, ref.data, args[1]), ref.where[1], ref.params)
     if impl is FUNCTIONS["numpy.copy"] and len(args) == 1 and not kwargs:
         return make(impl(em, ref.data), ref.where[1], ref.params, own=True)
+    if impl is FUNCTIONS["numpy.transpose"] and len(args) == 1 and not kwargs and ref.data.ndim == 2:
+        return make(impl(em, ref.data), [(1 - p[0],) + p[1:] for p in ref.where[1]], ref.params, own=ref.own)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
     names = ("sum", "prod", "max", "min", "mean")
     reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
-    if impl in reductions and 1 <= len(args) <= 2 and is_grid(args[0]) and set(kwargs) <= {"axis"} \
+    if impl in reductions and 1 <= len(args) <= 2 and is_grid(args[0]) and set(kwargs) <= {"axis", "keepdims"} \
             and not (len(args) == 2 and "axis" in kwargs):
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
-        return _reduction(em, FUNCTIONS[f"numpy.{reductions[impl]}"], reductions[impl], ref, axis)
+        out = _reduction(em, FUNCTIONS[f"numpy.{reductions[impl]}"], reductions[impl], ref, axis)
+        return _kept_dims(em, ref, axis, out) if em.static(kwargs.get("keepdims", False), "keepdims") else out
     need(ref, shown)
+
+
+def _kept_dims(em, m: Masked, axis, out):
+    """A reduction's result with the reduced axes kept, of length 1 (keepdims=True)."""
+    nd = m.data.ndim
+    axes = set(range(nd)) if axis is None else \
+        {x % nd for x in ((axis,) if isinstance(axis, (int, np.integer)) else em.static(axis, "axis"))}
+    data = out.data if isinstance(out, Masked) else em.asarray(out)
+    kept = em.emit("reshape", data, shape=tuple(1 if i in axes else d for i, d in enumerate(m.data.shape)))
+    parts = [p for p in m.where[1] if p[0] not in axes]
+    return _result(kept, parts, m.params) if parts else Traced(kept.value, None, m.params)
 
 
 def shape(em, m: Masked) -> tuple:
@@ -106,10 +127,22 @@ def mask(em, parts, shape) -> Traced:
 
 def _elementwise(em, impl, shown, args):
     """An elementwise function of grids with the same bounds, scalars, arrays of length 1 along
-    both masked axes, and one-axis slices whose bounds are those of one of the grid's axes."""
-    ref = next(a for a in args if is_grid(a))
-    rank = ref.data.ndim
-    from_end = {rank - ax: (lo, hi, key) for ax, lo, hi, key in ref.where[1]}   # axes counted from the end
+    both masked axes, and one-axis slices whose bounds are those of one of the grid's axes (or,
+    without a grid, one-axis slices along two axes, each of length 1 along the other's)."""
+    ref = next((a for a in args if is_grid(a)), None)
+    if ref is not None:
+        rank = ref.data.ndim
+        from_end = {rank - ax: (lo, hi, key) for ax, lo, hi, key in ref.where[1]}   # axes counted from the end
+    else:
+        ms = [a for a in args if isinstance(a, Masked)]
+        ref = ms[0]
+        from_end = {}
+        for m in ms:
+            e = m.data.ndim - m.axis
+            if m.where[0] != "bounds" or from_end.setdefault(e, (m.where[1], m.where[2], m.key))[2] != m.key:
+                need(m, f"{shown} with a slice of other bounds")
+        if len(from_end) != 2:
+            need(ref, shown)
     if any(key is None for _, _, key in from_end.values()):
         need(ref, shown)
     for a in args:
@@ -124,7 +157,7 @@ def _elementwise(em, impl, shown, args):
         elif any(fixed_along(em.shape_of(a), e) for e in from_end):
             need(ref, f"{shown} with an array of fixed length on its axis")
     out = impl(em, *[a.data if isinstance(a, Masked) else a for a in args])
-    if not isinstance(out, Traced) or out.ndim < rank:
+    if not isinstance(out, Traced) or out.ndim < max(from_end):
         need(ref, shown)
     parts = [(out.ndim - e, lo, hi, key) for e, (lo, hi, key) in from_end.items()]
     return make(out, parts, _join(*args))
@@ -195,4 +228,5 @@ def _reduction(em, impl, name: str, m: Masked, axis):
     return _result(out, kept, m.params) if kept else out
 
 
-GRIDS.update(call=call, outer=outer, shape=shape, mask=mask, make=make)
+GRIDS.update(call=call, outer=outer, shape=shape, mask=mask, make=make, spans_two_axes=spans_two_axes,
+             elementwise=_elementwise)
