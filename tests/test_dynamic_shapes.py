@@ -325,3 +325,19 @@ def test_zeros_ones_empty_full_like_of_run_time_sizes_compile_once():
     for n in (5, 9, 3):
         assert_same(f(np.arange(float(n))), like_prototypes(np.arange(float(n))))
     assert f.cache_info().misses == 1
+
+
+def sorted_values(x):
+    return np.sort(x), np.argsort(-x)
+
+
+def test_a_sort_along_a_run_time_length_compiles_per_size():
+    # its symbolic version used IREE's own sort, whose time grows as n^2: a function called with
+    # two sizes switched to it, and its call on 1e6 elements ran for minutes
+    f = pyjitc.jit(sorted_values)
+    rng = np.random.default_rng(3)
+    for n in (50, 70, 90):
+        x = rng.random(n)
+        assert_same(f(x), sorted_values(x))
+    assert f.cache_info().misses == 3
+    assert "sort" in f.dynamic_refused

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
+from ...ir import dims
+from ...ir.dims import NeedsStaticShape
 from ...ir.types import is_float, is_int
 from .. import masked
 from ..indexing import getitem, mask_key
@@ -83,7 +85,12 @@ def argsort(em, a, axis=-1, kind=None, order=None, stable=None):
 def sort_along(em, x, ax, with_index):
     """x sorted along axis ax in NumPy's order (NaN last), and with_index: (values, the stable
     argsort). One IR op; how it runs is the lowering's choice for the target (lowering/sorts.py:
-    a native merge sort on CPU, IREE's sort or a bitonic network elsewhere)."""
+    a native merge sort on CPU, IREE's sort or a bitonic network elsewhere). Along an axis of a
+    run-time length, a compile per size: the merge sort and the network need the length, and
+    IREE's own sort grows as n^2 (a function called with two sizes switched to it, and its
+    1e6-element call ran for minutes)."""
+    if dims.is_symbolic((x.shape[ax],)):
+        raise NeedsStaticShape("sorting along an axis of a run-time length (its sort needs the length)")
     if with_index:
         return em.emit_multi("sort", x, axis=ax, with_index=True)
     return em.emit("sort", x, axis=ax, with_index=False), None
