@@ -924,3 +924,30 @@ def test_small_sizes_of_nested_and_converging_loops_compile_and_run_as_numpy(n):
     b = rng.random(n)
     assert_same(pyjitc.jit(sor_until_converged)(spd, b, 1.2, 1e-10), sor_until_converged(spd, b, 1.2, 1e-10),
                 accumulate=True)
+
+
+def closure_writes_in_run_time_loops(a, n, flag):
+    b = np.zeros(5)
+
+    def clear(lo, hi):
+        while lo < hi:
+            a[lo] = 0.0
+            b[lo] = lo + 1.0
+            lo += 1
+
+    def mark(i):
+        if flag > 0:
+            b[i] = -1.0
+    clear(0, n)
+    mark(n)
+    return a.sum(), b
+
+
+def test_a_nested_function_writing_the_enclosing_arrays_in_a_run_time_loop_or_if():
+    # its loop did not carry them (they are not its own variables): an internal KeyError while
+    # lowering (found by a probe of algorithmic code)
+    f = pyjitc.jit(closure_writes_in_run_time_loops)
+    for n, flag in ((3, 1), (0, -1), (4, 1)):
+        x, y = np.arange(5.0), np.arange(5.0)
+        assert_same(f(x, n, flag), closure_writes_in_run_time_loops(y, n, flag))
+        assert_same(x, y)

@@ -289,7 +289,15 @@ class FunctionCompiler(ast.NodeVisitor):
         defaults = dict(zip(names[len(names) - len(fn.defaults):], fn.defaults))
         env = bind_by_name(shown, names, args, kwargs, defaults)
         src = dataclasses.replace(fn.parent.src, node=fn.node)
-        return FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent).run()
+        outer, c = [], fn.parent
+        while c is not None:     # (its arrays a closure may write: a loop in it carries them)
+            outer.append(c.env)
+            c = c.parent
+        self.em.enclosing_envs.extend(outer)
+        try:
+            return FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent).run()
+        finally:
+            del self.em.enclosing_envs[len(self.em.enclosing_envs) - len(outer):]
 
     def lookup(self, name):
         c = self

@@ -53,7 +53,7 @@ def roots(values) -> list[Traced]:
 class State:
     def __init__(self, env: dict, em: Emitter):
         self.env = dict(env)
-        cells = roots(list(env.values()) + [em.err])
+        cells = roots(list(env.values()) + [v for outer in em.enclosing_envs for v in outer.values()] + [em.err])
         self.cells = {id(c): (c, c._value) for c in cells}
 
     def restore(self, env: dict) -> None:

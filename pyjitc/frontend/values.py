@@ -253,6 +253,9 @@ class Emitter:
         self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
         self.differentiable = DIFFERENTIATING.get()   # tracing for autodiff: no bit tricks (see accurate.power)
         self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)
+        # the variables of the functions around a nested one being inlined (a closure may write
+        # their arrays: a loop in it carries them, regions.State)
+        self.enclosing_envs: list[dict] = []
         self.globals: dict[int, tuple[Any, Traced]] = {}   # id(global array) -> (it, its frozen Traced)
 
     def zero_d_array(self, t: "Traced") -> "Traced":
