@@ -951,3 +951,47 @@ def test_a_nested_function_writing_the_enclosing_arrays_in_a_run_time_loop_or_if
         x, y = np.arange(5.0), np.arange(5.0)
         assert_same(f(x, n, flag), closure_writes_in_run_time_loops(y, n, flag))
         assert_same(x, y)
+
+
+def first_or_total(a, flag):
+    if flag:
+        return a[0]
+    return a.sum()
+
+
+def at_index_if_valid(a, j):
+    if j >= 0:
+        return a[j]
+    return 0.0
+
+
+def prefix_total(a, k):
+    c = 0.0
+    for i in range(k):
+        c += a[i]
+    return c
+
+
+def clear_first(a, flag):
+    if flag > 0:
+        a[0] = 1.0
+    return a
+
+
+@pytest.mark.parametrize("fn, args, raises", [
+    (first_or_total, (np.zeros(0), False), False), (first_or_total, (np.zeros(0), True), True),
+    (at_index_if_valid, (np.zeros(0), -1), False), (at_index_if_valid, (np.zeros(0), 0), True),
+    (prefix_total, (np.zeros(0), 0), False), (prefix_total, (np.zeros(0), 1), True),
+    (clear_first, (np.zeros(0), -1), False), (clear_first, (np.zeros(0), 1), True),
+], ids=lambda v: getattr(v, "__name__", None) or "")
+def test_an_index_out_of_bounds_in_code_that_may_not_run_raises_only_where_it_runs(fn, args, raises):
+    # (of an empty array: a compile-time IndexError, or an internal error, where NumPy never ran
+    # the indexing; found by a probe of algorithmic code on empty inputs)
+    f = pyjitc.jit(fn)
+    if raises:
+        with pytest.raises(IndexError):
+            fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        with pytest.raises(IndexError, match="out of bounds"):
+            f(*args)
+    else:
+        assert_same(f(*args), fn(*args))

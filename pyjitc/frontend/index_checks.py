@@ -59,3 +59,38 @@ def in_range(em, i, hi: int) -> bool:
     """Whether the run-time integer i is known to lie in [0, hi] (Emitter.range_of)."""
     known = em.range_of(i)
     return known is not None and 0 <= known[0] and known[1] <= hi
+
+
+def reached_only_at_run_time(em, error: ShapeError) -> bool:
+    """Whether `error`, an IndexError found while compiling, belongs to code that may not run: a
+    body of a run-time loop or a branch of a run-time if (`if j >= 0: return a[j]` of an empty a,
+    `for i in range(k): s += a[i]` with k = 0). NumPy raises it only if that code runs, so the
+    compiled function does too."""
+    return error.message.startswith("IndexError") and bool(em.loop_depth or em.branch_depth)
+
+
+def failed_read(em, x: Traced, index, error: ShapeError) -> Traced:
+    """x[index] where the index is out of bounds wherever this code runs: the error when it runs,
+    and zeros of the shape NumPy's result would have (computed on x with empty axes of length 1
+    and the index moved in range), which nothing sees."""
+    if any(not isinstance(d, int) for d in x.shape):
+        raise error
+    items = index if isinstance(index, tuple) else (index,)
+    probe = np.zeros(tuple(max(d, 1) for d in x.shape), dtype=np.bool_)
+    in_range = []
+    for it in items:
+        if isinstance(it, Traced) and it.ndim == 0:
+            in_range.append(0)
+        elif isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)):
+            in_range.append(0)
+        elif it is None or it is Ellipsis or isinstance(it, slice) and not any(
+                isinstance(p, Traced) for p in (it.start, it.stop, it.step)):
+            in_range.append(it)
+        else:
+            raise error
+    try:
+        shape = probe[tuple(in_range)].shape
+    except (IndexError, TypeError, ValueError):
+        raise error from None
+    em.check(em.constant(np.bool_(True)), error.message)
+    return em.full(0, x.dtype, shape)

@@ -15,7 +15,7 @@ from ..ir.types import is_bool, is_int
 from . import masked
 from .registry import FUNCTIONS
 from .store_values import values_for
-from .index_checks import dslice_start, in_range, index_i64
+from .index_checks import dslice_start, failed_read, in_range, index_i64, reached_only_at_run_time
 from .reversed_slices import forward_of_reversed, unit_step
 from .values import Emitter, FlatIter, NeedStatic, Traced, items_of, make_view
 
@@ -92,6 +92,8 @@ def _parse(em: Emitter, x: Traced, index) -> list[Item]:
             if it.weak is float or not (it.weak is int or is_int(it.dtype)):
                 raise ShapeError("IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
                                "and integer or boolean arrays are valid indices")
+            if it.ndim == 0 and n == 0:    # every index is out of bounds
+                raise ShapeError(f"IndexError: index is out of bounds for axis {dim} with size 0")
             out.append(Item("dyn", it) if it.ndim == 0 else Item("array", it))
         elif isinstance(it, (bool, np.bool_)):
             raise NotSupportedError("indexing with a boolean scalar is not supported")
@@ -147,7 +149,12 @@ def _refuse_run_time_length(it: Item):
 # ---------------------------------------------------------------- reading
 
 def getitem(em: Emitter, x: Traced, index):
-    out = _getitem(em, x, index)
+    try:
+        out = _getitem(em, x, index)
+    except ShapeError as e:     # out of bounds where this code runs, if it runs: an error then
+        if not reached_only_at_run_time(em, e):
+            raise
+        return failed_read(em, x, index, e)
     if isinstance(x, FlatIter) and isinstance(out, Traced) and out.view is not None:
         return Traced(out.value, out.weak, out.params)    # `a.flat[1:4]` is a copy in NumPy
     return out
@@ -557,6 +564,16 @@ def is_mask(index) -> bool:
 
 def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     """The new value of the whole array x after `x[index] = value`."""
+    try:
+        return _setitem(em, x, index, value, what)
+    except ShapeError as e:     # out of bounds where this code runs, if it runs: an error then
+        if not reached_only_at_run_time(em, e) or not isinstance(x, Traced):
+            raise
+        em.check(em.constant(np.bool_(True)), e.message)
+        return Traced(x.value, x.weak, x.params)
+
+
+def _setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     if is_mask(index):
         mask = index[0] if isinstance(index, tuple) else index
         return _set_mask(em, x, mask, value, what)
