@@ -995,3 +995,46 @@ def test_an_index_out_of_bounds_in_code_that_may_not_run_raises_only_where_it_ru
             f(*args)
     else:
         assert_same(f(*args), fn(*args))
+
+
+def gauss_jordan_with_swaps(A):
+    n = A.shape[0]
+    for k in range(n):
+        p = n - 1 - k
+        tmp = A[k].copy()
+        A[k] = A[p]
+        A[p] = tmp
+        piv = A[k, k]
+        if piv != 0:
+            A[k] /= piv
+            for i in range(n):
+                if i != k:
+                    A[i] -= A[i, k] * A[k]
+    return A
+
+
+def matched_brackets(s):
+    n = s.shape[0]
+    match = np.full(n, -1, dtype=np.int32)
+    st = np.zeros(n, dtype=np.int32)
+    sp = 0
+    for i in range(n):
+        if s[i] == 40:
+            st[sp] = i
+            sp += 1
+        elif sp > 0:
+            sp -= 1
+            match[i] = st[sp]
+    return match, sp
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+def test_short_loops_holding_run_time_ifs_compile_and_run_as_numpy(n):
+    # unrolled (4 steps or fewer), their copies of run-time ifs updating arrays made IREE 3.13
+    # fail: "failed to solve for timepoint coverage" at n = 3, 4, and "indirect buffer reference
+    # slot 0 is out range" at run time for 4 opening brackets (a probe of algorithmic code)
+    A = np.random.default_rng(n).random((n, n)) + n * np.eye(n)
+    mine, theirs = A.copy(), A.copy()
+    assert_same(pyjitc.jit(gauss_jordan_with_swaps)(mine), gauss_jordan_with_swaps(theirs), accumulate=True)
+    for s in (np.full(n, 40, np.uint8), np.frombuffer(b"(())()"[:n], np.uint8).copy()):
+        assert_same(pyjitc.jit(matched_brackets)(s), matched_brackets(s))

@@ -34,8 +34,12 @@ def for_loop(fc, node: ast.For):
     forced = marker in em.force_unroll
     # (one step or none: always inline. A one-step run-time loop around loops crashed iree-compile,
     # SIGSEGV converting its scf.while: `for i in range(n): for j in range(2): ...` at n = 1)
+    # (a body with an `if` stays a loop: unrolled, its copies of run-time ifs updating arrays made
+    # IREE 3.13 fail, at compile time "failed to solve for timepoint coverage" (Gauss-Jordan with
+    # a row swap, n = 3, 4) or at run time "indirect buffer reference slot 0 is out range" (a
+    # bracket-matching stack over 4 characters); a probe of algorithmic code)
     short = not isinstance(count, Traced) and (count <= 1 or count <= SHORT_LOOP and em.unrolled_copies * count
-                                               <= SHORT_NEST and not _contains_loop(node))
+                                               <= SHORT_NEST and not _contains_loop(node) and not _contains_if(node))
     if forced or short:
         if isinstance(count, Traced):
             if count.params:
@@ -50,6 +54,10 @@ def _contains_loop(node) -> bool:
     """Whether a loop's body holds another loop: copies of a run-time loop cost compile time, and
     the NeedStatic retry still unrolls the outer loop where its variable must be known."""
     return any(isinstance(n, (ast.For, ast.While)) for stmt in node.body for n in ast.walk(stmt))
+
+
+def _contains_if(node) -> bool:
+    return any(isinstance(n, ast.If) for stmt in node.body for n in ast.walk(stmt))
 
 
 def while_loop(fc, node: ast.While):
