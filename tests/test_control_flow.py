@@ -1038,3 +1038,37 @@ def test_short_loops_holding_run_time_ifs_compile_and_run_as_numpy(n):
     assert_same(pyjitc.jit(gauss_jordan_with_swaps)(mine), gauss_jordan_with_swaps(theirs), accumulate=True)
     for s in (np.full(n, 40, np.uint8), np.frombuffer(b"(())()"[:n], np.uint8).copy()):
         assert_same(pyjitc.jit(matched_brackets)(s), matched_brackets(s))
+
+
+def totient_sieve(phi):
+    n = phi.shape[0] - 1
+    for p in range(2, n + 1):
+        if phi[p] == p:
+            for m in range(p, n + 1, p):
+                phi[m] -= phi[m] // p
+    return phi
+
+
+def by_run_time_steps(x, s):
+    t = 0.0
+    for i in range(len(x) - 1, -1, s):
+        t = t * 0.5 + x[i]
+    for i in range(0, len(x), -s):
+        t += x[i]
+    return t
+
+
+def test_ranges_with_a_run_time_step_are_one_loop_with_pythons_count():
+    # the step of an outer loop's variable unrolled the outer loop (a totient sieve at n = 200: 28 s
+    # to compile; a probe of algorithmic code); a step argument was made a compile-time value
+    phi = np.arange(60)
+    f = pyjitc.jit(totient_sieve)
+    assert_same(f(phi.copy()), totient_sieve(phi.copy()))
+    assert "while" in f.lower(phi.copy()).as_text()
+    g = pyjitc.jit(by_run_time_steps)
+    x = np.random.default_rng(5).random(11)
+    for s in (-1, -2, -3, -20):
+        assert_same(g(x, s), by_run_time_steps(x, s))
+    with pytest.raises(ValueError, match="must not be zero"):
+        g(x, 0)
+    assert g.cache_info().misses == 1

@@ -9,7 +9,7 @@ from ..ir.types import is_int
 from .indexing import getitem
 from .operators import apply_operator
 from .registry import FUNCTIONS
-from .values import Traced, fold, is_static
+from .values import Traced, fold, is_static, join_params
 
 class Seq:
     """A sequence a loop can run over at run time: a length (int, or a run-time int that may be
@@ -31,6 +31,8 @@ class RangeSeq(Seq):
         self.start, self.stop, self.step = start, stop, step
 
     def count(self, em):
+        if isinstance(self.step, Traced):   # a run-time step (`range(p, n + 1, p)` of an outer loop's p)
+            return self._count_by_sign(em)
         if is_static(self.start, self.stop):
             return len(range(self.start, self.stop, self.step))
         k = self.step
@@ -41,7 +43,21 @@ class RangeSeq(Seq):
         # IREE 3.13 miscompiles nested loops whose entry test is 0 < max(n, 0).)
         return span
 
+    def _count_by_sign(self, em):
+        """len(range(start, stop, step)) for a step known at run time: by its sign."""
+        k = self.step
+        op = lambda name, a, b: apply_operator(em, name, a, b)
+        up = op("FloorDiv", op("Sub", op("Add", op("Sub", self.stop, self.start), k), 1), k)
+        down = op("FloorDiv", op("Sub", op("Sub", op("Sub", self.start, self.stop), k), 1), op("Sub", 0, k))
+        positive = op("Gt", k, 0)
+        up, down = em.asarray(up), em.asarray(down)
+        return Traced(em.emit("select", em.asarray(positive), up, em.cast(down, up.dtype)).value, int,
+                      join_params([up, down]))
+
     def item(self, em, k):
+        if isinstance(self.step, Traced):
+            value = apply_operator(em, "Add", self.start, apply_operator(em, "Mult", k, self.step))
+            return value
         if self.step != 1:
             k = apply_operator(em, "Mult", k, self.step)
         value = k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
@@ -177,7 +193,9 @@ def range_(em, *args):
         if isinstance(a, Traced) and (a.ndim or a.weak is float or not (a.weak is int or is_int(a.dtype))):
             raise JitError(f"TypeError: range() takes integers, not a {a.dtype}[{','.join(map(str, a.shape))}] value")
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
-    step = em.static(step, "range(): the step")
+    if isinstance(step, Traced):    # its sign decides the count when the loop runs
+        em.check(em.asarray(apply_operator(em, "Eq", step, 0)), "ValueError: range() arg 3 must not be zero")
+        return RangeSeq(start, stop, step)
     if step == 0:
         raise JitError("ValueError: range() arg 3 must not be zero")
     return RangeSeq(start, stop, step)
