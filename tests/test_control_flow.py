@@ -1072,3 +1072,37 @@ def test_ranges_with_a_run_time_step_are_one_loop_with_pythons_count():
     with pytest.raises(ValueError, match="must not be zero"):
         g(x, 0)
     assert g.cache_info().misses == 1
+
+
+def quickselect(a, k):
+    lo, hi = 0, a.shape[0] - 1
+    while True:
+        if lo == hi:
+            return a[lo]
+        p = a[hi]
+        i = lo
+        for j in range(lo, hi):
+            if a[j] < p:
+                t = a[i]
+                a[i] = a[j]
+                a[j] = t
+                i += 1
+        t = a[i]
+        a[i] = a[hi]
+        a[hi] = t
+        if k == i:
+            return a[k]
+        elif k < i:
+            hi = i - 1
+        else:
+            lo = i + 1
+
+
+def test_a_while_true_loop_left_only_by_return_does_not_fall_off_the_function():
+    # (refused: "returns a value on some paths and falls off its end"; a probe of algorithmic code)
+    x = np.random.default_rng(8).random(31)
+    f = pyjitc.jit(quickselect)
+    for k in (0, 5, 30):
+        mine, theirs = x.copy(), x.copy()
+        assert_same(f(mine, k), quickselect(theirs, k))
+        assert_same(mine, theirs)

@@ -84,8 +84,36 @@ def while_loop(fc, node: ast.While):
             else:
                 env[GO] = _all_of(em, [_truth_value(fc, node.test), negate(em, stop)])
         build_while(em, env, marker, body, "while loop")
+        if _left_only_by_return(node) and isinstance(env.get(RETURN), Traced):
+            env[RETURN] = True    # (so the function does not also fall off its end: a quickselect)
         _mark_maybe_unbound(fc, before, negate(em, [go]))
     _leave_loop(fc, node, saved)
+
+
+def _left_only_by_return(node: ast.While) -> bool:
+    """`while True:` with no `break` of its own: the loop ends only by a return (or an error)."""
+    if not (isinstance(node.test, ast.Constant) and node.test.value is True):
+        return False
+
+    def breaks(stmts) -> bool:
+        for stmt in stmts:
+            if isinstance(stmt, ast.Break):
+                return True
+            if isinstance(stmt, (ast.For, ast.While, ast.AsyncFor)):
+                if breaks(stmt.orelse):      # (a nested loop's own breaks are its own)
+                    return True
+                continue
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                if breaks(getattr(stmt, field, [])):
+                    return True
+            if isinstance(stmt, ast.Try) and any(breaks(h.body) for h in stmt.handlers):
+                return True
+            if isinstance(stmt, ast.Match) and any(breaks(c.body) for c in stmt.cases):
+                return True
+        return False
+    return not breaks(node.body)
 
 
 def iterate(em, value):
