@@ -130,7 +130,9 @@ def _parse_slice(em, it: slice, n: int) -> Item:
     if step not in (None, 1):
         raise NotSupportedError("a slice with run-time bounds must have step 1")
     a, b = em.offset_of(start), em.offset_of(stop)
-    if isinstance(start, Traced) and isinstance(stop, Traced) and a and b and a[0] == b[0]:
+    # (the same base: one value, or one computation made twice, as in `x[3 * i:3 * i + 3]`)
+    if isinstance(start, Traced) and isinstance(stop, Traced) and a and b and (
+            a[0] == b[0] or masked._structure(em, a[0]) == masked._structure(em, b[0])):
         size = b[1] - a[1]        # x[i:i + 4]: length 4 whatever i is
         return Item("dslice", start, max(size, 0))
     return Item("mslice", (start, stop))     # a run-time length: see masked.py

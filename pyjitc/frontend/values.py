@@ -82,6 +82,12 @@ class Traced:
             base = v.base.value
             if base is not v.seen or (v.epoch != Builder.epoch and v.forward is not None):
                 # the base changed, or this value may belong to a closed or forgotten block
+                if base is not v.seen and v.forward is None and v.base.root._value is v.root_seen:
+                    # the base was only made again (a view of a view, after a loop's pass), from
+                    # an unchanged array: this value still holds (`for v in b[3:6, :3].ravel()`
+                    # of an argument b was refused)
+                    v.seen = base
+                    return self._value
                 if base is not v.seen and v.forward is None:
                     raise NotSupportedError(
                         "this array may or may not share memory with an array that was modified since "
@@ -152,11 +158,12 @@ class Traced:
 class View:
     """How a view relates to its base: forward(base value) -> view value; backward(base value,
     new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
-    __slots__ = ("base", "forward", "backward", "seen", "recipe", "epoch")
+    __slots__ = ("base", "forward", "backward", "seen", "recipe", "epoch", "root_seen")
 
     def __init__(self, base: Traced, forward, backward, recipe=None):
         self.base, self.forward, self.backward, self.recipe = base, forward, backward, recipe
         self.seen, self.epoch = base.value, Builder.epoch
+        self.root_seen = base.root._value    # (the array all views of it come from, as it was)
 
 
 def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> Traced:
