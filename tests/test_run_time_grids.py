@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import pyjitc
 from tests.reference import assert_same
+from tests.test_run_time_length import _copies, matches_numpy_at_several_sizes
 
 rng = np.random.default_rng(29)
 
@@ -96,19 +97,9 @@ KERNELS = {
 }
 
 
-def _copies(args):
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-
-
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_kernels_over_shrinking_submatrices_match_numpy_at_several_sizes(name):
-    fn, make = KERNELS[name]
-    f = pyjitc.jit(fn)
-    for n in (1, 2, 9):
-        args = make(n)
-        mine, theirs = _copies(args), _copies(args)
-        assert_same(f(*mine), fn(*theirs), accumulate=True)
-        assert_same(mine, theirs, accumulate=True)
+    matches_numpy_at_several_sizes(*KERNELS[name])
 
 
 @pytest.mark.parametrize("name", list(KERNELS))
