@@ -32,7 +32,7 @@ RAGGED_BLOCKS = 64
 
 
 def dslice_start(em, item, n: int) -> Traced:
-    """The start of a slice of compile-time length item.size from a run-time start (indexing.Item
+    """The start of a slice of compile-time length item.size from a run-time start (index_items.Item
     "dslice"), checked to lie inside an axis of n."""
     start = em.cast(em.asarray(item.value), np.int64)
     if in_range(em, item.value, n - item.size):
