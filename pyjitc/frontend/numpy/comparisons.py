@@ -1,4 +1,4 @@
-"""comparisons: whole-array comparisons (isclose, allclose, array_equal, array_equiv) and select,
+"""comparisons: whole-array comparisons (isclose, allclose, array_equal, array_equiv) and np.where,
 written as NumPy's own Python code writes them, from the registered ufuncs. Functions that NumPy
 makes return a Python bool return one here too (a weak bool, which comes back as Python's bool)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ...ir import dims
 from ...errors import ShapeError
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
-from ..values import Traced, folding, is_py_scalar, join_params
+from ..values import Traced, fold, folding, is_py_scalar, is_static, join_params
 from .creation import as_array
 from .ufuncs import broadcast_shapes
 
@@ -109,3 +109,25 @@ def select(em, condlist, choicelist, default=0):
     for choice, cond in zip(choices[-2::-1], conds[::-1]):
         out = em.emit("select", em.broadcast(cond, shape), em.operand(choice, dtype, shape), out)
     return em.zero_d_array(out)   # NumPy fills a new array: 0-d stays an array
+
+
+@register("numpy.where", complex_ok=True,
+          note="one argument: as np.nonzero (a 1-D run-time condition is usable as an index)")
+def where(em, condition, x=None, y=None):
+    if x is None and y is None:
+        return FUNCTIONS["numpy.nonzero"](em, condition)
+    if x is None or y is None:
+        raise ShapeError("TypeError: either both or neither of x and y should be given")
+    if is_static(condition, x, y):
+        return fold(np.where, condition, x, y)
+    try:
+        # (a Python number, known or a run-time argument, takes part as a weak scalar: NEP 50)
+        weak = lambda v: v if not isinstance(v, Traced) else em.dtype_of(v)(0)
+        dt = np.result_type(em.dtype_of(x) if not isinstance(em.dtype_of(x), type) else weak(x),
+                            em.dtype_of(y) if not isinstance(em.dtype_of(y), type) else weak(y))
+    except TypeError as e:
+        raise ShapeError(f"where: {e}") from None
+    shape = broadcast_shapes("where", em.shape_of(condition), em.shape_of(x), em.shape_of(y))
+    c = em.broadcast(em.cast(em.asarray(condition), np.bool_), shape)
+    out = em.emit("select", c, em.operand(x, dt, shape), em.operand(y, dt, shape), sources=(condition, x, y))
+    return out

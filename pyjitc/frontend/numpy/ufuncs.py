@@ -756,28 +756,6 @@ def round_(em, a, decimals=0, out=None):
     return em.emit("mul", em.emit("round_even", em.emit("div", a, f)), f)
 
 
-@register("numpy.where", complex_ok=True,
-          note="one argument: as np.nonzero (a 1-D run-time condition is usable as an index)")
-def where(em, condition, x=None, y=None):
-    if x is None and y is None:
-        return FUNCTIONS["numpy.nonzero"](em, condition)
-    if x is None or y is None:
-        raise ShapeError("TypeError: either both or neither of x and y should be given")
-    if is_static(condition, x, y):
-        return fold(np.where, condition, x, y)
-    try:
-        # (a Python number, known or a run-time argument, takes part as a weak scalar: NEP 50)
-        weak = lambda v: v if not isinstance(v, Traced) else em.dtype_of(v)(0)
-        dt = np.result_type(em.dtype_of(x) if not isinstance(em.dtype_of(x), type) else weak(x),
-                            em.dtype_of(y) if not isinstance(em.dtype_of(y), type) else weak(y))
-    except TypeError as e:
-        raise ShapeError(f"where: {e}") from None
-    shape = broadcast_shapes("where", em.shape_of(condition), em.shape_of(x), em.shape_of(y))
-    c = em.broadcast(em.cast(em.asarray(condition), np.bool_), shape)
-    out = em.emit("select", c, em.operand(x, dt, shape), em.operand(y, dt, shape), sources=(condition, x, y))
-    return out
-
-
 @register("numpy.nan_to_num", complex_ok=True)
 def nan_to_num(em, x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NumPy's own steps: NaN, +inf and -inf replaced (in each part of a complex number)."""
@@ -805,5 +783,5 @@ def sinc(em, x):
         return fold(np.sinc, x)
     x = apply_operator(em, "Mult", math.pi, FUNCTIONS["numpy.asarray"](em, x))
     eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
-    y = where(em, x, x, x.dtype.type(eps) if x.dtype.kind == "f" else eps)
+    y = FUNCTIONS["numpy.where"](em, x, x, x.dtype.type(eps) if x.dtype.kind == "f" else eps)
     return FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.sin"](em, y), y)
