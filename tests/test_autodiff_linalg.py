@@ -136,3 +136,26 @@ def test_singular_matrix_gives_nan_not_an_error():
     # here comes from A^-1 and is not finite, documented in the README
     g = pyjitc.grad(lambda a: np.linalg.slogdet(a)[1] + np.linalg.det(a))(np.array([[1.0, 2.0], [2.0, 4.0]]))
     assert not np.all(np.isfinite(g))
+
+
+def eigenvalue_sum(A):
+    return np.sum(np.linalg.eigvalsh(A))
+
+
+def r_factor_sum(A):
+    return np.sum(np.linalg.qr(A)[1])
+
+
+@pytest.mark.parametrize("fn", [eigenvalue_sum, r_factor_sum], ids=lambda f: f.__name__)
+def test_linalg_functions_without_a_derivative_rule_are_refused_at_the_users_line(fn):
+    # (eigvalsh's reverse pass through its Jacobi sweeps was an IREE CompileError; qr's refusal
+    # pointed into pyjitc's own source; a probe of autodiff)
+    A = np.array([[2.0, 0.3], [0.3, 1.0]])
+    with pytest.raises(pyjitc.NotSupportedError, match=r"test_autodiff_linalg.py:\d+:\d+: autodiff: np.linalg"):
+        pyjitc.grad(fn)(A)
+    assert np.isclose(pyjitc.jit(fn)(A), fn(A))    # (compiled without autodiff, as before)
+
+
+def test_argnums_of_the_wrong_type_is_an_argument_error():
+    with pytest.raises(pyjitc.ArgumentError, match="argnums"):
+        pyjitc.grad(eigenvalue_sum, argnums=1.0)

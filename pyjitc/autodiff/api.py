@@ -34,6 +34,8 @@ class GradFunction(JitFunction):
             fn = fn._fn
         super().__init__(fn, **options)
         self._single = isinstance(argnums, int)
+        if not self._single and not isinstance(argnums, (tuple, list)):   # (argnums=1.0: not iterable)
+            raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
         self._argnums = (argnums,) if self._single else tuple(argnums)
         if not self._argnums or not all(isinstance(a, int) for a in self._argnums):
             raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")

@@ -360,14 +360,17 @@ def _prod_vjp(e, x: Value, axes, g: Value, kept) -> Value | None:
     flat = t.with_shape((rows, n))
     xt = x if perm == tuple(range(t.ndim)) else e("transpose", x, perm=perm)
     xf = e("reshape", xt, shape=(rows, n))
-    one = e("constant", value=np.ones((), t.dtype))
 
     def shift(v, k, reverse=False):   # v moved k columns to the right (left), ones coming in
+        # (joined to a block of ones, not padded with ones: IREE 3.13 failed on the chain of pads
+        # of slices, "'stream.yield' op used resource not listed in explicit captures", wherever
+        # the product itself was not a result: pyjitc.grad(np.prod), a probe of autodiff)
+        ones = e.full(1, flat.with_shape((rows, k)))
         if reverse:
             part = e("slice", v, start=(0, k), limit=(rows, n), strides=(1, 1))
-            return e("pad", part, one, low=(0, 0), high=(0, k), interior=(0, 0))
+            return e("concatenate", part, ones, axis=1)
         part = e("slice", v, start=(0, 0), limit=(rows, n - k), strides=(1, 1))
-        return e("pad", part, one, low=(0, k), high=(0, 0), interior=(0, 0))
+        return e("concatenate", ones, part, axis=1)
 
     def exclusive(reverse):
         y, k = shift(xf, 1, reverse) if n > 1 else e.full(1, flat), 1

@@ -105,8 +105,17 @@ def svdvals(em, x):
     return singular_values(em, _matrix(em, x, "svdvals"))
 
 
+def _no_derivative(em, name: str):
+    """Under pyjitc.grad: refused at the call, the user's line (the reverse pass through the
+    Jacobi sweeps failed in IREE for eigvalsh; qr's Householder steps read a float's bits)."""
+    if em.differentiable:
+        raise NotSupportedError(f"autodiff: np.linalg.{name} has no derivative rule",
+                                hint="differentiate a loss that avoids it, or compute it outside pyjitc.grad")
+
+
 @register("numpy.linalg.eigvalsh", note="cyclic Jacobi on the triangle UPLO names (spectral.py); ascending")
 def eigvalsh(em, a, UPLO="L"):
+    _no_derivative(em, "eigvalsh")
     a = _matrix(em, a, "eigvalsh")
     if a.shape[0] != a.shape[1]:
         raise ShapeError("eigvalsh: Last 2 dimensions of the array must be square")
@@ -185,6 +194,7 @@ def pinv(em, a, rcond=None, hermitian=False, *, rtol=np._NoValue):
 @register("numpy.linalg.qr", note="mode 'reduced', 'complete' and 'r': Householder reflectors as LAPACK's dgeqrf "
                                   "(the same signs), Q as dorgqr; 2-D matrices")
 def qr(em, a, mode="reduced"):
+    _no_derivative(em, "qr")
     mode = em.static(mode, "qr: mode")
     if mode not in ("reduced", "complete", "r"):
         raise NotSupportedError(f"np.linalg.qr with mode={mode!r} is not supported",
