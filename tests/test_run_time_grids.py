@@ -81,6 +81,17 @@ def transposed_and_normalised_blocks(A, B):
     return B
 
 
+def triangles_of_blocks(A):
+    n = A.shape[0]
+    r = np.zeros((n, 4))
+    for k in range(n):
+        r[k, 0] = np.trace(A[k:, k:])
+        r[k, 1] = np.tril(A[k:, k:]).sum()
+        r[k, 2] = np.triu(A[k:, k:], 2).sum() - np.tril(A[k:, k:], -1).sum()
+        r[k, 3] = A[:k, k:].trace(1) + np.trace(A[k:, :k], -1)
+    return r
+
+
 def spd(n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -93,6 +104,7 @@ KERNELS = {
     "gaussian_elimination": (gaussian_elimination, lambda n: (spd(n), rng.random(n))),
     "trailing_stats": (trailing_stats, lambda n: (rng.random((n, n)) - 0.5,)),
     "elimination_by_broadcasting": (elimination_by_broadcasting, lambda n: (spd(n),)),
+    "triangles_of_blocks": (triangles_of_blocks, lambda n: (rng.random((n, n)) - 0.5,)),
     "transposed_and_normalised_blocks": (transposed_and_normalised_blocks, lambda n: (rng.random((n, n)), rng.random((n, n)))),
 }
 

@@ -82,6 +82,10 @@ def call(em, impl, shown: str, args, kwargs):
         return make(impl(em, ref.data), [(1 - p[0],) + p[1:] for p in ref.where[1]], ref.params, own=ref.own)
     if impl in (FUNCTIONS["numpy.dot"], FUNCTIONS["numpy.matmul"]) and len(args) == 2 and not kwargs:
         return _contraction(em, impl, shown, *args)
+    if impl in (FUNCTIONS["numpy.tril"], FUNCTIONS["numpy.triu"], FUNCTIONS["numpy.trace"]) and is_grid(args[0]) \
+            and ref.data.ndim == 2 and len(args) <= 2 and set(kwargs) <= {"k", "offset"}:
+        k = em.static(args[1] if len(args) == 2 else kwargs.get("k", kwargs.get("offset", 0)), f"{shown}: the diagonal")
+        return _triangle(em, impl is FUNCTIONS["numpy.trace"], impl is FUNCTIONS["numpy.tril"], ref, int(k))
     names = ("sum", "prod", "max", "min", "mean")
     reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
     if impl in reductions and 1 <= len(args) <= 2 and is_grid(args[0]) and set(kwargs) <= {"axis", "keepdims"} \
@@ -90,6 +94,24 @@ def call(em, impl, shown: str, args, kwargs):
         out = _reduction(em, FUNCTIONS[f"numpy.{reductions[impl]}"], reductions[impl], ref, axis)
         return _kept_dims(em, ref, axis, out) if em.static(kwargs.get("keepdims", False), "keepdims") else out
     need(ref, shown)
+
+
+def _triangle(em, trace: bool, lower: bool, m: Masked, k: int):
+    """np.tril / np.triu of a 2-D grid (`np.tril(A[k:, k:])`), the diagonals counted from the
+    block's corner: the same grid with the other elements zero; np.trace: the sum of the block's
+    diagonal k (0.0 where the block has none)."""
+    shape = m.data.shape
+    (_, lo0, _, _), (_, lo1, _, _) = m.where[1]
+    rows = em.emit("sub", em.emit("iota", shape=shape, dim=0, dtype=np.dtype(np.int64)), em.broadcast(lo0, shape))
+    cols = em.emit("sub", em.emit("iota", shape=shape, dim=1, dtype=np.dtype(np.int64)), em.broadcast(lo1, shape))
+    offset = em.emit("sub", cols, rows)           # the block's diagonal each element is on
+    at = em.full(k, np.int64, shape)
+    if trace:
+        on = em.emit("and", em.emit("compare", offset, at, direction="EQ"), mask(em, m.where[1], shape))
+        from .registry import FUNCTIONS
+        return FUNCTIONS["numpy.sum"](em, em.emit("select", on, m.data, em.full(0, m.data.dtype, shape)))
+    keep = em.emit("compare", offset, at, direction="LE" if lower else "GE")
+    return make(em.emit("select", keep, m.data, em.full(0, m.data.dtype, shape)), m.where[1], m.params)
 
 
 def _kept_dims(em, m: Masked, axis, out):
