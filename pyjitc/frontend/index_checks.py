@@ -92,5 +92,10 @@ def failed_read(em, x: Traced, index, error: ShapeError) -> Traced:
         shape = probe[tuple(in_range)].shape
     except (IndexError, TypeError, ValueError):
         raise error from None
-    em.check(em.constant(np.bool_(True)), error.message)
+    raise_where_run(em, error)
     return em.full(0, x.dtype, shape)
+
+
+def raise_where_run(em, error: ShapeError) -> None:
+    """`error` raised by the compiled function where the current code runs."""
+    em.check(em.constant(np.bool_(True)), error.message)

@@ -32,7 +32,7 @@ def _static_or_need(em, x, what):
     return x
 
 
-def _is_int_scalar(t: Traced) -> bool:
+def is_int_scalar(t: Traced) -> bool:
     return t.ndim == 0 and (t.weak is int or is_int(t.dtype))
 
 
@@ -116,7 +116,7 @@ def _parse_slice(em, it: slice, n: int) -> Item:
     for part in (it.start, it.stop, it.step):
         if not (part is None or isinstance(part, (int, np.integer, dims.Dim)) or
                 isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype.kind in "biu" or
-                isinstance(part, Traced) and _is_int_scalar(part)):
+                isinstance(part, Traced) and is_int_scalar(part)):
             raise ShapeError("TypeError: slice indices must be integers or None or have an __index__ method")
     step = _static_or_need(em, it.step, "a slice step")
     start, stop = it.start, it.stop

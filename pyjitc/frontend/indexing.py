@@ -12,10 +12,10 @@ from ..ir.types import is_bool
 from . import masked
 from .registry import FUNCTIONS
 from .store_values import values_for
-from .index_checks import dslice_start, failed_read, in_range, index_i64, reached_only_at_run_time
+from .index_checks import dslice_start, failed_read, in_range, index_i64, raise_where_run, reached_only_at_run_time
 from .reversed_slices import forward_of_reversed, unit_step
 from .values import Emitter, FlatIter, Traced, make_view
-from .index_items import Item, _is_int_scalar, parse
+from .index_items import Item, is_int_scalar, parse
 
 
 # ---------------------------------------------------------------- reading
@@ -114,7 +114,7 @@ def _mask_among(x: Traced, index):
     masks = [k for k, it in enumerate(index) if isinstance(it, Traced) and is_bool(it.dtype)]
     if len(masks) != 1 or index[masks[0]].ndim != 1 or len(index) == 1 or not all(
             k in masks or isinstance(it, slice) or isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_))
-            or isinstance(it, Traced) and _is_int_scalar(it) for k, it in enumerate(index)):
+            or isinstance(it, Traced) and is_int_scalar(it) for k, it in enumerate(index)):
         return None
     k = masks[0]
     if index[k].shape[0] != x.shape[k]:
@@ -441,7 +441,7 @@ def setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     except ShapeError as e:     # out of bounds where this code runs, if it runs: an error then
         if not reached_only_at_run_time(em, e) or not isinstance(x, Traced):
             raise
-        em.check(em.constant(np.bool_(True)), e.message)
+        raise_where_run(em, e)
         return Traced(x.value, x.weak, x.params)
 
 

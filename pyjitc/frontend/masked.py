@@ -453,10 +453,16 @@ def _never_wins(dt, largest: bool):
     return None
 
 
+def reduced_axes(em, axis, ndim: int) -> tuple:
+    """The axes a reduction's `axis` argument names (None: all), as non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if isinstance(axis, (int, np.integer)) else em.static(axis, "axis")))
+
+
 def _reduction(em, impl, name: str, m: Masked, axis):
     data = m.data
-    axes = tuple(range(data.ndim)) if axis is None else \
-        tuple(a % data.ndim for a in ((axis,) if isinstance(axis, (int, np.integer)) else em.static(axis, "axis")))
+    axes = reduced_axes(em, axis, data.ndim)
     if m.axis not in axes:        # the masked axis survives: reduce the data as it is
         out = impl(em, data, axis=axis)
         return Masked(out, m.axis - sum(1 for a in axes if a < m.axis), m.where, m.key, m.params)
@@ -740,7 +746,7 @@ def compacted(em, m: Masked) -> tuple[Traced, Traced]:
 
 
 # Rules for arrays with run-time bounds along two axes (masked_grid.py adds them: "call", "outer",
-# "shape", "mask", "make").
+# "shape", "mask", "make", "spans_two_axes", "elementwise").
 GRIDS: dict = {}
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .masked import (GRIDS, Masked, _astype_method, _elementwise_functions, _join, _never_wins, filled,
-                     fixed_along, need)
+                     fixed_along, need, reduced_axes)
 from .values import Traced
 
 GRID = "grid"
@@ -116,9 +116,7 @@ def _triangle(em, trace: bool, lower: bool, m: Masked, k: int):
 
 def _kept_dims(em, m: Masked, axis, out):
     """A reduction's result with the reduced axes kept, of length 1 (keepdims=True)."""
-    nd = m.data.ndim
-    axes = set(range(nd)) if axis is None else \
-        {x % nd for x in ((axis,) if isinstance(axis, (int, np.integer)) else em.static(axis, "axis"))}
+    axes = reduced_axes(em, axis, m.data.ndim)
     data = out.data if isinstance(out, Masked) else em.asarray(out)
     kept = em.emit("reshape", data, shape=tuple(1 if i in axes else d for i, d in enumerate(m.data.shape)))
     parts = [p for p in m.where[1] if p[0] not in axes]
@@ -221,8 +219,7 @@ def outer(em, impl, shown, a: Masked, b: Masked) -> Masked:
 def _reduction(em, impl, name: str, m: Masked, axis):
     data = m.data
     parts = {p[0]: p for p in m.where[1]}
-    axes = tuple(range(data.ndim)) if axis is None else \
-        tuple(x % data.ndim for x in ((axis,) if isinstance(axis, (int, np.integer)) else em.static(axis, "axis")))
+    axes = reduced_axes(em, axis, data.ndim)
     reduced = [p for ax, p in parts.items() if ax in axes]
     kept = [(ax - sum(1 for r in axes if r < ax),) + p[1:] for ax, p in parts.items() if ax not in axes]
     if name in ("max", "min"):

@@ -56,8 +56,7 @@ class RangeSeq(Seq):
 
     def item(self, em, k):
         if isinstance(self.step, Traced):
-            value = apply_operator(em, "Add", self.start, apply_operator(em, "Mult", k, self.step))
-            return value
+            return apply_operator(em, "Add", self.start, apply_operator(em, "Mult", k, self.step))
         if self.step != 1:
             k = apply_operator(em, "Mult", k, self.step)
         value = k if isinstance(self.start, int) and self.start == 0 else apply_operator(em, "Add", self.start, k)
