@@ -16,7 +16,7 @@ from ..indexing import getitem
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_static, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
-from .shapes import concatenate, moveaxis, ravel, reshape, stack
+from .shapes import concatenate, moveaxis, ravel, reshape, stack, strong
 
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
@@ -238,7 +238,7 @@ def asarray(em, a, dtype=None, copy=None, order=None):
         return np.asarray(a, dtype=dtype)
     out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
     if isinstance(out, Traced) and out.weak:   # a run-time Python number becomes a strongly typed array
-        out = em.cast(out, out.dtype)
+        out = strong(em, out)
         if copy is None:
             return out
     if copy is False and out is not a:
@@ -289,9 +289,9 @@ def array(em, a, dtype=None, copy=True, order=None):
 
 def as_array(em, a) -> Traced:
     """np.asarray(a) as a traced array, for functions that convert their arguments first: lists of
-    arrays are stacked, and a Python scalar becomes a strongly typed 0-d array (int64, float64)."""
-    t = em.asarray(asarray(em, a))
-    return em.cast(t, t.dtype) if t.weak else t
+    arrays are stacked, and a Python scalar becomes a strongly typed 0-d array (int64, float64):
+    asarray's rule."""
+    return em.asarray(asarray(em, a))
 
 
 def _holds_run_time_values(a) -> bool:

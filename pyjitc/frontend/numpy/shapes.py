@@ -112,10 +112,10 @@ def transpose(em, a, *axes, **kw):
 
 @register("numpy.ravel", method="ravel", complex_ok=True)
 def ravel(em, a, order="C"):
-    return reshape(em, _strong(em, a), -1, order=order)
+    return reshape(em, strong(em, a), -1, order=order)
 
 
-def _strong(em, a):
+def strong(em, a):
     """A run-time Python number as NumPy's functions take it: a strongly typed 0-d array (the
     function's result is an array, no longer a weak scalar under NEP 50)."""
     return em.cast(a, a.dtype) if isinstance(a, Traced) and a.weak else a
@@ -177,7 +177,7 @@ def squeeze(em, a, axis=None):
 def expand_dims(em, a, axis):
     if is_static(a):
         return fold(np.expand_dims, a, em.static(axis, "axis"))
-    a = _strong(em, em.asarray(a))
+    a = strong(em, em.asarray(a))
     new = np.expand_dims(np.empty(a.shape, np.bool_), em.static(axis, "expand_dims: axis")).shape
     return reshape(em, a, new)
 
