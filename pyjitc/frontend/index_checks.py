@@ -21,7 +21,7 @@ def index_i64(em, i: Traced, n: int, what: str, axis: int = 0) -> Traced:
     bad = em.emit("or", lt(wrapped, zero), em.emit("compare", wrapped, size, direction="GE"))
     # (the call raises; until it returns, an index out of range reads and writes position 0:
     # IREE's scatter does not skip one, and wrote past the array)
-    safe = em.emit("select", bad, zero, wrapped) if n else wrapped
+    safe = em.emit("select", bad, zero, wrapped)
     if bad.ndim:
         bad = em.emit("reduce", bad, kind="or", axes=tuple(range(bad.ndim)))
     em.check(bad, f"IndexError: {what} is out of bounds for axis {axis} with size {n}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
+from ..index_checks import index_i64
 from ..registry import FUNCTIONS, register
 from ..values import fold, is_static
 from .creation import as_array
@@ -188,15 +189,7 @@ def _at(ufunc, reduction, identity):
             return
         if keep is not None:   # left-out entries: index 0 (always in bounds), then dropped below
             idx = FUNCTIONS["numpy.where"](em, keep, idx, np.int64(0))
-        neg = FUNCTIONS["numpy.less"](em, idx, 0)
-        em.check(FUNCTIONS["numpy.any"](em, FUNCTIONS["numpy.logical_or"](
-            em, FUNCTIONS["numpy.less"](em, idx, -n), FUNCTIONS["numpy.greater_equal"](em, idx, n))),
-            f"IndexError: an index is out of bounds for axis 0 with size {n}")
-        idx = FUNCTIONS["numpy.where"](em, neg, FUNCTIONS["numpy.add"](em, idx, n), idx)
-        # (an index out of range raises when the call returns; until then it reads and writes
-        # position 0: IREE's scatter wrote past the array, and a test process aborted)
-        bad = FUNCTIONS["numpy.logical_or"](em, FUNCTIONS["numpy.less"](em, idx, 0), FUNCTIONS["numpy.greater_equal"](em, idx, n))
-        idx = FUNCTIONS["numpy.where"](em, bad, np.int64(0), idx)
+        idx = index_i64(em, idx, n, "an index")    # (one out of range: position 0 until the call raises)
         values = impl(em, FUNCTIONS["numpy.take"](em, a, idx, axis=0), b)   # NumPy's dtypes for a op b
         if values.dtype != a.dtype and not np.can_cast(values.dtype, a.dtype, casting="same_kind"):
             raise ShapeError(f"TypeError: Cannot cast ufunc '{ufunc.__name__}' output from {values.dtype} to "
