@@ -220,6 +220,19 @@ def test_each_of_several_lambdas_on_one_line_compiles_its_own_body():
     assert pyjitc.jit(g)(1.0) == 2.0 and pyjitc.jit(h)(1.0) == 3.0
 
 
+def test_lambdas_whose_line_is_not_an_expression_on_its_own_compile():
+    # a table of cases: each line was "can't parse the source of '<lambda>'"
+    cases = {
+        "roll": (lambda a: np.roll(a, 2), 1),
+        "twice": (lambda a: a * 2,
+                  lambda a: a + 1),
+    }
+    x = np.arange(5.0)
+    assert_same(pyjitc.jit(cases["roll"][0])(x), np.roll(x, 2))
+    assert_same(pyjitc.jit(cases["twice"][0])(x), x * 2)
+    assert_same(pyjitc.jit(cases["twice"][1])(x), x + 1)
+
+
 def test_functions_without_readable_source_get_a_clear_error():
     namespace = {}
     exec("import numpy as np\ndef made(x):\n    return x + 1\n", namespace)

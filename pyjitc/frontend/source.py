@@ -67,6 +67,10 @@ def parse_function(fn) -> SourceFunction:
         node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     if node is None and fn.__name__ == "<lambda>":
         node = _find_lambda(text, code)
+        if node is None:    # a line that is not an expression on its own (`"k": (lambda a: ..., 1),`)
+            whole = _lambda_in_file(code)
+            if whole is not None:
+                return SourceFunction(fn, whole[0], filename, 0, 0, whole[1])
     if node is None:
         raise JitError(
             f"can't parse the source of {fn.__qualname__!r}",
@@ -95,6 +99,22 @@ def _find_lambda(text: str, code) -> ast.Lambda | None:
     if len(found) > 1:   # several on one line (`{"a": lambda x: x + 1, "b": lambda x: x * 2}`)
         found = _by_position(found, code) or found
     return found[0] if found else None
+
+
+def _lambda_in_file(code):
+    """(the lambda node, the file's text) from the whole file parsed, where the lambda's own lines
+    don't parse on their own: a lambda in a dict or a call's arguments spread over lines."""
+    text = "".join(linecache.getlines(code.co_filename))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    want = list(code.co_varnames[: code.co_argcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+             and [a.arg for a in n.args.args] == want]
+    if len(found) > 1:
+        found = _by_position(found, code)
+    return (found[0], text) if len(found) == 1 else None
 
 
 def _by_position(found: list, code) -> list:
