@@ -82,7 +82,10 @@ def ndindex_loop(data):
     total = 0.0
     for idx, v in np.ndenumerate(data):
         total += v * (idx[0] + 1)
-    return out, total
+    # generators and comprehensions over them (were "NdEnumerateSeq object is not iterable")
+    weighted = sum(v * i[1] for i, v in np.ndenumerate(data))
+    corners = [i for i in np.ndindex(2, 2)]
+    return out, total, weighted, corners
 
 
 CASES = [

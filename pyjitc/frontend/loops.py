@@ -11,7 +11,7 @@ from ..errors import JitError, NotSupportedError, ShapeError
 from . import indexing
 from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
-from .sequences import RangeSeq, as_seq
+from .sequences import RangeSeq, Seq, as_seq
 from .values import NeedStatic, Traced
 from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
 
@@ -132,6 +132,8 @@ def iterate(em, value):
             raise NotSupportedError("a comprehension over a range whose length depends on array values",
                                     hint="write a for loop that fills an array instead")
         return [value.item(em, k) for k in range(count)]
+    if isinstance(value, Seq):     # `sum(v for i, v in np.ndenumerate(a))`, `[i for i in np.ndindex(s)]`
+        return value.materialize(em)
     try:
         return iter(value)
     except TypeError:
