@@ -324,6 +324,22 @@ def test_reversed_sorted_and_pow_builtins_on_run_time_values():
     assert_same_call(pyjitc.jit(reversed_sorted_pow), reversed_sorted_pow, x, A)
 
 
+def by_argument_type(x, p):
+    a = x ** p if isinstance(p, int) else x * p      # p a run-time Python number
+    kinds = (isinstance(x[0], float), isinstance(x[0], np.floating), isinstance(x, np.ndarray),
+             isinstance(p, (bool, float)), isinstance(np.int32(p), np.integer), isinstance(x.sum(), np.ndarray))
+    return a, kinds
+
+
+def test_isinstance_of_run_time_values_is_what_python_says():
+    # isinstance(p, int) of an int argument was False (every run-time value taken for an array):
+    # x * 2 where NumPy computes x ** 2
+    x = rng.standard_normal(5)
+    f = pyjitc.jit(by_argument_type)
+    for p in (2, 2.5, True):
+        assert_same_call(f, by_argument_type, x, p)
+
+
 def newton_sqrt(a, tol):
     x = a
     it = 0

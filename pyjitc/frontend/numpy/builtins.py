@@ -309,8 +309,10 @@ register(builtin="min")(_pick(min, "numpy.less", "use np.minimum or np.min for a
 
 @register(builtin="isinstance")
 def isinstance_(em, x, cls):
-    """An array is an np.ndarray; anything else is what Python says."""
-    return isinstance(x, cls) if not isinstance(x, Traced) else (np.ndarray in (cls if isinstance(cls, tuple) else (cls,)))
+    """What Python says of the value's type (`type(x)`): an array is an np.ndarray, a run-time
+    Python number its Python type (`isinstance(p, int)` of an int argument: it was False, as if
+    every run-time value were an array), a NumPy scalar its scalar type (np.float64 is a float)."""
+    return isinstance(x, cls) if not isinstance(x, Traced) else issubclass(type_(em, x), cls)
 
 
 @register(builtin="len", complex_ok=True)
