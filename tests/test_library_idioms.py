@@ -3,6 +3,7 @@ NumPy: try/except decided at compile time, methods of strings, lists and dicts, 
 the function, `with np.errstate`, np.r_/np.c_, np.nonzero(mask) as an index, np.ndindex loops,
 generator expressions, and the shape/dtype questions (np.shape, np.result_type, ...)."""
 import functools
+import itertools
 import sys
 
 import numpy as np
@@ -88,6 +89,23 @@ def ndindex_loop(data):
     return out, total, weighted, corners
 
 
+def python_iteration_helpers(x, A):
+    # itertools and functools.reduce (refused as modules before), `del` and `:=` (refused syntax)
+    pairs = 0.0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        pairs += x[i] * x[j]
+    grid = sum(A[i, j] for i, j in itertools.product(range(2), repeat=2))
+    steps = [b - a for a, b in itertools.pairwise(x)]
+    prod = functools.reduce(lambda p, q: p * q, x[:3])
+    biggest = functools.reduce(np.maximum, [x, x[::-1], x * 0.5])
+    scaled = x * 2
+    out = scaled + 1
+    del scaled
+    if (n := len(x)) > 3:
+        out = out[:n // 2]
+    return pairs, grid, steps, prod, biggest, out, list(itertools.chain([x[0]], x[1:3]))
+
+
 CASES = [
     (try_except_else_finally, (np.arange(2.0),)), (try_except_else_finally, (np.arange(2.0), ("begin", "end"))),
     (except_binds_the_exception, (np.arange(3.0),)), (string_list_dict_methods, (np.arange(4.0),)),
@@ -95,6 +113,7 @@ CASES = [
     (nonzero_as_index, (np.linspace(0, 10, 41), 2.0, 5.0)), (nonzero_as_index, (np.linspace(0, 10, 41), 12.0, 14.0)),
     (r_and_c, (np.array([1.0, 2.0, 3.0]), np.arange(4.0))),
     (ndindex_loop, (np.arange(12.0).reshape(3, 4) ** 2,)),
+    (python_iteration_helpers, (np.array([0.5, -1.0, 2.0, 3.5, 1.25]), np.arange(6.0).reshape(2, 3))),
 ]
 
 
@@ -570,3 +589,39 @@ def test_lists_of_run_time_numbers_repeat_and_concatenate_as_python_lists_and_se
         assert_same(got[0], want[0])
         assert_same(got[1], want[1])
         assert got[2] is want[2] is True
+
+
+# Each registered itertools / functools function against Python running the same code (keyed by
+# the registry's name: tests/test_numpy_surface.py checks that every registered name has a test).
+ITERATION_CASES = {
+    "itertools.product": lambda x: [a * b for a, b in itertools.product(x[:2], x[2:4])],
+    "itertools.combinations": lambda x: [a - b for a, b in itertools.combinations(x, 2)],
+    "itertools.combinations_with_replacement": lambda x: [a * b for a, b in itertools.combinations_with_replacement(x[:3], 2)],
+    "itertools.permutations": lambda x: [a - b for a, b in itertools.permutations(x[:3], 2)],
+    "itertools.pairwise": lambda x: [b - a for a, b in itertools.pairwise(x)],
+    "itertools.zip_longest": lambda x: [a if b is None else a + b for a, b in itertools.zip_longest(x, x[:2])],
+    "itertools.chain": lambda x: list(itertools.chain(x[:2], [x[3]])),
+    "itertools.islice": lambda x: list(itertools.islice(x, 1, 4, 2)),
+    "itertools.repeat": lambda x: sum(itertools.repeat(x, 3)),
+    "itertools.starmap": lambda x: list(itertools.starmap(lambda a, b: a * b, [(x[0], x[1]), (x[2], 2.0)])),
+    "_functools.reduce": lambda x: (functools.reduce(lambda a, b: a * b + 1.0, x),
+                                    functools.reduce(lambda a, b: a + b, x[:0], 3.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ITERATION_CASES))
+def test_itertools_and_functools_reduce_run_as_python_runs_them(name):
+    fn = ITERATION_CASES[name]
+    x = np.array([0.5, -1.0, 2.0, 3.5, 1.25])
+    want, got = fn(x), pyjitc.jit(fn)(x)
+    flat_want, flat_got = _leaves(want), _leaves(got)
+    assert len(flat_want) == len(flat_got)
+    for w, g in zip(flat_want, flat_got):
+        assert_same(g, w)
+
+
+def test_itertools_functions_that_never_end_are_refused_at_the_users_line():
+    def forever(x):
+        return [v for v, _ in zip(itertools.count(), x)]
+    with pytest.raises(pyjitc.JitError, match="itertools.count .*can't be called"):
+        pyjitc.jit(forever)(np.arange(3.0))

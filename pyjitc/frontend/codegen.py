@@ -30,6 +30,7 @@ from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, items_of, known
+from .unify import Deleted
 from .regions import BOUND, BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, is_marker, negate
 from .attributes import BoundMethod
 from .outputs import output_leaf, view_root
@@ -136,6 +137,22 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_Pass(self, node):
         pass
+
+    def visit_Delete(self, node):
+        """`del name`: the name is unbound from here on (a later read is Python's UnboundLocalError)."""
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                raise UnsupportedSyntaxError(f"`del {ast.unparse(target)}` is not supported inside @jit",
+                                             hint="`del` of a plain name only; build a new list or dict instead")
+            if self.lookup(target.id) is MISSING:    # (a deleted or partly bound name: lookup raises)
+                raise JitError(f"NameError: name {target.id!r} is not defined")
+            self.env[target.id] = Deleted(target.id)
+
+    def visit_NamedExpr(self, node):
+        """`(n := expr)`: bound, and the value of the expression."""
+        value = self.visit(node.value)
+        self.assign(node.target, value)
+        return value
 
     def visit_Break(self, node):
         self.env[BREAK] = True

@@ -73,8 +73,6 @@ SYNTAX_REASONS = {
                    "return the new value instead"),
     ast.Raise: ("`raise` can't be compiled: compiled code can't raise Python exceptions",
                 "validate the inputs before calling the @jit function"),
-    ast.Delete: ("`del` is not supported inside @jit", "just stop using the name"),
-    ast.NamedExpr: ("assignment expressions (:=) are not supported", "assign on a line of its own"),
     ast.JoinedStr: ("f-strings have no meaning in compiled code", "format values outside the @jit function"),
     ast.Set: ("sets are not supported inside @jit", "use a tuple or a list"),
     ast.SetComp: ("set comprehensions are not supported", "use a list comprehension"),
@@ -210,6 +208,9 @@ TYPE_MODULES = ("collections", "collections.abc", "numbers")
 # modules whose registered functions compile to nothing (warnings.warn: a warning never changes a
 # value, and compiled code can't show one); their other functions stay refused when called
 NO_EFFECT_MODULES = ("warnings",)
+# Python modules whose registered functions compile (numpy/iteration.py: itertools.product,
+# functools.reduce, run while the program is built); their other functions stay refused
+PYTHON_MODULES = ("itertools", "functools")
 
 
 # Attributes of otherwise forbidden modules that compiled code may read, as compile-time values:
@@ -253,7 +254,7 @@ def module_named(node, lookup):
 
 def check_module(mod: types.ModuleType, shown: str) -> None:
     name = mod.__name__
-    if name.split(".")[0] not in ALLOWED_MODULES and name not in TYPE_MODULES and name not in NO_EFFECT_MODULES and \
+    if name.split(".")[0] not in ALLOWED_MODULES and name not in TYPE_MODULES + NO_EFFECT_MODULES + PYTHON_MODULES and \
             not any(name == n or name.startswith(n + ".") for n in NUMPY_NAMESPACES):
         raise ForbiddenError(f"module {name!r} ({shown}) is not allowed inside @jit",
                              hint=f"allowed modules are {', '.join(ALLOWED_MODULES)}; call other code outside")

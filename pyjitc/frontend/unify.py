@@ -22,6 +22,17 @@ class Undefined:
                         hint="assign it before the if/loop")
 
 
+class Deleted(Undefined):
+    """A name unbound by `del`; using it is Python's UnboundLocalError."""
+
+    def __init__(self, name: str):
+        super().__init__(name, "deleted with `del`")
+
+    def error(self) -> JitError:
+        return JitError(f"UnboundLocalError: cannot access local variable '{self.name}' where it is not associated "
+                        "with a value (it was deleted with `del`)")
+
+
 class MergeError(JitError):
     """A value that would have different types on two paths (`name`: the variable, if one)."""
 

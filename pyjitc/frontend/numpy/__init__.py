@@ -24,10 +24,11 @@ this package registers them all.
     statistics.py    ptp, average, median, percentile, quantile, cov, corrcoef, bincount, histogram
     bits.py          gcd, lcm, bitwise_count; frexp, ldexp, modf (from the representation)
     builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
+    iteration.py     itertools (product, combinations, ...) and functools.reduce, run while compiling
     spectral.py      svd values, eigvalsh, norm 2/nuc, cond, matrix_rank, pinv, lstsq (jacobi.py's methods)
     scipy_calls.py   SciPy routines NumPy-level library code calls: scipy.special.rel_entr, BLAS nrm2
     as_python.py     apply_along_axis, written as the NumPy code a user would write (compiled as a helper)
 """
 from . import (accurate, as_python, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               editing, elementwise, fft, introspection, linalg, reductions, scipy_calls, shapes, sorting, spectral,
+               editing, elementwise, fft, introspection, iteration, linalg, reductions, scipy_calls, shapes, sorting, spectral,
                statistics, ufunc_methods, ufuncs)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import FUNCTIONS, register
-from ..sequences import enumerate_, ndenumerate, ndindex, range_, zip_
+from ..sequences import Seq, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params
 from .elementwise import cmp
 from .shapes import reshape
@@ -174,6 +174,8 @@ def _sequence(em, x, kind):
         if x.ndim == 0:
             raise ShapeError("TypeError: iteration over a 0-d array")
         return kind(FUNCTIONS["numpy.take"](em, x, i, axis=0) for i in range(x.shape[0]))
+    if isinstance(x, Seq):   # range(n), np.ndindex(...): their items, with a compile-time length
+        return kind(x.materialize(em))
     try:
         return kind(x)
     except TypeError as e:
