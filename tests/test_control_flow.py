@@ -324,6 +324,20 @@ def test_reversed_sorted_and_pow_builtins_on_run_time_values():
     assert_same_call(pyjitc.jit(reversed_sorted_pow), reversed_sorted_pow, x, A)
 
 
+def picks_by_key(x):
+    best = max(range(len(x)), key=lambda i: x[i])          # keys known only at run time
+    nearest = min(range(len(x)), key=lambda i: abs(x[i] - 0.5))
+    return best, nearest, x[best] * 2, max([x[0], x[1], x[2]], key=lambda v: -v), max(["ab", "c"], key=len)
+
+
+def test_max_and_min_with_a_key_function_pick_as_python_does():
+    # were refused: "max: a function defined inside a @jit function is called by the compiler only"
+    f = pyjitc.jit(picks_by_key)
+    for x in (np.array([0.3, 0.9, -0.95, 0.9, 0.1]), np.array([0.5, 0.5, 0.5]), np.array([np.nan, 1.0, 2.0])):
+        got = assert_same_call(f, picks_by_key, x)
+        assert type(got[0]) is int
+
+
 def by_argument_type(x, p):
     a = x ** p if isinstance(p, int) else x * p      # p a run-time Python number
     kinds = (isinstance(x[0], float), isinstance(x[0], np.floating), isinstance(x, np.ndarray),

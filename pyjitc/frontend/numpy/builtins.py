@@ -260,6 +260,8 @@ def _pick(fn, numpy_name, hint):
     static = _static_builtin(fn, hint)
 
     def impl(em, *args, **kwargs):
+        if kwargs.get("key") is not None and args:
+            return _pick_by_key(em, fn, numpy_name, args, kwargs)
         if len(args) == 1 and not kwargs and isinstance(args[0], Traced):
             return _pick_of_array(em, fn, args[0])
         if len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) and len(args[0]) > 1 \
@@ -288,6 +290,49 @@ def _pick(fn, numpy_name, hint):
             best = Traced(best.value, best.weak, params)
         return best
     return impl
+
+
+def _pick_by_key(em, fn, numpy_name, args, kwargs):
+    """max(items, key=f) / min(...): f called on each item now; the first item whose key is
+    greater (less) than every earlier one's, as Python picks it (`max(range(n), key=lambda i: a[i])`:
+    keys known only at run time pick among items known now)."""
+    key, default = kwargs.pop("key"), kwargs.pop("default", _NO_DEFAULT)
+    if kwargs:
+        raise ShapeError(f"TypeError: {fn.__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    items = _sequence(em, args[0], list) if len(args) == 1 else list(args)
+    if not items:
+        if default is _NO_DEFAULT:
+            raise ShapeError(f"ValueError: {fn.__name__}() iterable argument is empty")
+        return default
+    shown = getattr(key, "__name__", "the key function")
+    keys = [em.call_function(key, shown, [item], {}) for item in items]
+    if is_static(*keys):
+        ranked = [(k, i) for i, k in enumerate(keys)]
+        return items[fn(ranked, key=lambda pair: pair[0])[1]]
+    if len(items) == 1:
+        return items[0]
+    position, best = 0, keys[0]
+    for i, k in enumerate(keys[1:], 1):
+        better = FUNCTIONS[numpy_name](em, k, best)
+        best = FUNCTIONS["numpy.where"](em, better, k, best)
+        position = FUNCTIONS["numpy.where"](em, better, i, position)
+    return _chosen(em, items, position)
+
+
+def _chosen(em, items, position):
+    """items[position] for a run-time position: items of one type (as max/min of them needs)."""
+    types = {em.dtype_of(v) for v in items}
+    if len(types) != 1 or any(em.shape_of(v) != () for v in items):
+        raise NotSupportedError("max()/min() with key= of items of different types or of arrays, chosen by keys "
+                                "known only at run time", hint="pick an index instead: max(range(n), key=...)")
+    out = items[0]
+    for i, item in enumerate(items[1:], 1):
+        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, i), item, out)
+    weak = next(iter(types))
+    return Traced(em.asarray(out).value, weak, join_params(items)) if isinstance(weak, type) else out
+
+
+_NO_DEFAULT = object()
 
 
 def _pick_of_array(em, fn, x):
