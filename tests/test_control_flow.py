@@ -733,6 +733,32 @@ def simulate(state, params):
     return {"pos": pos, "energy": (pos ** 2 + vel ** 2).sum(), "pair": (pos[0], [vel[-1]])}
 
 
+def nonlocal_accumulators(x):
+    total, count = 0.0, 0
+
+    def add(v):
+        nonlocal total, count
+        if v > 0.5:            # a run-time branch of the nested function
+            total += v
+            count = count + 1
+            return 1
+        return 0
+
+    hits = 0
+    for v in x[:4]:
+        hits += add(v)
+    for i in range(x.shape[0]):    # called from a run-time loop
+        add(x[i] * 0.25)
+    return total, count, hits
+
+
+def test_nonlocal_names_rebound_by_nested_functions_are_seen_by_the_enclosing_function():
+    # was refused: "`nonlocal` can't be compiled"
+    f = pyjitc.jit(nonlocal_accumulators)
+    for n in (6, 3000):
+        assert_same_call(f, nonlocal_accumulators, rng.random(n) * 3)
+
+
 def test_tuple_and_dict_arguments_and_a_nested_dict_result():
     state = (rng.standard_normal(5), np.zeros(5))
     f = pyjitc.jit(simulate)

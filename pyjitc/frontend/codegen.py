@@ -77,6 +77,7 @@ class FunctionCompiler(ast.NodeVisitor):
         self.parent = parent
         self.stack = stack + ((src.fn if parent is None else src.node),)
         em.call_function = self.call_value
+        self.nonlocals: set[str] = set()    # names `nonlocal` binds to an enclosing function's (call_local)
 
     # ------------------------------------------------------------ driver
     def run(self):
@@ -147,6 +148,17 @@ class FunctionCompiler(ast.NodeVisitor):
             if self.lookup(target.id) is MISSING:    # (a deleted or partly bound name: lookup raises)
                 raise JitError(f"NameError: name {target.id!r} is not defined")
             self.env[target.id] = Deleted(target.id)
+
+    def visit_Nonlocal(self, node):
+        """`nonlocal total`: the name is read from the enclosing function here and held as a local
+        (branches and loops of this function carry it as theirs); call_local writes its final value
+        back when the call returns."""
+        for name in node.names:
+            value = self.parent.lookup(name) if self.parent is not None else MISSING
+            if value is MISSING:
+                raise JitError(f"SyntaxError: no binding for nonlocal {name!r} found")
+            self.env[name] = value
+        self.nonlocals.update(node.names)
 
     def visit_NamedExpr(self, node):
         """`(n := expr)`: bound, and the value of the expression."""
@@ -311,10 +323,17 @@ class FunctionCompiler(ast.NodeVisitor):
             outer.append(c.env)
             c = c.parent
         self.em.enclosing_envs.extend(outer)
+        inner = FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent)
         try:
-            return FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent).run()
+            result = inner.run()
         finally:
             del self.em.enclosing_envs[len(self.em.enclosing_envs) - len(outer):]
+        for name in inner.nonlocals:   # `nonlocal` names: their values at the return, back where they live
+            c = fn.parent
+            while name not in c.env:
+                c = c.parent
+            c.env[name] = env[name]
+        return result
 
     def lookup(self, name):
         c = self

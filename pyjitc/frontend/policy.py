@@ -69,8 +69,6 @@ SYNTAX_REASONS = {
     ast.ClassDef: ("class definitions can't be compiled", "define the class at module level"),
     ast.Global: ("`global` can't be compiled: compiled code can't rebind Python variables outside the function",
                  "return the new value instead"),
-    ast.Nonlocal: ("`nonlocal` can't be compiled: compiled code can't rebind Python variables outside the function",
-                   "return the new value instead"),
     ast.Raise: ("`raise` can't be compiled: compiled code can't raise Python exceptions",
                 "validate the inputs before calling the @jit function"),
     ast.JoinedStr: ("f-strings have no meaning in compiled code", "format values outside the @jit function"),
