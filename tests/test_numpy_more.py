@@ -229,11 +229,11 @@ def scipy_routines(x, y, s, big):
     nrm2 = get_blas_funcs("nrm2", dtype=x.dtype, ilp64="preferred")
     return (scipy_special.rel_entr(x, y), scipy_special.rel_entr(x, s), scipy_special.rel_entr(s, 2.0),
             scipy_special.rel_entr(np.arange(4), 2), nrm2(y), nrm2(big), nrm2(x * 0), nrm2(np.abs(x)),
-            scipy_norm(x, check_finite=False))
+            scipy_norm(x, check_finite=False), scipy_special.erf(x), scipy_special.erfc(y), scipy_special.erf(s))
 
 
 # the registered names these calls reach (get_blas_funcs returns the f2py routine of the dtype)
-SCIPY_NAMES = ("scipy.special.rel_entr", "scipy.linalg.blas.get_blas_funcs", "scipy.linalg._fblas.snrm2",
+SCIPY_NAMES = ("scipy.special.rel_entr", "scipy.special.erf", "scipy.special.erfc", "scipy.linalg.blas.get_blas_funcs", "scipy.linalg._fblas.snrm2",
                "scipy.linalg._fblas.dnrm2")
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 import pyjitc
 from pyjitc.frontend import registry
 from tests.fuzz import load_source
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 from tests.strategies import arrays
 
 F = np.array([[0.5, -1.25, np.nan, 3.0], [2.0, 0.0, -0.0, -7.5], [np.inf, 1e-3, -np.inf, 4.25]])
@@ -341,6 +341,38 @@ def test_math_functions_on_run_time_numbers_behave_as_in_python():
         f(-x, 1.5)
     with pytest.raises(OverflowError, match="math range error"):
         f(x, 1000.0)
+
+
+def black_scholes_call(S, K, T, r, sigma):
+    """A European call priced in a scalar loop with math.erf, as finance code writes it."""
+    out = np.empty_like(S)
+    for i in range(S.shape[0]):
+        d1 = (math.log(S[i] / K) + (r + 0.5 * sigma * sigma) * T) / (sigma * math.sqrt(T))
+        d2 = d1 - sigma * math.sqrt(T)
+        n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+        n2 = 0.5 * math.erfc(-d2 / math.sqrt(2.0))
+        out[i] = S[i] * n1 - K * math.exp(-r * T) * n2
+    return out
+
+
+def erf_erfc_of(v):
+    return math.erf(v), math.erfc(v)
+
+
+def test_math_erf_and_erfc_on_run_time_numbers_are_pythons_to_a_few_ulp():
+    # were refused ("math.erf is not supported on run-time values; NumPy has no erf"): fdlibm's
+    # algorithm, as glibc's erf that Python calls; every branch and threshold of it is crossed here
+    f = pyjitc.jit(erf_erfc_of)
+    points = [0.0, -0.0, 1e-30, 2.0 ** -28, -2.0 ** -29, 0.2, 0.25, -0.25, 0.5, 0.84375, -0.84375, 1.0, 1.25,
+              -1.25, 2.0, 1 / 0.35, -1 / 0.35, 2.86, 4.0, 5.99, 6.0, -6.5, 10.0, 25.0, -27.0, 30.0,
+              math.inf, -math.inf, math.nan]
+    for v in points:
+        got, want = f(v), erf_erfc_of(v)
+        for g, w in zip(got, want):
+            assert type(g) is float
+            assert (math.isnan(g) and math.isnan(w)) or g == pytest.approx(w, rel=1e-13, abs=0), (v, g, w)
+    S = np.linspace(50.0, 150.0, 101)
+    assert_same_call(pyjitc.jit(black_scholes_call), black_scholes_call, S, 100.0, 0.75, 0.02, 0.3)
 
 
 # (np.nonzero, np.flatnonzero, np.argwhere and np.unique without axis= compile: tests/test_selections.py)

@@ -425,3 +425,109 @@ def complex_exp(em, z):
     im = sel(em, em.emit("and", pos_inf, y_bad), c(np.nan), im)
     im = sel(em, cmp(em, y, c(0.0), "EQ"), y, im)    # exp(x + 0i) is real, for x = inf or NaN too
     return em.emit("complex", re, im)
+
+
+# ---------------------------------------------------------------- erf, erfc (fdlibm's s_erf.c)
+
+_ERX = 8.45062911510467529297e-01
+_EFX = 1.28379167095512586316e-01
+_PP = (1.28379167095512558561e-01, -3.25042107247001499370e-01, -2.84817495755985104766e-02,
+       -5.77027029648944159157e-03, -2.37630166566501626084e-05)
+_QQ = (1.0, 3.97917223959155352819e-01, 6.50222499887672944485e-02, 5.08130628187576562776e-03,
+       1.32494738004321644526e-04, -3.96022827877536812320e-06)
+_PA = (-2.36211856075265944077e-03, 4.14856118683748331666e-01, -3.72207876035701323847e-01,
+       3.18346619901161753674e-01, -1.10894694282396677476e-01, 3.54783043256182359371e-02,
+       -2.16637559486879084300e-03)
+_QA = (1.0, 1.06420880400844228286e-01, 5.40397917702171048937e-01, 7.18286544141962662868e-02,
+       1.26171219808761642112e-01, 1.36370839120290507362e-02, 1.19844998467991074170e-02)
+_RA = (-9.86494403484714822705e-03, -6.93858572707181764372e-01, -1.05586262253232909814e+01,
+       -6.23753324503260060396e+01, -1.62396669462573470355e+02, -1.84605092906711035994e+02,
+       -8.12874355063065934246e+01, -9.81432934416914548592e+00)
+_SA = (1.0, 1.96512716674392571292e+01, 1.37657754143519042600e+02, 4.34565877475229228821e+02,
+       6.45387271733267880336e+02, 4.29008140027567833386e+02, 1.08635005541779435134e+02,
+       6.57024977031928170135e+00, -6.04244152148580987438e-02)
+_RB = (-9.86494292470009928597e-03, -7.99283237680523006574e-01, -1.77579549177547519889e+01,
+       -1.60636384855821916062e+02, -6.37566443368389627722e+02, -1.02509513161107724954e+03,
+       -4.83519191608651397019e+02)
+_SB = (1.0, 3.03380607434824582924e+01, 3.25792512996573918826e+02, 1.53672958608443695994e+03,
+       3.19985821950859553908e+03, 2.55305040643316442583e+03, 4.74528541206955367215e+02,
+       -2.24409524465858183362e+01)
+
+
+def _horner(em, z, coefficients):
+    out = const(em, coefficients[-1], z)
+    for c in reversed(coefficients[:-1]):
+        out = em.emit("add", const(em, c, z), em.emit("mul", z, out))
+    return out
+
+
+def _erf_parts(em, x):
+    """The pieces fdlibm's erf and erfc share, on float64 x: |x|'s high word (the thresholds are
+    compared there, as fdlibm does), the small-|x| ratio y with erf(x) = x + x*y, P/Q near 1, and
+    r = exp(-x*x - 0.5625 + R/S) / |x| with erfc(|x|) = r (from 1.25 up; -x*x split exactly)."""
+    op = em.emit
+    c = lambda v: const(em, v, x)
+    i = lambda v: em.full(v, np.int64, x.shape)
+    a = op("abs", x)
+    ix = op("shift_right_logical", op("bitcast", a, dtype=np.int64), i(32))
+    z2 = op("mul", x, x)
+    y = op("div", _horner(em, z2, _PP), _horner(em, z2, _QQ))
+    s = op("sub", a, c(1.0))
+    pq = op("div", _horner(em, s, _PA), _horner(em, s, _QA))
+    inv = op("div", c(1.0), op("mul", a, a))
+    return ix, y, pq, inv, a
+
+
+def _erfc_tail(em, a, inv, near):
+    """exp(-z*z - 0.5625) * exp((z - a)(z + a) + R/S) / a, z = a with its low 32 bits cleared;
+    `near`: a < 1/0.35, where R/S is the first of fdlibm's two rational fits."""
+    op = em.emit
+    c = lambda v: const(em, v, a)
+    rs = sel(em, near, op("div", _horner(em, inv, _RA), _horner(em, inv, _SA)),
+             op("div", _horner(em, inv, _RB), _horner(em, inv, _SB)))
+    z = op("bitcast", op("and", op("bitcast", a, dtype=np.int64), em.full(-(1 << 32), np.int64, a.shape)),
+           dtype=np.float64)
+    e1 = op("exp", op("sub", op("neg", op("mul", z, z)), c(0.5625)))
+    e2 = op("exp", op("add", op("mul", op("sub", z, a), op("add", z, a)), rs))
+    return op("div", op("mul", e1, e2), a)
+
+
+def erf(em, x):
+    """fdlibm's erf (glibc's and so Python's math.erf): x + x*P/Q below 0.84375, +-(erx + P/Q)
+    below 1.25, +-(1 - erfc tail) below 6, +-1 beyond; NaN stays NaN."""
+    op = em.emit
+    c = lambda v: const(em, v, x)
+    i = lambda v: em.full(v, np.int64, x.shape)
+    ix, y, pq, inv, a = _erf_parts(em, x)
+    sign = op("sign", x)
+    small = sel(em, cmp(em, ix, i(0x3e300000), "LT"), op("add", x, op("mul", c(_EFX), x)), op("add", x, op("mul", x, y)))
+    mid = op("mul", sign, op("add", c(_ERX), pq))
+    tail = op("mul", sign, op("sub", c(1.0), _erfc_tail(em, a, inv, cmp(em, ix, i(0x4006DB6E), "LT"))))
+    out = sel(em, cmp(em, ix, i(0x3feb0000), "LT"), small,
+              sel(em, cmp(em, ix, i(0x3ff40000), "LT"), mid,
+                  sel(em, cmp(em, ix, i(0x40180000), "LT"), tail, sign)))
+    return sel(em, isnan(em, x), x, out)
+
+
+def erfc(em, x):
+    """fdlibm's erfc: 1 - erf near 0 (arranged to lose nothing), 1 -+ (erx + P/Q) below 1.25, the
+    tail exp(...)/|x| (2 minus it for negative x) below 28, 0 or 2 beyond; NaN stays NaN."""
+    op = em.emit
+    c = lambda v: const(em, v, x)
+    i = lambda v: em.full(v, np.int64, x.shape)
+    ix, y, pq, inv, a = _erf_parts(em, x)
+    negative = cmp(em, x, c(0.0), "LT")
+    xy = op("mul", x, y)
+    quarter = em.emit("and", em.emit("not", negative), cmp(em, x, c(0.25), "GE"))   # hx >= 0x3fd00000
+    small = sel(em, quarter, op("sub", c(0.5), op("add", xy, op("sub", x, c(0.5)))),
+                op("sub", c(1.0), op("add", x, xy)))
+    small = sel(em, cmp(em, ix, i(0x3c700000), "LT"), op("sub", c(1.0), x), small)
+    mid = sel(em, negative, op("add", c(1.0), op("add", c(_ERX), pq)), op("sub", c(1.0 - _ERX), pq))
+    r = _erfc_tail(em, a, inv, cmp(em, ix, i(0x4006DB6D), "LT"))
+    tail = sel(em, negative, op("sub", c(2.0), r), r)
+    tail = sel(em, em.emit("and", negative, cmp(em, ix, i(0x40180000), "GE")), c(2.0), tail)
+    far = sel(em, negative, c(2.0), c(0.0))
+    out = sel(em, cmp(em, ix, i(0x3feb0000), "LT"), small,
+              sel(em, cmp(em, ix, i(0x3ff40000), "LT"), mid,
+                  sel(em, cmp(em, ix, i(0x403c0000), "LT"), tail, far)))
+    return sel(em, isnan(em, x), x, out)

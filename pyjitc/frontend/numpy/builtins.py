@@ -438,7 +438,7 @@ MATH = {
     "asinh": _math("numpy.arcsinh"), "acosh": _math("numpy.arccosh", _below(1.0)),
     "atanh": _math("numpy.arctanh", lambda em, x: _outside(-1.0, 1.0)(em, x, True)),
     "degrees": _math("numpy.degrees"), "radians": _math("numpy.radians"), "exp2": _math("numpy.exp2", overflow=True),
-    "cbrt": _math("numpy.cbrt"), "fmod": _math("numpy.fmod", lambda em, x, y: em.emit(
+    "cbrt": _math("numpy.cbrt"), "erf": _math("scipy.special.erf"), "erfc": _math("scipy.special.erfc"), "fmod": _math("numpy.fmod", lambda em, x, y: em.emit(
         "or", cmp(em, y, em.full(0.0, np.float64, y.shape), "EQ"), em.emit("not", em.emit("is_finite", x)))),
 }
 

@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import NotSupportedError, ShapeError
 from ..registry import FUNCTIONS, register
 from ..values import Traced, is_static
+from . import accurate
 from .elementwise import cmp, const, in_double, isnan, sel, zero_like
 from .ufuncs import ufunc_impl
 
@@ -37,6 +38,28 @@ def _rel_entr(em, x, y):
 def rel_entr(em, x, y, **kwargs):
     from scipy import special
     return ufunc_impl(special.rel_entr, lambda em, a, b, out_dtype: in_double(_rel_entr)(em, a, b))(em, x, y, **kwargs)
+
+
+def _error_function(name, fn):
+    """scipy.special.erf / erfc of real values: SciPy's float32 loop for float16/32 (computed in
+    float64, as SciPy's own loop does, and rounded), its float64 loop for everything else; fdlibm's
+    algorithm (accurate.erf), within a few ulp of SciPy's cephes. math.erf reaches it too (MATH)."""
+    def impl(em, x, **kwargs):
+        if kwargs:
+            raise NotSupportedError(f"scipy.special.{name}: keyword arguments (out=, where=, ...) are not supported")
+        x = em.asarray(x)
+        if x.dtype.kind == "c":
+            raise NotSupportedError(f"scipy.special.{name} of complex numbers is not supported")
+        out_dtype = np.float32 if x.dtype in (np.float16, np.float32) else np.float64
+        return em.cast(fn(em, em.cast(x, np.float64)), out_dtype)
+    impl.__name__ = name
+    return impl
+
+
+register("scipy.special.erf", note="fdlibm's erf (as glibc's, Python's math.erf), real values")(
+    _error_function("erf", accurate.erf))
+register("scipy.special.erfc", note="fdlibm's erfc (as glibc's, Python's math.erfc), real values")(
+    _error_function("erfc", accurate.erfc))
 
 
 # ---------------------------------------------------------------- BLAS through scipy.linalg
