@@ -3,6 +3,7 @@ NumPy: try/except decided at compile time, methods of strings, lists and dicts, 
 the function, `with np.errstate`, np.r_/np.c_, np.nonzero(mask) as an index, np.ndindex loops,
 generator expressions, and the shape/dtype questions (np.shape, np.result_type, ...)."""
 import functools
+import math
 import itertools
 import sys
 
@@ -106,6 +107,23 @@ def python_iteration_helpers(x, A):
     return pairs, grid, steps, prod, biggest, out, list(itertools.chain([x[0]], x[1:3]))
 
 
+def _piecewise(a, b):
+    if a > b:
+        return a - b
+    return a * b
+
+
+VSTEP = np.vectorize(_piecewise)     # a module-level np.vectorize object
+
+
+def vectorized_scalar_functions(x, y, z):
+    # np.vectorize was refused ("not supported by pyjitc yet"): the function compiled on Python
+    # numbers (as NumPy passes them) in a loop over the broadcast elements
+    tens = np.vectorize(lambda t: int(t * 10) % 3)
+    above = np.vectorize(lambda t: t > 0.5, otypes=[bool])
+    return VSTEP(x, y), VSTEP(z[:, None], y), tens(x), above(x), np.vectorize(math.erf)(z), VSTEP(z, 0.5)
+
+
 CASES = [
     (try_except_else_finally, (np.arange(2.0),)), (try_except_else_finally, (np.arange(2.0), ("begin", "end"))),
     (except_binds_the_exception, (np.arange(3.0),)), (string_list_dict_methods, (np.arange(4.0),)),
@@ -114,6 +132,8 @@ CASES = [
     (r_and_c, (np.array([1.0, 2.0, 3.0]), np.arange(4.0))),
     (ndindex_loop, (np.arange(12.0).reshape(3, 4) ** 2,)),
     (python_iteration_helpers, (np.array([0.5, -1.0, 2.0, 3.5, 1.25]), np.arange(6.0).reshape(2, 3))),
+    (vectorized_scalar_functions, (np.linspace(0, 1, 7), np.linspace(1, 0, 7), np.array([0.25, 0.75, 1.5], np.float32))),
+    (vectorized_scalar_functions, (np.linspace(0, 1, 3000), np.linspace(1, 0, 3000), np.array([0.75], np.float32))),
 ]
 
 

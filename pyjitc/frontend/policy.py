@@ -317,6 +317,10 @@ def classify_call(obj, shown: str):
     'method', target). Raises ForbiddenError or NotSupportedError naming the callee as the user wrote it."""
     if python_method(obj) is not None:
         return "method", obj
+    if isinstance(obj, np.vectorize):   # a np.vectorize object (a global): as made inside (as_python.py)
+        obj = _numpy_functions.as_python.Vectorized.of(obj)
+    if isinstance(obj, _numpy_functions.as_python.Vectorized):
+        return "numpy", obj
     if isinstance(obj, functools.partial):   # the compiler calls its function (codegen.call_value)
         return classify_call(obj.func, shown)
     if getattr(type(obj), "__pyjitc_jit__", False):   # a @jit function: inlined, like any Python function

@@ -1,4 +1,4 @@
-"""NumPy functions that call a user's function many times (`np.apply_along_axis`), written here as
+"""NumPy functions that call a user's function many times (`np.apply_along_axis`, `np.vectorize`), written here as
 the plain NumPy code a user would write: the compiler compiles that code like any helper of the
 user's, so the calls become one run-time loop (or an unrolled one where the range is short), and
 the user's function is compiled on one slice."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ShapeError
+from ...errors import NotSupportedError, ShapeError
 from ..registry import register
 
 
@@ -34,3 +34,56 @@ def apply_along_axis(em, func1d, axis, arr, *args, **kwargs):
         raise ShapeError("ValueError: Cannot apply_along_axis when any iteration dimensions are 0")
     return em.call_function(_apply_along_axis, "np.apply_along_axis",
                             [func1d, axis % a.ndim, a, tuple(args), dict(kwargs)], {})
+
+
+def _vectorized(pyfunc, otype, arrays):
+    """np.vectorize's call: pyfunc on each set of broadcast elements, as Python numbers (NumPy's
+    frompyfunc passes `x.item()`); the result dtype that of the first call's result, or otypes[0]."""
+    b = np.broadcast_arrays(*arrays)
+    flat = [np.ravel(x) for x in b]
+    n = flat[0].size
+    first = pyfunc(*[x[0].item() for x in flat])
+    out = np.empty(n, dtype=np.asarray(first).dtype if otype is None else otype)
+    out[0] = first
+    for i in range(1, n):
+        out[i] = pyfunc(*[x[i].item() for x in flat])
+    return out.reshape(b[0].shape)
+
+
+class Vectorized:
+    """np.vectorize(pyfunc, otypes=...) made inside compiled code (or read from a global
+    np.vectorize object): called, it is `_vectorized` compiled as a helper (policy.classify_call)."""
+
+    def __init__(self, pyfunc, otypes=None, excluded=None, signature=None):
+        self.pyfunc, self.otypes, self.excluded, self.signature = pyfunc, otypes, excluded, signature
+
+    def __call__(self, em, *args, **kwargs):
+        if kwargs or self.excluded or self.signature is not None:
+            raise NotSupportedError("a np.vectorize function called with keyword arguments, or made with "
+                                    "excluded= or signature=, is not supported", hint="write the loop over the elements")
+        otypes = self.otypes
+        if otypes is not None and len(otypes) != 1:
+            raise NotSupportedError("np.vectorize with several otypes (several results) is not supported")
+        otype = None if otypes is None else np.dtype(otypes[0] if not isinstance(otypes, str) else otypes)
+        arrays = [em.asarray(a) for a in args]
+        if not arrays:
+            raise ShapeError("TypeError: a vectorized function needs at least one argument")
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+        if int(np.prod(shape)) == 0:
+            if otype is None:
+                raise ShapeError("ValueError: cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+            return em.full(0, otype, shape)
+        shown = getattr(self.pyfunc, "__name__", "the function")
+        return em.call_function(_vectorized, f"np.vectorize({shown})", [self.pyfunc, otype, arrays], {})
+
+    @classmethod
+    def of(cls, v: np.vectorize) -> "Vectorized":
+        return cls(v.pyfunc, v.otypes or None, v.excluded, v.signature)
+
+
+@register("numpy.vectorize", note="called: the function compiled on Python numbers and called in a loop over "
+                                  "the broadcast elements (the first result's dtype, or otypes[0]); one result")
+def vectorize(em, pyfunc, otypes=None, doc=None, excluded=None, cache=False, signature=None):
+    otypes = em.static(otypes, "np.vectorize: otypes")
+    return Vectorized(pyfunc, otypes, em.static(excluded, "np.vectorize: excluded"),
+                      em.static(signature, "np.vectorize: signature"))
