@@ -335,8 +335,19 @@ def _body_locals(fc, loop) -> list[str]:
 
 
 def _read_outside(fc, name, loop) -> bool:
+    """Whether code outside `loop` may read the value the loop leaves in `name`: a read after the
+    loop, anywhere in a loop around it (its next pass reads it), or in a nested function (called
+    any time). A read before the loop sees the value from before it (an American option's tree:
+    `v = np.maximum(K - S, 0)` before `for i ...: S = ...` made S carried, the loop unrolled)."""
     inside = {id(n) for n in ast.walk(loop)}
+    end = (loop.end_lineno, loop.end_col_offset)
+    around = [n for n in ast.walk(fc.src.node) if isinstance(n, (ast.For, ast.While)) and n is not loop
+              and id(loop) in {id(m) for m in ast.walk(n)}]
+    in_around = {id(m) for n in around for m in ast.walk(n)}
+    in_functions = {id(m) for n in ast.walk(fc.src.node) if isinstance(n, (ast.FunctionDef, ast.Lambda))
+                    and n is not fc.src.node for m in ast.walk(n)}
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
+               and ((n.lineno, n.col_offset) > end or id(n) in in_around or id(n) in in_functions)
                for n in ast.walk(fc.src.node))
 
 

@@ -68,6 +68,12 @@ class RangeSeq(Seq):
                     em.ranges[value.value.id] = (min(values[0], values[-1]), max(values[0], values[-1]))
             else:
                 em.ranges[value.value.id] = ((start[0], stop[1] - 1) if self.step > 0 else (stop[0] + 1, start[1]))
+            base = em.offset_of(value)
+            if value.value.id in em.ranges and base is not None and base[0] not in em.ranges:
+                # i = start - k (a step of -1) is known as `-k` plus start: `i + 1` is found as -k
+                # plus start + 1, so -k gets i's range less start (np.arange(i + 1) then has a capacity)
+                lo, hi = em.ranges[value.value.id]
+                em.ranges[base[0]] = (lo - base[1], hi - base[1])
         return value
 
 

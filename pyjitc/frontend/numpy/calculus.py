@@ -269,6 +269,31 @@ def vander(em, x, N=None, increasing=False):
     return concatenate(em, cols if increasing else cols[::-1], 1)
 
 
+# The shorter array's length up to which correlate/convolve sum one shifted slice per element of it
+# (a 31-tap FIR filter on 20,000 samples: 17 ms as one gather of every window, NumPy 0.7 ms);
+# longer ones gather the windows (length x taps elements).
+SHIFTED_TAPS = 128
+
+
+def _correlate_by_shifts(em, a, v, left, length, boolean, acc):
+    """out[k] = sum_j a[k + j - left] * v[j], one term per j: the product of a's overlapping slice
+    with v[j], padded with zeros to the output's length (only overlapping elements are multiplied,
+    as NumPy: no inf * 0 from a pad), summed in j's order."""
+    n1, n2 = a.shape[0], v.shape[0]
+    total = None
+    for j in range(n2):
+        lo, hi = max(0, left - j), min(length, n1 + left - j)    # the k where a's index is inside
+        if lo >= hi:
+            continue
+        part = getitem(em, a, slice(lo + j - left, hi + j - left))
+        term = em.emit("and" if boolean else "mul", part, em.broadcast(getitem(em, v, j), part.shape))
+        term = em.cast(term, acc)
+        if lo or hi < length:
+            term = em.emit("pad", term, em.full(0, acc, ()), low=(lo,), high=(length - hi,), interior=(0,))
+        total = term if total is None else em.emit("or" if boolean else "add", total, term)
+    return total if total is not None else em.full(0, acc, (length,))
+
+
 def _correlate(em, a, v, mode, name):
     """NumPy's _pyarray_correlate: the longer array first (reversing the result if swapped),
     out[k] = sum_j a[k + j - left] * v[j] over the j where a's index is inside (NumPy multiplies
@@ -291,6 +316,12 @@ def _correlate(em, a, v, mode, name):
     if inverted:
         a, v, n1, n2 = v, a, n2, n1
     left, length = {0: (0, n1 - n2 + 1), 1: (n2 // 2, n1), 2: (n2 - 1, n1 + n2 - 1)}[mode]
+    boolean = dt == np.bool_
+    acc = np.dtype(np.float32) if dt == np.float16 else dt     # float16 sums in float32, as NumPy's dot
+    if isinstance(n2, int) and isinstance(n1, int) and n2 <= SHIFTED_TAPS:
+        out = _correlate_by_shifts(em, a, v, left, length, boolean, acc)
+        out = em.cast(out, dt)
+        return FUNCTIONS["numpy.flip"](em, out) if inverted else out
     shape = (length, n2)
     i64 = np.dtype(np.int64)
     # index[k, j] = k + j - left, made in the program (as a constant it would be length * n2 integers)
@@ -298,10 +329,8 @@ def _correlate(em, a, v, mode, name):
                                    em.emit("iota", shape=shape, dim=1, dtype=i64)), em.full(left, i64, shape))
     inside = em.emit("and", cmp(em, index, em.full(0, i64, shape), "GE"), cmp(em, index, em.full(n1, i64, shape), "LT"))
     windows = em.emit("take", a, sel(em, inside, index, em.full(0, i64, shape)))
-    boolean = dt == np.bool_
     products = em.emit("and" if boolean else "mul", windows, em.broadcast(v, shape))
     products = sel(em, inside, products, em.full(0, dt, shape))
-    acc = np.dtype(np.float32) if dt == np.float16 else dt     # float16 sums in float32, as NumPy's dot
     out = em.cast(em.emit("reduce", em.cast(products, acc), kind="or" if boolean else "add", axes=(1,)), dt)
     return FUNCTIONS["numpy.flip"](em, out) if inverted else out
 
