@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pyjitc
-from tests.reference import assert_same, numpy_result
+from tests.reference import assert_same, numpy_result, assert_same_call
 
 
 def stats(x):
@@ -321,3 +321,16 @@ def test_python_numbers_become_int64_or_float64_arrays_where_numpy_converts_them
             want = python_numbers_into_arrays(a, i, x)
         assert_same(f(a, i, x), want)
     assert f.cache_info().misses == 1     # (the numbers stayed run-time values)
+
+
+def python_bool_arithmetic(f, g):
+    # Python's arithmetic on bools is on ints; NumPy's np.True_ + np.True_ is logical
+    return (f + f, f - True, -f, ~f, f * 3, f / 2, f ** 2, f + 1.5, f & g, f | g,
+            np.int8(1) + f, np.array([1, 2], np.int8) + f, np.True_ + f)
+
+
+@pytest.mark.parametrize("f, g", [(True, True), (True, False), (False, True)])
+def test_python_bool_arguments_add_as_python_ints(f, g):
+    # a Python bool argument's `flag + flag` was True (NumPy's logical add), Python's 2
+    got = assert_same_call(pyjitc.jit(python_bool_arithmetic), python_bool_arithmetic, f, g)
+    assert type(got[0]) is int and type(got[8]) is bool

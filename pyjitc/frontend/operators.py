@@ -45,9 +45,28 @@ def apply_operator(em: Emitter, op_name: str, *args):
     return call_known(em, lambda em, *a: _apply_operator(em, op_name, *a), args)
 
 
+# Python's arithmetic on bools is on ints (True + True == 2, -True == -1, ~True == -2); NumPy's
+# on np.bool_ is logical (np.True_ + np.True_ is True): run-time Python bools among Python numbers
+# only are made ints first (a Python bool argument `flag + flag` gave True)
+_INT_ON_BOOLS = {"Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow", "USub", "UAdd", "Invert", "LShift", "RShift"}
+
+
+def _python_number(a) -> bool:
+    return isinstance(a, (bool, int, float, complex)) or (isinstance(a, Traced) and a.ndim == 0 and a.weak is not None)
+
+
+def _bools_as_ints(em, op_name, args):
+    if op_name not in _INT_ON_BOOLS or not all(_python_number(a) for a in args) or \
+            not any(isinstance(a, Traced) and a.weak is bool for a in args):
+        return args
+    return tuple(Traced(em.cast(a, np.int64).value, int, a.params) if isinstance(a, Traced) and a.weak is bool
+                 else int(a) if isinstance(a, bool) else a for a in args)
+
+
 def _apply_operator(em: Emitter, op_name: str, *args):
     if is_static(*args):
         return fold(_PY_OPERATORS[op_name], *args)
+    args = _bools_as_ints(em, op_name, args)
     sequences = [a for a in args if isinstance(a, (list, tuple))]
     if op_name == "Add" and len(sequences) == 2 and type(args[0]) is type(args[1]):
         return args[0] + args[1]   # concatenation, whatever the items hold (run-time numbers, arrays)
