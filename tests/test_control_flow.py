@@ -780,6 +780,27 @@ def test_globals_and_closures_are_read_as_constants():
     assert_same_call(pyjitc.jit(reads_globals), reads_globals, np.arange(3.0))
 
 
+COEF = np.array([1.0, 2.0])
+LUT = np.array([0.0, 1.0, 4.0])
+
+
+def globals_first_read_in_loops(x, idx):
+    z = np.zeros(len(x))
+    for i in range(len(x) - 1):
+        z[i] = COEF @ x[i:i + 2]           # a global first read inside a run-time loop
+    out = np.empty(len(idx))
+    for i in range(len(idx)):
+        out[i] = LUT[idx[i]] * 0.5 ** i
+    return z, out, LUT.sum()
+
+
+def test_a_global_array_first_read_inside_a_run_time_loop_compiles():
+    # internal KeyError in the lowering: the constant made in a dropped pass over the loop's body
+    f = pyjitc.jit(globals_first_read_in_loops)
+    for n in (9, 40):
+        assert_same_call(f, globals_first_read_in_loops, np.arange(float(n)), np.arange(n) % 3)
+
+
 def weak_scale(x, s):
     return x * s, x + s
 

@@ -387,9 +387,23 @@ class FunctionCompiler(ast.NodeVisitor):
         if not isinstance(value, np.ndarray):
             return value
         held = self.em.globals.get(id(value))
-        if held is None:
-            held = self.em.globals[id(value)] = (value, self.em.array(value, frozen=what))
+        if held is None or not self._still_defined(held):
+            # (first read inside a loop's body: that pass's region may be dropped and the body
+            # interpreted again; the constant of the dropped pass was a value no block defined,
+            # an internal KeyError in the lowering: `C @ x[i:i + 2]` of a global C in a loop)
+            held = self.em.globals[id(value)] = (value, self.em.array(value, frozen=what), self.em.b.blocks[-1],
+                                                 Builder.epoch)
         return held[1]
+
+    def _still_defined(self, held) -> bool:
+        """Whether a global's constant, made in `block`, is still defined where code is built now."""
+        _, t, block, epoch = held
+        if epoch == Builder.epoch:
+            return True
+        if not any(block is b for b in self.em.b.blocks):
+            return False
+        made = t._const_of
+        return any(made in op.results for op in block.ops)
 
     def visit_Attribute(self, node):
         module = policy.module_named(node.value, self.lookup_module)

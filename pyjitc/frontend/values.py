@@ -263,7 +263,7 @@ class Emitter:
         # the variables of the functions around a nested one being inlined (a closure may write
         # their arrays: a loop in it carries them, regions.State)
         self.enclosing_envs: list[dict] = []
-        self.globals: dict[int, tuple[Any, Traced]] = {}   # id(global array) -> (it, its frozen Traced)
+        self.globals: dict[int, tuple] = {}   # id(global array) -> (it, its frozen Traced, block, epoch made)
 
     def zero_d_array(self, t: "Traced") -> "Traced":
         """Mark a 0-d result as an array where NumPy returns a 0-d array, not a NumPy scalar."""
