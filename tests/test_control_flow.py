@@ -794,6 +794,20 @@ def globals_first_read_in_loops(x, idx):
     return z, out, LUT.sum()
 
 
+def ratio_twice(x):
+    a = x[0] / x[1]
+    b = float(x[0]) / float(x[1]) if x[1] != 0 else -1.0
+    return a, b
+
+
+def test_a_branch_computing_a_value_made_before_the_if_runs():
+    # IREE 3.13 folded the branch's division into the one before the if and returned a null
+    # buffer for the if's result at run time ("ref is null; hal.buffer_view.create")
+    f = pyjitc.jit(ratio_twice)
+    for x in (np.array([-3.0, 2.0]), np.array([1.0, 0.0])):
+        assert_same_call(f, ratio_twice, x)
+
+
 def test_a_global_array_first_read_inside_a_run_time_loop_compiles():
     # internal KeyError in the lowering: the constant made in a dropped pass over the loop's body
     f = pyjitc.jit(globals_first_read_in_loops)

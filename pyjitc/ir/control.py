@@ -53,7 +53,12 @@ def _lower_if(ctx, operands, **_):
         # (a single value too: `found` passed through the `else` of an unrolled search loop's `if`
         # while the other branch selects between it and the index, IREE 3.13 failed at run time,
         # "indirect buffer reference slot 0 is out range", a probe of valid programs)
-        outside = [v.id not in produced for v in block.results]
+        # (a single value the branch computes from values before the if alone counts as passed
+        # through: IREE folds it into the same computation before the if, `x[0] / x[1]` returned
+        # beside `float(x[0]) / float(x[1]) if x[1] != 0 else -1.0`, and 3.13 then returned a null
+        # buffer for the if's result, "ref is null; hal.buffer_view.create", a probe of valid programs)
+        invariant = _from_before(block, produced)
+        outside = [v.id not in produced or (v.id in invariant and v.type.ndim == 0) for v in block.results]
         returned = [ctx.returned(v.id) for v in block.results]
         updated_elsewhere = [v.id in updated_in_a_branch for v in block.results]
         # an array computed before the if that a branch updates is updated in a copy (an
@@ -142,6 +147,19 @@ def _lower_if(ctx, operands, **_):
         ctx.lower_region(mlir_region, block, enter=enter, leave=leave)
         ctx.env.update(saved)
     return list(op.results)
+
+
+def _from_before(block, produced: set) -> set:
+    """Ids of the values `block` computes from values made before it alone (through ops without
+    regions, at least one such value read: not constants)."""
+    out, constants = set(), set()
+    for o in block.ops:
+        if o.name == "constant":
+            constants.update(r.id for r in o.results)
+        elif not o.regions and all(v.id not in produced or v.id in out or v.id in constants for v in o.operands) \
+                and any(v.id not in produced or v.id in out for v in o.operands):
+            out.update(r.id for r in o.results)
+    return out
 
 
 def _from_native_loop(value) -> bool:

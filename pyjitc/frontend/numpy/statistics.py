@@ -9,6 +9,7 @@ import numpy as np
 from numpy.lib import _function_base_impl as _npfb
 
 from ...errors import NotSupportedError, ShapeError
+from ..index_checks import index_i64
 from ..indexing import getitem
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
@@ -296,15 +297,16 @@ def bincount(em, x, weights=None, minlength=0):
         em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, em.full(minlength, np.intp, x.shape), "GE")),
                  f"bincount: a value is >= minlength={minlength}: NumPy would return a longer array, whose length "
                  "depends on the data")
-    shape = (x.shape[0], minlength)
-    hit = cmp(em, em.broadcast(reshape(em, x, (-1, 1)), shape), em.emit("iota", shape=shape, dim=1, dtype=np.dtype(np.intp)), "EQ")
+    # a scatter-add into minlength bins: work and memory grow with n + minlength (one compare per
+    # value and bin was 1e5 values x 1000 bins: 173 ms against NumPy's 0.09)
+    safe = index_i64(em, x, minlength, "a value")   # (out of range: bin 0 until the call raises above)
     if weights is None:
-        return FUNCTIONS["numpy.sum"](em, hit, axis=0, dtype=np.intp)
+        ones = em.full(1, np.intp, x.shape)
+        return em.emit("scatter_add", em.full(0, np.intp, (minlength,)), safe, ones)
     w = em.cast(as_array(em, weights), np.float64)
     if w.shape != x.shape:
         raise ShapeError("bincount: The weights and list don't have the same length.")
-    w = em.broadcast(reshape(em, w, (-1, 1)), shape)
-    return FUNCTIONS["numpy.sum"](em, sel(em, hit, w, em.full(0.0, np.float64, shape)), axis=0)
+    return em.emit("scatter_add", em.full(0.0, np.float64, (minlength,)), safe, w)
 
 
 @register("numpy.histogram", note="compile-time bins (a count or the edges; not a string); density=; weights=")
