@@ -648,3 +648,21 @@ def test_arrays_sized_by_a_loop_variable_keep_the_loop_one_run_time_loop(n):
     if n >= 7:
         assert f.lower(100.0, 100.0, 1.0, 0.05, 0.2, n).as_text("typed").count(" while(") == 1
         assert g.lower(x, n).as_text("typed").count(" while(") == 1
+
+
+def trailing_windows(x):
+    s = np.zeros(len(x))
+    m = np.zeros(len(x))
+    for i in range(len(x)):
+        s[i] = x[i - 2:i + 1].sum()        # x[-2:1] and x[-1:2] at i = 0, 1: empty, as NumPy
+        w = x[i - 2:i + 1]
+        m[i] = w.mean() if w.size else -1.0
+    return s, m
+
+
+@pytest.mark.parametrize("n", [2, 3, 9, 40])
+def test_a_window_whose_start_may_be_negative_has_numpys_bounds(n):
+    # raised RunError "a slice of length 3 with a run-time start runs outside an axis", where
+    # NumPy counts a negative start from the end (an empty window here)
+    x = np.arange(float(n)) ** 2
+    assert_same(pyjitc.jit(trailing_windows)(x), trailing_windows(x))

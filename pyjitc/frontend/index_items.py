@@ -129,7 +129,11 @@ def _parse_slice(em, it: slice, n: int) -> Item:
     if isinstance(start, Traced) and isinstance(stop, Traced) and a and b and (
             a[0] == b[0] or masked._structure(em, a[0]) == masked._structure(em, b[0])):
         size = b[1] - a[1]        # x[i:i + 4]: length 4 whatever i is
-        return Item("dslice", start, max(size, 0))
+        r = em.range_of(start)
+        if r is None or r[0] >= 0 or size <= 0:
+            return Item("dslice", start, max(size, 0))
+        # a start that may be negative counts from the end (`x[i - 2:i + 1]` at i = 0 is x[-2:1],
+        # empty): NumPy's bounds of each, a run-time length (it raised "runs outside the axis")
     return Item("mslice", (start, stop))     # a run-time length: see masked.py
 
 
