@@ -531,3 +531,56 @@ def erfc(em, x):
               sel(em, cmp(em, ix, i(0x3ff40000), "LT"), mid,
                   sel(em, cmp(em, ix, i(0x403c0000), "LT"), tail, far)))
     return sel(em, isnan(em, x), x, out)
+
+
+# ---------------------------------------------------------------- x ** n for a compile-time n
+
+def _dd_mul(em, a, b):
+    """(a_hi + a_lo) * (b_hi + b_lo) in double-double, renormalised."""
+    op = em.emit
+    p, e = _two_prod(em, a[0], b[0])
+    e = op("add", e, op("add", op("mul", a[0], b[1]), op("mul", a[1], b[0])))
+    s = op("add", p, e)
+    return s, op("sub", e, op("sub", s, p))
+
+
+def small_power(em, x, n: int, half: bool):
+    """x ** (n + 0.5 * half) for a compile-time integer n with 1 <= |n| <= 32 (x ** 3 in an n-body
+    force, r ** 6 and r ** 12 in Lennard-Jones, r ** 1.5): x ** |n| by squaring, in double-double
+    for float64 (a plain float64 product for float16/32, computed in float64: far below their
+    ulp), then 1 / that for n < 0 and times sqrt(x) for the half; within 1 ulp of pow, as the
+    general path (ln x in double-double, then exp), at a quarter of its cost. Zeros, infinities,
+    NaN and results past the range take the plain product's value (C99 pow's)."""
+    op = em.emit
+    wide = x.dtype == np.float64
+    y = x if wide else em.cast(x, np.float64)
+    f = lambda v: em.full(v, np.float64, y.shape)
+    zero = f(0.0)
+    plain, dd, square, base, k = None, None, y, (y, zero), abs(n)
+    while k:
+        if k & 1:
+            plain = square if plain is None else op("mul", plain, square)
+            if wide:
+                dd = base if dd is None else _dd_mul(em, dd, base)
+        k >>= 1
+        if k:
+            square = op("mul", square, square)
+            if wide:
+                base = _dd_mul(em, base, base)
+    mag = plain
+    if wide:
+        hi, lo = dd
+        good = em.emit("and", op("is_finite", hi), cmp(em, hi, zero, "NE"))
+        mag = sel(em, good, sel(em, cmp(em, lo, zero, "NE"), op("add", hi, lo), hi), plain)
+    r = mag
+    if n < 0:
+        r = op("div", f(1.0), mag)
+        if wide:     # one Newton step on the double-double: 1 / (hi + lo) to within an ulp
+            p, pe = _two_prod(em, r, hi)
+            rem = op("sub", op("sub", op("sub", f(1.0), p), pe), op("mul", r, lo))
+            fine = em.emit("and", good, cmp(em, op("abs", r), f(2.0 ** 960), "LT"))   # (_two_prod's range)
+            r = sel(em, fine, op("add", r, op("mul", r, rem)), r)
+    if half:     # pow(+-0, y) = +0 and pow(-inf, y) = inf for y > 0 not an odd integer
+        r = op("mul", r, op("sqrt", y))
+        r = sel(em, cmp(em, y, zero, "EQ"), zero, sel(em, cmp(em, y, f(-np.inf), "EQ"), f(np.inf), r))
+    return r if wide else em.cast(r, x.dtype)

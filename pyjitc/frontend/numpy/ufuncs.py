@@ -410,6 +410,11 @@ def _fast_power(em, base, exponent):
             return em.emit("div", em.full(1, x.dtype, x.shape), x)
         if exponent == 1:
             return Traced(x.value, None, x.params)
+        e = float(exponent)
+        if not em.differentiable and e == int(e) and 1 <= abs(e) <= 32:     # x ** 3, r ** -6
+            return accurate.small_power(em, x, int(e), False)
+        if not em.differentiable and e > 1 and (e * 2) == int(e * 2) and e <= 32:   # r ** 1.5
+            return accurate.small_power(em, x, int(e), True)
     return None
 
 
