@@ -23,7 +23,7 @@ from ..ir.types import is_int
 from ..ir.ops import OpTypeError
 from ..program import OutputTree, Program
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, bind_by_name, leaves, path_name
-from . import assignment, attributes, branches, indexing, loops, masked, policy, raising, registry, selections
+from . import appends, assignment, attributes, branches, indexing, loops, masked, policy, raising, registry, selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
@@ -106,7 +106,7 @@ class FunctionCompiler(ast.NodeVisitor):
         prev, b.span = b.span, span or b.span
         try:
             return super().visit(node)
-        except (Exit, NeedStatic, raising.UserRaised):
+        except (Exit, NeedStatic, raising.UserRaised, appends.AppendPlan):
             raise
         except NeedsStaticShape as e:   # the innermost statement or expression asking a size
             e.span = getattr(e, "span", None) or span
@@ -134,6 +134,8 @@ class FunctionCompiler(ast.NodeVisitor):
 
     # ------------------------------------------------------------ statements
     def visit_Expr(self, node):
+        if appends.statement(self, node):     # `results.append(v)` in a run-time loop (appends.py)
+            return
         self.visit(node.value)
 
     def visit_Pass(self, node):
@@ -719,9 +721,14 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, a
     A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
     the interpretation restarts with that loop marked, until nothing more needs it."""
     force_unroll: dict[str, JitError | None] = {}
+    append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
     while True:
         try:
-            return _trace(src, specs, force_unroll, fast_trig, aliases)
+            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans)
+        except appends.AppendPlan as plan:
+            if plan.key in append_plans:
+                raise JitError("internal error: an append statement asked for its plan again") from None
+            append_plans[plan.key] = plan.plan
         except NeedStatic as need:
             marked = {p for p in need.params if is_marker(p)}
             if not marked:
@@ -732,10 +739,11 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, a
                 force_unroll[m] = need.reason
 
 
-def _trace(src, specs, force_unroll, fast_trig=False, aliases=()) -> Program:
+def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
+    em.append_plans = {} if append_plans is None else append_plans
     em.fast_trig = fast_trig
     dynamic = [leaf for name, spec in specs.items() for leaf in leaves((name,), spec)]
     block = builder.open_block([s.tensor_type for _, s in dynamic])

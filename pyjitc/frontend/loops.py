@@ -8,7 +8,7 @@ import ast
 
 from .. import progress
 from ..errors import JitError, NotSupportedError, ShapeError
-from . import indexing
+from . import appends, indexing
 from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
 from .sequences import RangeSeq, Seq, as_seq
@@ -251,7 +251,9 @@ def _run_time_for(fc, node, seq, count, marker):
             env[counter] = k = apply_operator(em, "Add", k, 1)
             env[GO] = _all_of(em, [apply_operator(em, "Lt", k, count),
                                    negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
+        planned = appends.start(fc, node, count, marker, counter)   # `results.append(v)` in the body
         build_while(em, env, marker, body, "loop")
+        appends.finish(fc, marker, planned, count)
         _mark_maybe_unbound(fc, before, negate(em, [go]))
     env.pop(counter, None)
     _leave_loop(fc, node, saved)

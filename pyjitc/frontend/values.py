@@ -263,6 +263,9 @@ class Emitter:
         # the variables of the functions around a nested one being inlined (a closure may write
         # their arrays: a loop in it carries them, regions.State)
         self.enclosing_envs: list[dict] = []
+        self.append_plans: dict = {}     # appends.py: (marker, line, col) -> (shape, dtype, weak)
+        self.append_loops: dict = {}     # marker -> (loop node, count, counter name) while its body is built
+        self.append_targets: dict = {}   # append key -> the Python list its rows go into
         self.globals: dict[int, tuple] = {}   # id(global array) -> (it, its frozen Traced, block, epoch made)
 
     def zero_d_array(self, t: "Traced") -> "Traced":
