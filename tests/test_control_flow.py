@@ -1223,3 +1223,21 @@ def test_a_list_appended_once_per_pass_keeps_the_loop_one_run_time_loop():
     got = assert_same_call(f, loss_history, X, y, 0.1, 40)
     assert all(type(v) is float for v in got[2])
     assert f.lower(X, y, 0.1, 40).as_text("typed").count(" while(") == 1
+
+
+def comprehensions_over_many_rows(V, X, C, n):
+    v = -1.0                                     # the comprehension's variable does not leak
+    winners = np.array([np.bincount(v, minlength=3).argmax() for v in V])
+    dists = np.array([np.linalg.norm(X - c, axis=1) for c in C])
+    scaled = [X[i % X.shape[0], 0] * i for i in range(n)]
+    total = sum(row.sum() for row in X)
+    return v, winners, dists, scaled, total
+
+
+def test_comprehensions_over_many_rows_compile_their_element_once():
+    # [f(v) for v in V] over 100 rows was unrolled: 29 s to compile; now one run-time loop
+    rng = np.random.default_rng(5)
+    V, X, C = rng.integers(0, 3, (100, 5)), rng.random((30, 3)), rng.random((20, 3))
+    f = pyjitc.jit(comprehensions_over_many_rows)
+    assert_same_call(f, comprehensions_over_many_rows, V, X, C, 25)
+    assert f.lower(V, X, C, 25).as_text("typed").count(" while(") >= 3

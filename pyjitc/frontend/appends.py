@@ -15,6 +15,8 @@ import ast
 
 import numpy as np
 
+from .sequences import RangeSeq
+
 from .values import NeedStatic, Traced
 
 
@@ -114,3 +116,71 @@ def finish(fc, marker, keys, count) -> None:
             row = em.emit("reshape", em.emit("slice", buf, start=(k,) + (0,) * len(shape),
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
             target.append(Traced(row.value, weak, row.params) if weak is not None else row)
+
+
+# A comprehension over more items than this (an array's rows, a range of known length) runs as a
+# run-time loop appending its items (below); shorter ones are built item by item at compile time.
+COMPREHENSION_LOOP = 16
+
+
+def comprehension(fc, node):
+    """`[f(v) for v in X]` with one generator and no condition, over many rows or a long range,
+    outside run-time loops and branches: the loop `for v in X: items.append(f(v))` (its items rows
+    of a carried array, see statement()), so f is compiled once (`np.array([np.bincount(v,
+    minlength=3).argmax() for v in V])` over 100 rows compiled in 29 s unrolled). The loop's
+    variable does not leak, as in Python. None where this does not apply."""
+    from .loops import for_loop
+    from .regions import MISSING
+    em = fc.em
+    if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async \
+            or em.loop_depth or em.branch_depth or not isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return None
+    gen = node.generators[0]
+    if any(isinstance(n, (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp))
+           for n in ast.walk(node.elt)):
+        return None
+    iterable = fc.visit(gen.iter)
+    if isinstance(iterable, Traced) and iterable.ndim >= 1 and isinstance(iterable.shape[0], int):
+        count = iterable.shape[0]
+    elif isinstance(iterable, RangeSeq) and isinstance(iterable.count(em), int):
+        count = iterable.count(em)
+    elif isinstance(iterable, range):
+        count = len(iterable)
+    else:
+        count = None
+    if count is None or count <= COMPREHENSION_LOOP:
+        return _items_now(fc, node, iterable)
+    loop = getattr(node, "_pyjitc_loop", None)
+    if loop is None:     # (made once per comprehension: its loop marker stays the same on every pass)
+        source = ast.copy_location(ast.Name(f"comprehension?{id(node)}", ast.Load()), gen.iter)
+        items = ast.copy_location(ast.Name(f"items?{id(node)}", ast.Load()), node)
+        call = ast.copy_location(ast.Call(ast.copy_location(ast.Attribute(items, "append", ast.Load()), node),
+                                          [node.elt], []), node)
+        loop = ast.copy_location(ast.For(gen.target, source, [ast.copy_location(ast.Expr(call), node)], []), node)
+        ast.fix_missing_locations(loop)
+        node._pyjitc_loop = loop
+    names = [n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)]
+    saved = {n: fc.env.get(n, MISSING) for n in names}
+    fc.env[loop.iter.id] = iterable
+    fc.env[loop.body[0].value.func.value.id] = out = []
+    try:
+        for_loop(fc, loop)
+    finally:
+        fc.env.pop(loop.iter.id, None)
+        fc.env.pop(loop.body[0].value.func.value.id, None)
+        for n, v in saved.items():
+            if v is MISSING:
+                fc.env.pop(n, None)
+            else:
+                fc.env[n] = v
+    return out
+
+
+def _items_now(fc, node, iterable):
+    """The comprehension built item by item at compile time, its iterable already evaluated."""
+    from .loops import iterate
+    gen, out = node.generators[0], []
+    for item in iterate(fc.em, iterable):
+        fc.assign(gen.target, item)
+        out.append(fc.visit(node.elt))
+    return out

@@ -683,6 +683,10 @@ class FunctionCompiler(ast.NodeVisitor):
         return dict(self.visit_ListComp(node, lambda: (self.visit(node.key), self.visit(node.value))))
 
     def visit_ListComp(self, node, element=None):
+        if element is None:
+            looped = appends.comprehension(self, node)   # [f(row) for row in X] of many rows
+            if looped is not None:
+                return looped
         out = []
 
         def loop(gens, depth=0):

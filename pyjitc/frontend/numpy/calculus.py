@@ -227,9 +227,17 @@ def interp(em, x, xp, fp, left=None, right=None, period=None):
     j = FUNCTIONS["numpy.clip"](em, j, 0, n - 2)
     xj, xj1 = getitem(em, xp, j), getitem(em, xp, apply_operator(em, "Add", j, 1))
     fj, fj1 = getitem(em, fp, j), getitem(em, fp, apply_operator(em, "Add", j, 1))
-    slope = em.emit("div", em.emit("sub", fj1, fj), em.emit("sub", xj1, xj))
+    rise, run = em.emit("sub", fj1, fj), em.emit("sub", xj1, xj)
+    slope = em.emit("div", rise, run)
     out = em.emit("add", em.emit("mul", slope, em.emit("sub", x, xj)), fj)
     other = em.emit("add", em.emit("mul", slope, em.emit("sub", x, xj1)), fj1)
+    # a subnormal slope (a rise of 1 over a run of 1e308) is flushed to 0 by IREE's CPU code, where
+    # NumPy's slope * (x - xp[j]) is still a normal number: there the fraction of the run first
+    if x.dtype.kind == "f":
+        tiny = em.full(np.finfo(x.dtype).tiny, x.dtype, x.shape)
+        small = em.emit("and", cmp(em, em.emit("abs", slope), tiny, "LT"), cmp(em, rise, em.full(0, x.dtype, x.shape), "NE"))
+        fraction = em.emit("add", em.emit("mul", em.emit("div", em.emit("sub", x, xj), run), rise), fj)
+        out = sel(em, small, fraction, out)
     out = sel(em, isnan(em, out), other, out)
     out = sel(em, em.emit("and", isnan(em, out), cmp(em, fj, fj1, "EQ")), fj, out)
     out = sel(em, cmp(em, x, xj, "EQ"), fj, out)
