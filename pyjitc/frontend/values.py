@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextvars
 
 import types
-from typing import Any
 
 import numpy as np
 
