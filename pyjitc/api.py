@@ -27,7 +27,7 @@ from .ir.dims import NeedsStaticShape
 from .backend.target import Target
 from . import progress
 from .errors import ArgumentError, CompileError, JitError
-from .frontend import codegen
+from .frontend import codegen, tracing
 from .frontend.source import real_signature
 from .frontend.raising import UserRaised
 from .frontend.values import NeedStatic
@@ -438,7 +438,7 @@ class JitFunction:
                 specs, hints = dynamic.symbolic_specs(self._param_names, self._in_order(values), specs, axes)
             try:
                 with dims.tracing(hints) as shape_questions:
-                    program = codegen.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
+                    program = tracing.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
                     program = self._transform(program, specs)
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.

@@ -16,6 +16,7 @@ import ast
 import numpy as np
 
 from .sequences import RangeSeq
+from .unify import MISSING
 
 from .values import NeedStatic, Traced
 
@@ -123,14 +124,13 @@ def finish(fc, marker, keys, count) -> None:
 COMPREHENSION_LOOP = 16
 
 
-def comprehension(fc, node):
+def comprehension(fc, node, for_loop, iterate):
     """`[f(v) for v in X]` with one generator and no condition, over many rows or a long range,
     outside run-time loops and branches: the loop `for v in X: items.append(f(v))` (its items rows
     of a carried array, see statement()), so f is compiled once (`np.array([np.bincount(v,
     minlength=3).argmax() for v in V])` over 100 rows compiled in 29 s unrolled). The loop's
-    variable does not leak, as in Python. None where this does not apply."""
-    from .loops import for_loop
-    from .regions import MISSING
+    variable does not leak, as in Python. None where this does not apply. (`for_loop`, `iterate`:
+    loops.py's, passed in: loops.py calls this module.)"""
     em = fc.em
     if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async \
             or em.loop_depth or em.branch_depth or not isinstance(node, (ast.ListComp, ast.GeneratorExp)):
@@ -149,7 +149,7 @@ def comprehension(fc, node):
     else:
         count = None
     if count is None or count <= COMPREHENSION_LOOP:
-        return _items_now(fc, node, iterable)
+        return _items_now(fc, node, iterable, iterate)
     loop = getattr(node, "_pyjitc_loop", None)
     if loop is None:     # (made once per comprehension: its loop marker stays the same on every pass)
         source = ast.copy_location(ast.Name(f"comprehension?{id(node)}", ast.Load()), gen.iter)
@@ -176,9 +176,8 @@ def comprehension(fc, node):
     return out
 
 
-def _items_now(fc, node, iterable):
+def _items_now(fc, node, iterable, iterate):
     """The comprehension built item by item at compile time, its iterable already evaluated."""
-    from .loops import iterate
     gen, out = node.generators[0], []
     for item in iterate(fc.em, iterable):
         fc.assign(gen.target, item)

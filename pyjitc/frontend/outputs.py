@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import NotSupportedError
 from ..ir.dims import Dim, NeedsStaticShape, is_symbolic
 from ..program import Argument, Either, Known, Result, Trimmed, ViewOf
-from . import masked
+from . import compaction, masked
 from .values import Traced
 
 KNOWN_RESULT_MAX = 4096   # known results up to this many elements travel in the signature, not through IREE
@@ -78,7 +78,7 @@ def output_leaf(em, value, outputs, argument_source, argument_object, seen):
     if isinstance(value, masked.Masked):
         if id(value) in seen:
             return seen[id(value)]
-        data, count = masked.compacted(em, value)
+        data, count = compaction.compacted(em, value)
         outputs.extend([data.value, count.value])
         node = seen[id(value)] = Trimmed(Result(len(outputs) - 2), Result(len(outputs) - 1))
         return node

@@ -2,14 +2,15 @@
 `sel[::2]`, `v[::-1]`), differenced (`np.diff(np.flatnonzero(d))`, gaps between events), sorted,
 and selections of different masks combined elementwise (`pos[1:] - pos[:-1]`, `x[m1] * y[m2]`).
 NumPy moves a selection's elements together; these rules do it too where order or neighbours
-matter (masked.compacted), and the result is a selection of the first len entries."""
+matter (compaction.compacted), and the result is a selection of the first len entries."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import is_complex, is_int
-from .masked import RESHAPED, Masked, _join, _mismatch, compacted, filled, length, need, sorts_last
+from .compaction import compacted
+from .masked import RESHAPED, Masked, _join, _mismatch, filled, length, need, sorts_last
 from .registry import FUNCTIONS
 from .values import Traced
 

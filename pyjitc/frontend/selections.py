@@ -8,7 +8,8 @@ import numpy as np
 
 from ..ir.types import is_bool
 from .indexing import getitem, mask_key, set_selected_positions
-from .masked import Masked, _join, aligned, checked_ranks, compacted, first, need, returnable
+from .compaction import compacted
+from .masked import Masked, _join, aligned, checked_ranks, first, need, returnable
 from .values import Traced
 
 
@@ -92,7 +93,7 @@ def scatter(em, x: Traced, items: tuple, value, what: str) -> Traced:
 
 def gather_compacted(em, m: Masked, index) -> Traced:
     """m[idx] for a selection m and integer positions counted in it (`counts[inverse]` after
-    np.unique): m's elements moved to the front (masked.compacted), then gathered; a position
+    np.unique): m's elements moved to the front (compaction.compacted), then gathered; a position
     outside the selection's run-time length raises IndexError, as NumPy's."""
     idx = index if isinstance(index, Traced) else em.asarray(np.asarray(index))
     if np.dtype(idx.dtype).kind not in "iu" or not returnable(m):

@@ -6,7 +6,6 @@ them."""
 from __future__ import annotations
 
 import contextvars
-
 import types
 
 import numpy as np
