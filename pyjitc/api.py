@@ -26,7 +26,7 @@ from .ir import dims
 from .ir.dims import NeedsStaticShape
 from .backend.target import Target
 from . import progress
-from .errors import ArgumentError, CompileError, JitError
+from .errors import AS_PYTHON_ERROR, ArgumentError, CompileError, JitError, ShapeError
 from .frontend import codegen, tracing
 from .frontend.source import real_signature
 from .frontend.raising import UserRaised
@@ -126,6 +126,10 @@ def _static_mask(names, static) -> tuple | None:
 def _for_user(e: JitError | UserRaised) -> BaseException:
     """The exception the caller sees, without pyjitc's frames: a JitError itself, or for
     UserRaised the function's own raise/assert (reached on every run of this template)."""
+    if type(e) is ShapeError:   # NumPy's own error, named first: also that Python exception type
+        as_python = AS_PYTHON_ERROR.get(e.message.split(":", 1)[0].strip())
+        if as_python is not None:
+            e.__class__ = as_python
     return (e.exc if isinstance(e, UserRaised) else e).with_traceback(None)
 
 

@@ -81,6 +81,23 @@ class ShapeError(JitError):
     """Shapes or dtypes that NumPy itself would reject (the message says what NumPy says)."""
 
 
+class ShapeIndexError(ShapeError, IndexError):
+    """A ShapeError that is NumPy's IndexError (`x[0]` of an empty array), so that the caller's
+    `except IndexError:` catches it as it catches NumPy's."""
+
+
+class ShapeValueError(ShapeError, ValueError):
+    """A ShapeError that is NumPy's ValueError."""
+
+
+class ShapeTypeError(ShapeError, TypeError):
+    """A ShapeError that is NumPy's (or Python's) TypeError."""
+
+
+# the exception NumPy raises, as a ShapeError's message names it first ("IndexError: index 0 is ...")
+AS_PYTHON_ERROR = {"IndexError": ShapeIndexError, "ValueError": ShapeValueError, "TypeError": ShapeTypeError}
+
+
 class ArgumentError(JitError, TypeError):
     """A call-time argument that doesn't fit: wrong count, unsupported type, wrong template."""
 

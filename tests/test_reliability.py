@@ -238,3 +238,15 @@ def test_functions_without_readable_source_get_a_clear_error():
     exec("import numpy as np\ndef made(x):\n    return x + 1\n", namespace)
     with pytest.raises(pyjitc.JitError, match="can't read the source of 'made'.*define the function in a .py file"):
         pyjitc.jit(namespace["made"])
+
+
+def first_item(x):
+    return x[0]
+
+
+def test_numpys_index_error_found_at_compile_time_is_also_an_index_error():
+    # `x[0]` of an empty array: a ShapeError at compile time that `except IndexError:` did not
+    # catch (NumPy raises IndexError); it is both now, located as before
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 0 with size 0") as e:
+        pyjitc.jit(first_item)(np.zeros(0))
+    assert isinstance(e.value, pyjitc.ShapeError) and "test_reliability.py" in str(e.value)
