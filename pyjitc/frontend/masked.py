@@ -296,7 +296,31 @@ def call(em, impl, shown: str, args, kwargs):
     if impl in stats and len(args) == 1 and isinstance(args[0], Masked) and args[0]._data is not None \
             and args[0].axis == 0 and args[0].data.ndim == 1 and set(kwargs) <= ({"ddof"} if stats[impl] in ("var", "std") else set()):
         return _selection_statistic(em, stats[impl], args[0], kwargs.get("ddof", 0))
+    if impl in stats and stats[impl] in ("var", "std") and len(args) == 1 and isinstance(args[0], Masked) \
+            and args[0]._data is not None and args[0].axis == 0 and args[0].where[0] != "grid" \
+            and args[0].data.ndim >= 2 and set(kwargs) <= {"ddof", "axis"} and kwargs.get("axis") in (0, -args[0].data.ndim):
+        return _moments_along_mask(em, stats[impl], args[0], em.static(kwargs.get("ddof", 0), f"np.{stats[impl]}: ddof"))
     need(first(args, kwargs), shown)
+
+
+def _moments_along_mask(em, name: str, m: Masked, ddof):
+    """var/std along the masked axis of a selection of rows (`X[y == c].var(axis=0)`, a Gaussian
+    naive Bayes' class variances; `.mean(axis=0)` compiled, this was refused): deviations from the
+    selection's mean, zero outside it, summed and divided by max(n - ddof, 0) as NumPy does."""
+    from .registry import FUNCTIONS
+    data = m.data if is_float(m.data.dtype) else em.cast(m.data, np.float64)
+    m = Masked(data, 0, m.where, m.key, m.params)
+    mean = em.asarray(_reduction(em, FUNCTIONS["numpy.mean"], "mean", m, 0))
+    dev = em.emit("sub", data, em.broadcast(reshape_to(em, mean, (1,) + data.shape[1:]), data.shape))
+    dev = filled(em, Masked(dev, 0, m.where, m.key, m.params), 0)
+    total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
+    rest = em.emit("max", em.emit("sub", length(em, m), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
+    var = em.emit("div", total, em.broadcast(em.cast(rest, data.dtype), total.shape))
+    return em.wrap((em.emit("sqrt", var) if name == "std" else var).value, m)
+
+
+def reshape_to(em, x, shape):
+    return em.emit("reshape", x, shape=tuple(shape))
 
 
 def _selection_statistic(em, name: str, m: Masked, ddof):
