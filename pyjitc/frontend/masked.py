@@ -311,16 +311,13 @@ def _moments_along_mask(em, name: str, m: Masked, ddof):
     data = m.data if is_float(m.data.dtype) else em.cast(m.data, np.float64)
     m = Masked(data, 0, m.where, m.key, m.params)
     mean = em.asarray(_reduction(em, FUNCTIONS["numpy.mean"], "mean", m, 0))
-    dev = em.emit("sub", data, em.broadcast(reshape_to(em, mean, (1,) + data.shape[1:]), data.shape))
+    dev = em.emit("sub", data, em.broadcast(em.emit("reshape", mean, shape=(1,) + data.shape[1:]), data.shape))
     dev = filled(em, Masked(dev, 0, m.where, m.key, m.params), 0)
     total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
     rest = em.emit("max", em.emit("sub", length(em, m), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
     var = em.emit("div", total, em.broadcast(em.cast(rest, data.dtype), total.shape))
     return em.wrap((em.emit("sqrt", var) if name == "std" else var).value, m)
 
-
-def reshape_to(em, x, shape):
-    return em.emit("reshape", x, shape=tuple(shape))
 
 
 def _selection_statistic(em, name: str, m: Masked, ddof):
