@@ -417,3 +417,16 @@ def test_var_and_std_of_selected_rows_along_the_mask_are_numpys(dtype):
     with np.errstate(all="ignore"):
         want = class_moments(X, y)
     assert_same(pyjitc.jit(class_moments)(X, y), want)
+
+
+def ddof_past_the_count(x):
+    return x[x > 0.5].var(ddof=2), x[x > 0.5].std(ddof=1), x[x > 0.5].var(ddof=1)
+
+
+def test_var_of_a_selection_with_ddof_past_its_length_is_nan_as_numpy():
+    # divided by n - ddof it was -0.0 (0 / -1); NumPy divides by max(n - ddof, 0): NaN
+    x = np.array([0.9, 0.1, 0.2, 0.7])
+    f = pyjitc.jit(ddof_past_the_count)
+    with np.errstate(all="ignore"):
+        for v in (x, x[:3], np.array([0.6, 0.8, 0.95])):
+            assert_same(f(v), ddof_past_the_count(v))

@@ -340,7 +340,8 @@ def _selection_statistic(em, name: str, m: Masked, ddof):
         mean = _reduction(em, FUNCTIONS["numpy.mean"], "mean", m, None)
         dev = filled(em, Masked(em.emit("sub", data, em.broadcast(mean, data.shape)), 0, m.where, m.key, m.params), 0)
         total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
-        var = em.emit("div", total, em.emit("sub", count, em.constant(np.asarray(ddof, data.dtype))))
+        zero = em.constant(np.asarray(0, data.dtype))    # NumPy divides by max(n - ddof, 0): 0 / 0 is NaN
+        var = em.emit("div", total, em.emit("max", em.emit("sub", count, em.constant(np.asarray(ddof, data.dtype))), zero))
         empty = em.emit("compare", n, em.constant(np.int64(0)), direction="EQ")   # NumPy: NaN
         var = em.emit("select", empty, em.constant(np.asarray(np.nan, data.dtype)), var)
         return em.wrap((em.emit("sqrt", var) if name == "std" else var).value, m)
