@@ -666,3 +666,61 @@ def test_a_window_whose_start_may_be_negative_has_numpys_bounds(n):
     # NumPy counts a negative start from the end (an empty window here)
     x = np.arange(float(n)) ** 2
     assert_same(pyjitc.jit(trailing_windows)(x), trailing_windows(x))
+
+
+def insertion_sort_by_search(x, side):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        k = np.searchsorted(out[:i], x[i], side=side)
+        out[k + 1:i + 1] = out[k:i].copy()
+        out[k] = x[i]
+    return out
+
+
+def searches_in_windows(a, lo, v):
+    s = 0
+    for i in range(lo, a.shape[0]):   # nothing bounds i - 3 from below: a window that may wrap
+        s += np.searchsorted(a[lo:i], v) + 10 * np.searchsorted(a[i - 3:i], a[i], side="right")
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9, 60])
+def test_searchsorted_in_a_run_time_slice_is_numpys_and_keeps_the_loop(n):
+    # np.searchsorted(out[:i], x[i]) asked for i at compile time: the loop was unrolled (an
+    # insertion sort at n = 200 compiled in 74 s); `a[i - 3:i]` from a run-time start raised
+    # "runs outside the axis" where NumPy counts a negative start from the end
+    x = np.random.default_rng(n).integers(0, 5, n).astype(float)
+    if n > 3:
+        x[2] = np.nan
+    for side in ("left", "right"):
+        f = pyjitc.jit(insertion_sort_by_search)
+        assert_same(f(x, side), insertion_sort_by_search(x, side))
+        if n >= 9:
+            assert f.lower(x, side).as_text("typed").count(" while(") == 1
+    a = np.sort(np.random.default_rng(n).integers(0, 9, n + 4)).astype(float)
+    g = pyjitc.jit(searches_in_windows)
+    for lo in (0, 3, n + 3, n + 4):
+        for v in (0.0, 4.0, np.nan):
+            assert_same(g(a, lo, v), searches_in_windows(a, lo, v))
+
+
+def two_loops_over_rows(A, c):
+    for row in A:
+        row *= c
+        row[0] = row.sum()
+    for i, row in enumerate(A):
+        row[min(i, len(row) - 1)] = -1.0
+    s = [row.max() for row in A]
+    return A.sum(), s
+
+
+def test_two_loops_binding_one_name_to_rows_of_an_argument_stay_run_time_loops():
+    # the second loop's reads of `row` made the first carry it: bound to another row of the
+    # argument each pass, the first loop was unrolled (124 s to compile at 500x50)
+    A = np.random.default_rng(3).random((30, 4))
+    f = pyjitc.jit(two_loops_over_rows)
+    a1, a2 = A.copy(), A.copy()
+    assert_same(f(a1, 2.0), two_loops_over_rows(a2, 2.0))
+    assert_same(a1, a2)
+    # the two loops and the comprehension (over more than 16 rows: a loop too)
+    assert f.lower(A, 2.0).as_text("typed").count(" while(") == 3

@@ -348,9 +348,25 @@ def _read_outside(fc, name, loop) -> bool:
     in_around = {id(m) for n in around for m in ast.walk(n)}
     in_functions = {id(m) for n in ast.walk(fc.src.node) if isinstance(n, (ast.FunctionDef, ast.Lambda))
                     and n is not fc.src.node for m in ast.walk(n)}
+    # reads where another loop's variable of that name is bound see that binding (`for row in A:`
+    # twice: the second loop's reads of `row` made the first carry it, and both unrolled)
+    rebound = {id(m) for n in ast.walk(fc.src.node) if n is not loop and id(n) not in in_around | inside
+               for m in _where_bound_by(n, name)}
+    inside |= rebound
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
                and ((n.lineno, n.col_offset) > end or id(n) in in_around or id(n) in in_functions)
                for n in ast.walk(fc.src.node))
+
+
+def _where_bound_by(node, name: str):
+    """The nodes where `node` (a for loop or a comprehension) has bound `name` to its own items."""
+    if isinstance(node, ast.For) and name in _target_names(node.target):
+        return [m for stmt in node.body for m in ast.walk(stmt)]
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and \
+            any(name in _target_names(g.target) for g in node.generators):
+        outer = {id(m) for m in ast.walk(node.generators[0].iter)}   # (read in the enclosing scope)
+        return [m for m in ast.walk(node) if id(m) not in outer]      # its own scope: never leaks out
+    return []
 
 
 def _all_of(em, conds):

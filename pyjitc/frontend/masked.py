@@ -243,6 +243,11 @@ def call(em, impl, shown: str, args, kwargs):
         return shape(em, args[0])[0]
     if impl is BUILTINS.get("abs") and len(args) == 1 and not kwargs:
         impl = FUNCTIONS["numpy.absolute"]
+    rule = getattr(impl, "on_masked", None)     # a function's own rule for masked arguments
+    if rule is not None:
+        found = rule(em, *args, **kwargs)
+        if found is not NotImplemented:
+            return found
     ufunc = getattr(impl, "ufunc", None)
     if ufunc is not None and ufunc.signature is None and ufunc.nout == 1 and not kwargs:
         return _elementwise(em, impl, shown, args)

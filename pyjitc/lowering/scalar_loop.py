@@ -389,7 +389,7 @@ class _Lowering:
         else:
             vector = name not in ("if", "while") and (
                 any(isinstance(a, Lazy) for a in args) or any(not _size1(v) for v in op.results)
-                or name in ("reduce", "dot_general"))
+                or name in ("reduce", "dot_general", "take"))
         if vector:   # array work, element by element (lowering/scalar_arrays.py)
             return lower_vector(self, S, op, args, _elementwise_rule)
         if name == "compare" and op.results[0].id in self.ranges.decided:   # an index check that can't fire
