@@ -397,3 +397,22 @@ def test_blocked_loops_whose_last_block_is_shorter_get_numpys_shorter_slices():
         assert_same(pyjitc.jit(blocked_matmul)(A, B, bs), blocked_matmul(A, B, bs))
     A = rng.random((7, 9))
     assert_same(pyjitc.jit(tiled_transpose)(A, 4), tiled_transpose(A, 4))
+
+
+def write_index_pairs_of_rows_in_slices(R, G, i, idx, v):
+    R[[i - 1, i], 1:] = G @ R[[i - 1, i], 1:]      # a Givens rotation of two rows
+    R[idx, ::2] = v                                   # repeated rows: the last entry's values
+    R[idx[:1], 1:3] += 1.0
+    return R
+
+
+@pytest.mark.parametrize("i", [1, 2, 3])
+def test_writes_through_run_time_rows_into_column_slices_are_numpys(i):
+    # refused: "writing through run-time index arrays is supported on the leading axes, the
+    # other axes whole"
+    R = np.arange(20.0).reshape(4, 5)
+    G = np.array([[0.6, -0.8], [0.8, 0.6]])
+    idx = np.array([i, 0, i])
+    v = np.arange(9.0).reshape(3, 3)
+    f = pyjitc.jit(write_index_pairs_of_rows_in_slices)
+    assert_same(f(R.copy(), G, i, idx, v), write_index_pairs_of_rows_in_slices(R.copy(), G, i, idx, v))

@@ -430,3 +430,40 @@ def test_var_of_a_selection_with_ddof_past_its_length_is_nan_as_numpy():
     with np.errstate(all="ignore"):
         for v in (x, x[:3], np.array([0.6, 0.8, 0.95])):
             assert_same(f(v), ddof_past_the_count(v))
+
+
+def run_lengths_by_concatenate(b):
+    starts = np.concatenate(([0], np.nonzero(np.diff(b))[0] + 1))
+    lengths = np.diff(np.concatenate((starts, [len(b)])))
+    return starts, lengths, b[starts]
+
+
+def run_lengths_by_append(x):
+    n = x.shape[0]
+    y = x[1:] != x[:-1]
+    i = np.append(np.where(y), n - 1)
+    z = np.diff(np.append(-1, i))
+    p = np.cumsum(np.append(0, z))[:-1]
+    return z, p, x[i]
+
+
+def run_lengths_by_hstack(b):
+    idx = np.flatnonzero(b[1:] != b[:-1]) + 1
+    e = np.hstack((0, idx, [len(b)]))
+    return np.diff(e), b[e[:-1]]
+
+
+def selections_and_slices_joined(x, k):
+    return np.concatenate((x[x > 0.5], x[:k], [7.0])).sum(), np.concatenate((x[:k], x[x > 0.5])), \
+        np.append(x, np.float32(2.0)), np.append(x.reshape(2, -1), [[1.0] * (x.size // 2)], axis=0)
+
+
+@pytest.mark.parametrize("b", [[3], [2, 2], [1, 2], [1, 1, 0, 0, 0, 1, 2, 2], list(np.random.default_rng(0).integers(0, 2, 50))])
+def test_run_length_encodings_joining_selections_are_numpys(b):
+    # np.concatenate / np.append / np.hstack of a selection (np.nonzero(...)[0] + 1) with
+    # other parts were refused ("the selection's length ... np.concatenate needs it at compile time")
+    b = np.array(b)
+    for fn in (run_lengths_by_concatenate, run_lengths_by_append, run_lengths_by_hstack):
+        assert_same(pyjitc.jit(fn)(b), fn(b))
+    x = np.random.default_rng(len(b)).random(10)
+    assert_same(pyjitc.jit(selections_and_slices_joined)(x, len(b) % 8), selections_and_slices_joined(x, len(b) % 8))

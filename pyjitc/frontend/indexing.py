@@ -481,6 +481,9 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
     while k < len(items) and items[k].kind in ("array", "int", "dyn"):
         k += 1
     rest = items[k:]
+    if rest and any(not whole(it, k + i) for i, it in enumerate(rest)) and all(
+            it.kind == "slice" and all(isinstance(v, int) for v in it.value) and it.value[2] > 0 for it in rest):
+        return _set_positions_in_slices(em, x, items, k, value, what, keep)
     if any(not whole(it, k + i) for i, it in enumerate(rest)):
         raise NotSupportedError(f"{what}: writing through run-time index arrays is supported on the leading axes, "
                                 "the other axes whole", hint="use a boolean mask (x[mask] = v) or np.where")
@@ -520,6 +523,22 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
         written = em.emit("broadcast_in_dim", written, shape=(n,) + tail, dims=(0,))
     new = em.emit("select", written, source, flat)
     return em.emit("reshape", new, shape=x.shape, sources=(x,), weak=x.weak)
+
+
+def _set_positions_in_slices(em, x: Traced, items: list[Item], k: int, value, what, keep) -> Traced:
+    """x[idx, 1:] = v, run-time index arrays on the k leading axes and compile-time slices of the
+    others (a Givens rotation's `R[[i - 1, i], 1:] = G @ R[[i - 1, i], 1:]`): the slices' region
+    of x read, written through the indices with its axes whole, and put back."""
+    rest = items[k:]
+    if any(it.value[3] == 0 for it in rest):
+        return Traced(x.value, x.weak, x.params)
+    start = (0,) * k + tuple(it.value[0] for it in rest)
+    limit = x.shape[:k] + tuple(s + (n - 1) * step + 1 for s, _, step, n in (it.value for it in rest))
+    region = em.emit("slice", x, start=start, limit=limit, strides=(1,) * k + tuple(it.value[2] for it in rest))
+    whole = [Item("slice", (0, n, 1, n)) for n in region.shape[k:]]
+    region = _set_run_time_positions(em, region, items[:k] + whole, value, what, keep)
+    lead = [Item("slice", (0, n, 1, n)) for n in x.shape[:k]]
+    return _set_region(em, x, lead + rest, region)
 
 
 def _set_inner_positions(em, x: Traced, items: list[Item], p: int, value, what, keep) -> Traced:

@@ -48,6 +48,35 @@ def delete(em, arr, obj, axis=None):
     return _gather(em, reshape(em, a, (-1,)), picks)
 
 
+@register("numpy.append", complex_ok=True, note="concatenate: raveled where axis is None; a selection or run-time "
+                                                 "slice among the parts makes the result a selection")
+def append(em, arr, values, axis=None):
+    axis = em.static(axis, "append: axis")
+    if is_static(arr, values):
+        return fold(np.append, arr, values, axis=axis)
+    if axis is None:
+        return FUNCTIONS["numpy.concatenate"](em, [reshape(em, em.asarray(arr), (-1,)), reshape(em, em.asarray(values), (-1,))])
+    return FUNCTIONS["numpy.concatenate"](em, [arr, values], axis=axis)
+
+
+def _append_selections(em, arr, values, axis=None):
+    """np.append(np.where(y), n - 1) (run-length encoding) where np.where(y) is a selection."""
+    from .. import masked
+    if axis is not None:
+        return NotImplemented
+    parts = []
+    for x in (arr, values):
+        if isinstance(x, (tuple, list)) and len(x) == 1 and isinstance(x[0], masked.Masked):
+            x = x[0]    # (a 1-tuple of a 1-D array ravels to it)
+        if masked.contains(x) and not (isinstance(x, masked.Masked) and x.data.ndim == 1):
+            return NotImplemented
+        parts.append(x if isinstance(x, masked.Masked) else reshape(em, em.asarray(x), (-1,)))
+    return FUNCTIONS["numpy.concatenate"].on_masked(em, parts)
+
+
+append.on_masked = _append_selections
+
+
 @register("numpy.insert", note="compile-time positions; the values may be run-time arrays (cast to the array's "
                                "dtype, as NumPy casts them)")
 def insert(em, arr, obj, values, axis=None):

@@ -8,6 +8,7 @@ import numpy as np
 from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
+from ..masked import Masked, mask
 from ..registry import FUNCTIONS, register
 from ..values import FlatIter, Traced, fold, is_static, items_of, join_params, make_view, read_only_view
 from .dtypes import static_dtype
@@ -233,6 +234,24 @@ def concatenate(em, arrays, axis=0, dtype=None, out=None, casting="same_kind"):
     return em.emit("concatenate", *xs, axis=ax) if len(xs) > 1 else xs[0]
 
 
+def _concatenate_selections(em, arrays, axis=0, dtype=None, out=None, casting="same_kind"):
+    """np.concatenate of 1-D arrays among which some are selections or run-time slices (run-length
+    encoding: `np.concatenate(([0], np.nonzero(np.diff(b))[0] + 1, [len(b)]))`): a selection
+    of the concatenated data, each part's positions selected as in it, the plain parts whole."""
+    if out is not None or not isinstance(arrays, (list, tuple)) or em.static(axis, "concatenate: axis") not in (0, -1):
+        return NotImplemented
+    parts = [x if isinstance(x, Masked) else em.asarray(x) for x in arrays]
+    if any(x.data.ndim != 1 or x.where[0] == "grid" if isinstance(x, Masked) else x.ndim != 1 for x in parts):
+        return NotImplemented
+    data = concatenate(em, [x.data if isinstance(x, Masked) else x for x in parts], dtype=dtype)
+    flags = concatenate(em, [mask(em, x.where, x.data.shape, 0) if isinstance(x, Masked)
+                             else em.full(True, np.bool_, x.shape) for x in parts])
+    return Masked(data, 0, ("flags", flags), ("concatenate", flags.value.id), None)
+
+
+concatenate.on_masked = _concatenate_selections
+
+
 def stack(em, arrays, axis=0):
     arrays = [em.asarray(a) for a in arrays]
     dt = np.result_type(*[a.dtype for a in arrays])
@@ -341,6 +360,10 @@ def block(em, arrays):
 def hstack(em, tup, dtype=None):
     return concatenate(em, [_atleast(em, x, 1) for x in tup], axis=0 if all(_atleast(em, x, 1).ndim == 1 for x in tup)
                        else 1, dtype=dtype)
+
+
+hstack.on_masked = lambda em, tup, dtype=None: _concatenate_selections(
+    em, [x if isinstance(x, Masked) else _atleast(em, x, 1) for x in tup], dtype=dtype)
 
 
 @register("numpy.vstack", "numpy.row_stack", complex_ok=True)
