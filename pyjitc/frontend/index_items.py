@@ -40,11 +40,28 @@ def parse(em: Emitter, x: Traced, index, run_time_length=False) -> list[Item]:
     """The index as Items; a slice with a run-time length ("mslice") only where the caller
     handles one (`run_time_length`), otherwise NeedStatic for its bounds (or an error)."""
     out = _parse(em, x, index)
-    if not run_time_length or any(it.kind == "array" for it in out) or sum(it.kind == "mslice" for it in out) > 2:
+    if not run_time_length or any(it.kind == "array" for it in out) and not rows_then_window(out) \
+            or sum(it.kind == "mslice" for it in out) > 2:
         for it in out:
             if it.kind == "mslice":
                 _refuse_run_time_length(it)
     return out
+
+
+def leading_indices(items: list[Item]) -> int:
+    """How many items from the first are indices (arrays, ints)."""
+    k = 0
+    while k < len(items) and items[k].kind in ("array", "int", "dyn"):
+        k += 1
+    return k
+
+
+def rows_then_window(items: list[Item]) -> bool:
+    """Index arrays on the leading axes, then slices, one of them of run-time length: `R[[i - 1, i], j:]`."""
+    k = leading_indices(items)
+    return any(it.kind == "array" for it in items[:k]) and \
+        all(it.kind in ("slice", "dslice", "mslice") for it in items[k:]) and \
+        sum(it.kind == "mslice" for it in items[k:]) == 1
 
 
 def _parse(em: Emitter, x: Traced, index) -> list[Item]:

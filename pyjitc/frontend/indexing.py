@@ -15,7 +15,7 @@ from .store_values import values_for
 from .index_checks import dslice_start, failed_read, in_range, index_i64, raise_where_run, reached_only_at_run_time
 from .reversed_slices import forward_of_reversed, unit_step
 from .values import Emitter, FlatIter, Traced, make_view
-from .index_items import Item, is_int_scalar, parse
+from .index_items import Item, is_int_scalar, leading_indices, parse, rows_then_window
 
 
 # ---------------------------------------------------------------- reading
@@ -58,6 +58,9 @@ def _getitem(em: Emitter, x: Traced, index):
             from .registry import FUNCTIONS
             return masked._flip(em, FUNCTIONS["numpy.flip"], m, (m.axis,))
     items = parse(em, x, index, run_time_length=True)
+    if rows_then_window(items):
+        whole, axis, (lo, hi, key, params) = _rows_then_window(em, x, items)
+        return masked.Masked(_advanced(em, x, whole), axis, ("bounds", lo, hi), key, params, own=True)
     if any(it.kind == "array" for it in items):
         return _advanced(em, x, items)
     if any(it.kind == "mslice" for it in items):
@@ -205,13 +208,27 @@ def mask_key(em, flags: Traced, depth: int = 6, producers: dict | None = None):
             tuple(mask_key(em, Traced(o), depth - 1, producers) for o in op.operands))
 
 
+def _rows_then_window(em, x: Traced, items: list[Item]):
+    """For `R[[i - 1, i], j:]` (index_items.rows_then_window): the items with the run-time
+    slice whole, its axis in the result (after the indices' axes) and its bounds."""
+    whole, axis, bounds = _whole_axis(em, x, items)
+    shapes = [np.shape(it.value) if isinstance(it.value, np.ndarray) else it.value.shape
+              for it in items[:leading_indices(items)] if it.kind == "array"]
+    return whole, len(dims.broadcast_shapes(*shapes)) + axis, bounds
+
+
 def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Traced:
     """x[..., lo:hi, ...] = value: a select over the whole axis. The value is a scalar, an array
-    of length 1 along that axis, or a masked array with the same bounds."""
+    of length 1 along that axis, or a masked array with the same bounds. With index arrays on
+    the leading axes (`R[[i - 1, i], j:] = G @ R[[i - 1, i], j:]`), the rows they name."""
     if sum(it.kind == "mslice" for it in items) == 2:
         return _write_grid(em, x, items, value, what)
-    whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
-    region = _result_shape(x, whole)
+    rows = rows_then_window(items)
+    if rows:
+        whole, axis, (lo, hi, key, params) = _rows_then_window(em, x, items)
+    else:
+        whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
+    region = _result_shape(x, whole) if not rows else _advanced(em, x, whole).shape
     if isinstance(value, masked.Masked):
         if value.data.ndim - value.axis != len(region) - axis:
             masked.need(value, f"{what} into a slice of other bounds")
@@ -223,9 +240,9 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
         if masked.fixed_along(shape, len(region) - axis):
             masked.need(masked.Masked(None, axis, ("bounds", lo, hi), key, params), f"{what} of an array of fixed length")
     v = values_for(em, value, x.dtype, region, what, scalar=True)
-    old = _basic(em, x, whole)
+    old = _basic(em, x, whole) if not rows else _advanced(em, x, whole)
     new = em.emit("select", masked.mask(em, ("bounds", lo, hi), region, axis), v, old, sources=(x,), weak=x.weak)
-    return _set_region(em, x, whole, new)
+    return _set_region(em, x, whole, new) if not rows else _set_run_time_positions(em, x, whole, new, what)
 
 
 def _write_grid(em, x: Traced, items: list[Item], value, what) -> Traced:
