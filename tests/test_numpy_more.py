@@ -657,3 +657,14 @@ def test_an_array_of_many_run_time_values_is_built_and_runs():
     # ("binding count 40 > 32"); more than 16 single values are placed by selects (shapes.stack)
     x = np.linspace(0.0, 1.0, 33)
     assert_same(pyjitc.jit(table_from_comprehension)(0.05, x), table_from_comprehension(0.05, x))
+
+
+def gamma_table(n, g):
+    return np.array([(i / n) ** g for i in range(n)])
+
+
+@pytest.mark.parametrize("n", [40, 64])
+def test_a_table_of_many_float_powers_of_a_run_time_exponent_runs(n):
+    # IREE joined the powers' scalar parts into one dispatch with a buffer each: the call failed
+    # with "binding count 40 > 32"
+    assert_same(pyjitc.jit(gamma_table)(n, 2.2), gamma_table(n, 2.2))
