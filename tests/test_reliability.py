@@ -218,6 +218,13 @@ def test_each_of_several_lambdas_on_one_line_compiles_its_own_body():
         assert_same(pyjitc.jit(f)(a, y), f(a, y))
     g, h = (lambda x: x + 1), (lambda x: x * (2 + 1))
     assert pyjitc.jit(g)(1.0) == 2.0 and pyjitc.jit(h)(1.0) == 3.0
+    # bodies whose text ast.unparse writes otherwise (1e3 as 1000.0, -1): h2 and k compiled g2's
+    # and h's bodies, a silent wrong answer
+    x = np.arange(1.0, 4.0)
+    g2, h2 = (lambda x: x + 1), (lambda x: x * 1e3)
+    h3, k = (lambda x: x ** 3), (lambda x: x ** -1)
+    for f in (g2, h2, h3, k):
+        assert_same(pyjitc.jit(f)(x), f(x))
 
 
 def test_lambdas_whose_line_is_not_an_expression_on_its_own_compile():

@@ -96,8 +96,8 @@ def _find_lambda(text: str, code) -> ast.Lambda | None:
             return None
     want = list(code.co_varnames[: code.co_argcount])
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == want]
-    if len(found) > 1:   # several on one line (`{"a": lambda x: x + 1, "b": lambda x: x * 2}`)
-        found = _by_position(found, code) or found
+    if len(found) > 1:   # several on one line (`{"a": lambda x: x + 1, "b": lambda x: x * 2}`):
+        return None      # the whole file parsed places each (the caller's _lambda_in_file)
     return found[0] if found else None
 
 
@@ -118,19 +118,20 @@ def _lambda_in_file(code):
 
 
 def _by_position(found: list, code) -> list:
-    """The lambdas whose body is the source text the code's own instructions point at."""
-    spots = [(line, col, end) for line, end_line, col, end in code.co_positions()
-             if line is not None and col is not None and end is not None and end_line == line and end > col]
+    """The lambdas (nodes of the whole file) whose body holds every source position the code's
+    own instructions point at. (Matching the body's text instead, `ast.unparse` writes `1e3` as
+    `1000.0`: of `f, g = (lambda x: x + 1), (lambda x: x * 1e3)` g compiled as f.)"""
+    spots = [(line, end_line, col, end) for line, end_line, col, end in code.co_positions()
+             if line is not None and end_line is not None and col is not None and end is not None
+             and (end_line, end) > (line, col)]
     if not spots:
         return []
-    line = min(l for l, _, _ in spots)
-    text = linecache.getline(code.co_filename, line)
-    cols = [(c, e) for l, c, e in spots if l == line]
-    body = text[min(c for c, _ in cols):max(e for _, e in cols)]
-    # the widest span is the lambda's body expression (or a piece of it)
-    same = lambda n: ast.unparse(n.body).replace(" ", "") == body.replace(" ", "")
-    inside = lambda n: body.replace(" ", "") in ast.unparse(n.body).replace(" ", "")
-    return [n for n in found if same(n)] or [n for n in found if inside(n)]
+
+    def holds(n) -> bool:
+        b = n.body
+        return all((b.lineno, b.col_offset) <= (line, col) and (end_line, end) <= (b.end_lineno, b.end_col_offset)
+                   for line, end_line, col, end in spots)
+    return [n for n in found if holds(n)]
 
 
 def real_signature(fn) -> inspect.Signature:
