@@ -671,3 +671,70 @@ def test_a_name_one_path_rebinds_reads_writes_made_through_a_view_of_the_array_i
     same_answer(loop_rebinds_then_view_written, plain(x, y, n), jitted=pyjitc.jit(loop_rebinds_then_view_written))
     same_answer(branch_rebinds_then_view_written_in_a_loop, plain(x, y, n, c),
                 jitted=pyjitc.jit(branch_rebinds_then_view_written_in_a_loop))
+
+
+# NumPy returns a new array from each of these, also where the result equals the argument: they
+# returned the argument itself (or a view of it), so writes into the result reached it (the
+# caller's array too)
+NEW_ARRAYS = {
+    "concatenate": lambda a: np.concatenate([a]),
+    "concatenate_empty": lambda a: np.concatenate([a, np.zeros(0)]),
+    "append": lambda a: np.append(a, []),
+    "hstack": lambda a: np.hstack((a,)),
+    "vstack": lambda a: np.vstack([a])[0],
+    "dstack": lambda a: np.dstack([a])[0, :, 0],
+    "stack": lambda a: np.stack([a], axis=1)[:, 0],
+    "column_stack": lambda a: np.column_stack([a])[:, 0],
+    "block": lambda a: np.block([[a]])[0],
+    "pad": lambda a: np.pad(a, 0),
+    "pad_reflect": lambda a: np.pad(a, 0, mode="reflect"),
+    "resize": lambda a: np.resize(a, 3),
+    "choose": lambda a: np.choose(np.zeros(3, int), [a]),
+    "cumsum": lambda a: np.cumsum(a.reshape(3, 1), axis=1)[:, 0],
+    "cumprod": lambda a: np.cumprod(a.reshape(3, 1), axis=1)[:, 0],
+    "accumulate": lambda a: np.add.accumulate(a.reshape(3, 1), axis=1)[:, 0],
+    "array": lambda a: np.array([a])[0],
+    "ediff1d": lambda a: np.ediff1d(a[:1], to_begin=a[1:]),
+}
+# ... and these return the argument or a view of it, as NumPy does
+VIEWS = {
+    "astype": lambda a: a.astype(a.dtype, copy=False),
+    "asarray": lambda a: np.asarray(a),
+    "reshape": lambda a: a.reshape(3, 1)[:, 0],
+    "flip": lambda a: np.flip(np.flip(a)),
+    "diff": lambda a: np.diff(a, n=0),
+    "atleast_1d": lambda a: np.atleast_1d(a),
+    "float64": lambda a: np.float64(a),
+    "nan_to_num": lambda a: np.nan_to_num(a, copy=False),
+    "einsum": lambda a: np.einsum("i->i", a),
+}
+
+
+def write_into_result(a, name):
+    r = NEW_ARRAYS[name](a) if name in NEW_ARRAYS else VIEWS[name](a)
+    r[1] = 77.0
+    return a, r
+
+
+@pytest.mark.parametrize("name", list(NEW_ARRAYS) + list(VIEWS))
+def test_results_share_the_arguments_memory_exactly_where_numpys_do(name):
+    a1, a2 = np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])
+    f = pyjitc.jit(write_into_result, static_argnames="name")
+    assert_same(f(a1, name), write_into_result(a2, name))
+    assert_same(a1, a2)     # the caller's array: changed exactly where NumPy's is
+
+
+def nan_to_num_and_meshgrids(x, a, b):
+    r = np.nan_to_num(x, copy=False)
+    r[0] += 1.0
+    i = np.nan_to_num(np.arange(3), copy=False)
+    return x, r, i, np.meshgrid(a, b, sparse=True), np.meshgrid(a, b, copy=False, sparse=True, indexing="ij"), \
+        np.meshgrid(a, b, a, sparse=True)
+
+
+def test_nan_to_num_without_a_copy_writes_in_place_and_sparse_meshgrids_are_numpys():
+    # np.nan_to_num(x, copy=False) left x as it was; meshgrid ignored sparse=True
+    x1, x2 = np.array([np.nan, 2.0, np.inf]), np.array([np.nan, 2.0, np.inf])
+    a, b = np.arange(3.0), np.arange(2.0)
+    assert_same(pyjitc.jit(nan_to_num_and_meshgrids)(x1, a, b), nan_to_num_and_meshgrids(x2, a, b))
+    assert_same(x1, x2)

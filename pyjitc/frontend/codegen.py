@@ -501,7 +501,7 @@ class FunctionCompiler(ast.NodeVisitor):
 
         def call(em, *args, **kwargs):
             registry.refuse_complex(impl, shown, args, kwargs)
-            return impl(em, *args, **kwargs)
+            return registry.fresh_results(impl, em, args, kwargs, impl(em, *args, **kwargs))
         return call_known(self.em, call, args, kwargs)
 
     def _check_recursion(self, key, shown, args):

@@ -48,10 +48,13 @@ def _where(impl) -> str:
 
 
 def register(*names: str, method: str | tuple = (), builtin: str | tuple = (), attribute: str | tuple = (),
-             complex_ok: bool = False, note: str = ""):
+             complex_ok: bool = False, note: str = "", views: bool | str = False):
     """Register one implementation under NumPy names (and as ndarray methods, attributes, builtins).
     Works as a decorator, or on a lambda: register("numpy.fliplr")(lambda em, m: flip(em, m, 1)).
-    A name registered twice is an error at import time, naming both implementations."""
+    A name registered twice is an error at import time, naming both implementations.
+    views: NumPy may return an argument itself or a view of it (reshape, transpose, asarray);
+    "copy": only where its `copy` argument is not True (np.array, astype). Any other function's
+    result never shares an argument's memory (`fresh_results`)."""
     wanted = [(kind, n) for kind, group in (("function", names), ("method", method), ("attribute", attribute),
                                             ("builtin", builtin)) for n in _names(group)]
 
@@ -65,8 +68,38 @@ def register(*names: str, method: str | tuple = (), builtin: str | tuple = (), a
             _TABLES[kind][name] = impl
         if complex_ok:
             _COMPLEX_OK_IMPLS.add(impl)
+        if views or any(kind == "builtin" for kind, _ in wanted):   # (a builtin's result is Python's: `sorted`)
+            _VIEWS[impl] = views or True
         return impl
     return deco
+
+
+_VIEWS: dict[Callable, bool | str] = {}   # register(views=...), and builtins
+
+
+def fresh_results(impl, em, args, kwargs, out):
+    """`out` of a registered function or method, with every array in it that shares an argument's
+    memory (the argument itself, or a view of it) replaced by a copy, unless NumPy returns views
+    there (register(views=...)) or the call writes into `out=`: np.concatenate([a]),
+    np.pad(a, 0), np.cumsum along a length-1 axis returned `a`, so writes into the result
+    reached the argument (the caller's array too)."""
+    views = _VIEWS.get(impl, False)
+    if views == "copy":
+        import inspect
+        try:
+            bound = inspect.signature(impl).bind(em, *args, **kwargs)
+            views = bound.arguments.get("copy", inspect.signature(impl).parameters["copy"].default) is not True
+        except (TypeError, ValueError, KeyError):
+            views = False
+    if views or "out" in kwargs:
+        return out
+    from .. import tree
+    inputs = {id(a.root) for a in tree.leaves((args, kwargs)) if isinstance(a, Traced)}
+    if not inputs or not any(isinstance(v, Traced) and id(v.root) in inputs for v in tree.leaves(out)):
+        return out
+    leaves, treedef = tree.flatten(out)
+    return treedef.unflatten([Traced(v.value, v.weak, v.params) if isinstance(v, Traced) and id(v.root) in inputs
+                              else v for v in leaves])
 
 
 def wrap(kind: str, name: str, wrapper: Callable[[Callable], Callable]) -> None:

@@ -27,7 +27,7 @@ def _sub(em, a, b):
     return apply_operator(em, "Sub", a, b)
 
 
-@register("numpy.diff")
+@register("numpy.diff", views=True)   # (n=0: NumPy returns the argument)
 @folding(np.diff)
 def diff(em, a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     n, axis = em.static(n, "diff: n"), em.static(axis, "diff: axis")

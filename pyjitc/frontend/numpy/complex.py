@@ -19,7 +19,7 @@ ufunc(np.conjugate, by_kind(c=_conjugate, any=lambda em, x, out_dtype: x), "nump
       method=("conj", "conjugate"), complex_ok=True)
 
 
-@register("numpy.real", attribute="real", complex_ok=True)
+@register("numpy.real", attribute="real", complex_ok=True, views=True)
 def real(em, val):
     if is_static(val):
         return fold(np.real, val)
@@ -31,7 +31,7 @@ def real(em, val):
                      lambda base, v: em.b.emit("complex", v, em.b.emit("imag", base)), ("real", None))
 
 
-@register("numpy.imag", attribute="imag", complex_ok=True)
+@register("numpy.imag", attribute="imag", complex_ok=True, views=True)
 def imag(em, val):
     if is_static(val):
         return fold(np.imag, val)

@@ -227,7 +227,7 @@ def _einsum_specs(subscripts, xs):
     return full, out_spec
 
 
-@register("numpy.einsum", complex_ok=True,
+@register("numpy.einsum", complex_ok=True, views=True,
           note="compile-time subscripts; any number of operands (contracted pairwise, left to right: where an "
                "infinity meets a zero, NaN and inf can differ from NumPy's one-pass sum), '...', "
                "repeated letters (diagonals), dtype=")

@@ -289,7 +289,7 @@ def numpy_copy(em, a, order="C"):
     return Traced(a.value, None, a.params)   # a new array object: in-place updates don't reach `a`
 
 
-@register("numpy.asarray", complex_ok=True)
+@register("numpy.asarray", complex_ok=True, views="copy")
 def asarray(em, a, dtype=None, copy=None, order=None):
     if isinstance(copy, np._CopyMode):   # the enum array-API layers pass: IF_NEEDED is copy=None
         copy = {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None, np._CopyMode.NEVER: False}[copy]
@@ -312,12 +312,12 @@ def asarray(em, a, dtype=None, copy=None, order=None):
 set_sequence_to_array(asarray)     # em.asarray of a list holding run-time numbers
 
 
-@register("numpy.asanyarray", complex_ok=True)
+@register("numpy.asanyarray", complex_ok=True, views=True)
 def asanyarray(em, a, dtype=None, order=None):
     return asarray(em, a, dtype=dtype)
 
 
-@register("numpy.ascontiguousarray", "numpy.asfortranarray", complex_ok=True,
+@register("numpy.ascontiguousarray", "numpy.asfortranarray", complex_ok=True, views=True,
           note="memory layout has no meaning for compiled arrays; a 0-d input gives shape (1,) as NumPy's")
 def ascontiguousarray(em, a, dtype=None):
     out = asarray(em, a, dtype=dtype)
@@ -326,7 +326,7 @@ def ascontiguousarray(em, a, dtype=None):
     return reshape(em, out, (1,)) if out.ndim == 0 else out
 
 
-@register("numpy.asarray_chkfinite", complex_ok=True, note="a NaN or infinity raises ValueError at run time")
+@register("numpy.asarray_chkfinite", complex_ok=True, views=True, note="a NaN or infinity raises ValueError at run time")
 def asarray_chkfinite(em, a, dtype=None, order=None):
     out = asarray(em, a, dtype=dtype)
     if is_static(out):
@@ -343,7 +343,7 @@ def asarray_chkfinite(em, a, dtype=None, order=None):
     return out
 
 
-@register("numpy.array", complex_ok=True)
+@register("numpy.array", complex_ok=True, views="copy")
 def array(em, a, dtype=None, copy=True, order=None):
     """np.array copies unless told `copy=False`/`None` (then it is np.asarray)."""
     return asarray(em, a, dtype=dtype, copy=copy, order=order)

@@ -18,11 +18,13 @@ def static_dtype(em, dtype, what="dtype"):
         raise NotSupportedError(str(e)) from None
 
 
-@register(method="astype", complex_ok=True)
+@register(method="astype", complex_ok=True, views="copy")
 def cast_impl(em, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dt = static_dtype(em, dtype)
     if is_static(x):
         return np.asarray(x).astype(dt)
+    if copy is False and isinstance(x, Traced) and x.dtype == dt and x.weak is None:
+        return x     # `a.astype(a.dtype, copy=False)` is a itself: writes into it reach a
     x = em.asarray(x)
     return em.cast(x, dt) if x.dtype != dt else Traced(x.value, None, x.params)
 
@@ -31,10 +33,12 @@ def _scalar_type(dt):
     def impl(em, x=0):
         if is_static(x):
             return fold(dt.type, x)
+        if isinstance(x, Traced) and x.ndim and x.dtype == dt and x.weak is None:
+            return x     # np.float64(a) of a float64 array is a itself, as NumPy returns it
         return cast_impl(em, x, dt)
     return impl
 
 
 for _dt in SUPPORTED_DTYPES:
     register(f"numpy.{_dt.type.__name__}", *(["numpy.bool_"] if _dt == np.bool_ else []),
-             complex_ok=_dt.kind == "c")(_scalar_type(_dt))
+             complex_ok=_dt.kind == "c", views=True)(_scalar_type(_dt))

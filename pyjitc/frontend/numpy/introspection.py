@@ -41,7 +41,7 @@ for _name in ("shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj
         register(f"numpy.{_name}", complex_ok=True)(_introspect(getattr(np, _name)))
 
 
-@register("numpy.broadcast_arrays", complex_ok=True)
+@register("numpy.broadcast_arrays", complex_ok=True, views=True)
 def broadcast_arrays(em, *args, subok=False):
     try:
         shape = np.broadcast_shapes(*[np.shape(stand_in(em, a)) for a in args])

@@ -25,11 +25,11 @@ def _finite(name, fn):
 
 for _name in ("product", "combinations", "combinations_with_replacement", "permutations", "pairwise",
               "zip_longest", "chain", "islice"):
-    register(f"itertools.{_name}", note="run while compiling, over items known then; a list")(
+    register(f"itertools.{_name}", views=True, note="run while compiling, over items known then; a list")(
         _finite(_name, getattr(itertools, _name)))
 
 
-@register("itertools.repeat", note="with `times` only (a list)")
+@register("itertools.repeat", views=True, note="with `times` only (a list)")
 def repeat(em, obj, times=None):
     if times is None or not isinstance(times, int):
         raise NotSupportedError("itertools.repeat without a compile-time `times` never ends",
@@ -37,7 +37,7 @@ def repeat(em, obj, times=None):
     return [obj] * times
 
 
-@register("_functools.reduce", note="functools.reduce: the function called on each item now")
+@register("_functools.reduce", views=True, note="functools.reduce: the function called on each item now")
 def reduce(em, fn, iterable, *initial):
     """functools.reduce(f, items[, initial]): f applied left to right while compiling."""
     items = _sequence(em, iterable, list)
@@ -53,7 +53,7 @@ def reduce(em, fn, iterable, *initial):
 
 
 
-@register("itertools.starmap", note="the function called on each item now")
+@register("itertools.starmap", views=True, note="the function called on each item now")
 def starmap(em, fn, iterable):
     shown = getattr(fn, "__name__", "the function")
     return [em.call_function(fn, shown, list(_sequence(em, args, list)), {}) for args in _sequence(em, iterable, list)]

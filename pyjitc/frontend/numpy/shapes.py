@@ -46,7 +46,7 @@ def normalize_axes(em, axis, ndim, name) -> tuple[int, ...]:
     return out
 
 
-@register("numpy.reshape", method="reshape", complex_ok=True)
+@register("numpy.reshape", method="reshape", complex_ok=True, views=True)
 def reshape(em, a, *shape, order="C", newshape=None, copy=None):
     if newshape is not None:
         shape = (newshape,)
@@ -87,7 +87,7 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
                      lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", tuple(new)))
 
 
-@register("numpy.transpose", method="transpose", complex_ok=True)
+@register("numpy.transpose", method="transpose", complex_ok=True, views=True)
 def transpose(em, a, *axes, **kw):
     if kw:   # np.transpose(a, axes=(1, 0, 2))
         if set(kw) != {"axes"} or axes:
@@ -111,7 +111,7 @@ def transpose(em, a, *axes, **kw):
                      lambda base, v: em.b.emit("transpose", v, perm=inverse), ("transpose", perm))
 
 
-@register("numpy.ravel", method="ravel", complex_ok=True)
+@register("numpy.ravel", method="ravel", complex_ok=True, views=True)
 def ravel(em, a, order="C"):
     return reshape(em, strong(em, a), -1, order=order)
 
@@ -160,7 +160,7 @@ def take_slice(em, x, ax, start, stop):
     return em.emit("slice", x, start=tuple(s), limit=tuple(lim), strides=(1,) * x.ndim)
 
 
-@register("numpy.squeeze", method="squeeze", complex_ok=True)
+@register("numpy.squeeze", method="squeeze", complex_ok=True, views=True)
 def squeeze(em, a, axis=None):
     if is_static(a):
         return fold(np.squeeze, a, axis=em.static(axis, "axis"))
@@ -174,7 +174,7 @@ def squeeze(em, a, axis=None):
     return reshape(em, a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
 
 
-@register("numpy.expand_dims", complex_ok=True)
+@register("numpy.expand_dims", complex_ok=True, views=True)
 def expand_dims(em, a, axis):
     if is_static(a):
         return fold(np.expand_dims, a, em.static(axis, "axis"))
@@ -183,7 +183,7 @@ def expand_dims(em, a, axis):
     return reshape(em, a, new)
 
 
-@register("numpy.swapaxes", method="swapaxes", complex_ok=True)
+@register("numpy.swapaxes", method="swapaxes", complex_ok=True, views=True)
 def swapaxes(em, a, axis1, axis2):
     a = em.asarray(a)
     i, j = (normalize_axis(em.static(v, "swapaxes: axis"), a.ndim, "swapaxes") for v in (axis1, axis2))
@@ -192,7 +192,7 @@ def swapaxes(em, a, axis1, axis2):
     return transpose(em, a, tuple(perm))
 
 
-@register("numpy.moveaxis", complex_ok=True)
+@register("numpy.moveaxis", complex_ok=True, views=True)
 def moveaxis(em, a, source, destination):
     a = em.asarray(a)
     src = [normalize_axis(int(v), a.ndim, "moveaxis") for v in np.atleast_1d(em.static(source, "moveaxis: source"))]
@@ -320,7 +320,7 @@ def _atleast_nd(n):
 
 
 for _n in (1, 2, 3):
-    register(f"numpy.atleast_{_n}d", complex_ok=True)(_atleast_nd(_n))
+    register(f"numpy.atleast_{_n}d", complex_ok=True, views=True)(_atleast_nd(_n))
 
 
 @register("numpy.block", complex_ok=True, note="the nesting of lists known at compile time")
@@ -377,7 +377,7 @@ def column_stack(em, tup):
                             for x in tup], 1)
 
 
-@register("numpy.broadcast_to", complex_ok=True)
+@register("numpy.broadcast_to", complex_ok=True, views=True)
 def broadcast_to(em, array, shape):
     shape = tuple(em.static(shape, "broadcast_to: shape")) if not isinstance(shape, int) else (shape,)
     x = em.asarray(array)
@@ -391,7 +391,7 @@ def broadcast_to(em, array, shape):
     return read_only_view(x, grow(x), grow, "a broadcast array", ("broadcast_to", tuple(int(d) for d in shape)))
 
 
-@register("numpy.flip", complex_ok=True)
+@register("numpy.flip", complex_ok=True, views=True)
 def flip(em, m, axis=None):
     x = em.asarray(m)
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(em, axis, x.ndim, "flip")
@@ -400,8 +400,8 @@ def flip(em, m, axis=None):
                      lambda base, v: em.b.emit("reverse", v, dims=axes), ("flip", axes)) if axes else out
 
 
-register("numpy.fliplr", complex_ok=True)(lambda em, m: flip(em, m, 1))
-register("numpy.flipud", complex_ok=True)(lambda em, m: flip(em, m, 0))
+register("numpy.fliplr", complex_ok=True, views=True)(lambda em, m: flip(em, m, 1))
+register("numpy.flipud", complex_ok=True, views=True)(lambda em, m: flip(em, m, 0))
 
 
 @register("numpy.roll", complex_ok=True)
@@ -448,7 +448,7 @@ register("numpy.tril", complex_ok=True)(_tri(True))
 register("numpy.triu", complex_ok=True)(_tri(False))
 
 
-@register("numpy.diagonal", method="diagonal", complex_ok=True)
+@register("numpy.diagonal", method="diagonal", complex_ok=True, views=True)
 def diagonal(em, a, offset=0, axis1=0, axis2=1):
     offset = em.static(offset, "diagonal: offset")
     x = em.asarray(a)
@@ -520,8 +520,8 @@ def _split(name, even):
     return impl
 
 
-register("numpy.split", complex_ok=True, note="compile-time sections or indices; returns a list")(_split("split", True))
-register("numpy.array_split", complex_ok=True, note="compile-time sections or indices; returns a list")(
+register("numpy.split", complex_ok=True, views=True, note="compile-time sections or indices; returns a list")(_split("split", True))
+register("numpy.array_split", complex_ok=True, views=True, note="compile-time sections or indices; returns a list")(
     _split("array_split", False))
 
 
@@ -577,18 +577,21 @@ def pad(em, array, pad_width, mode="constant", constant_values=0):
     return x
 
 
-@register("numpy.meshgrid")
+@register("numpy.meshgrid", views="copy")
 def meshgrid(em, *xi, indexing="xy", sparse=False, copy=True):
     indexing = em.static(indexing, "meshgrid: indexing")
     xs = [reshape(em, em.asarray(x), -1) for x in xi]
     shape = [x.shape[0] for x in xs]
     if indexing == "xy" and len(xs) >= 2:
         shape[0], shape[1] = shape[1], shape[0]
+    sparse = em.static(sparse, "meshgrid: sparse")
     out = []
     for i, x in enumerate(xs):
         dim = (1 - i if i < 2 else i) if indexing == "xy" and len(xs) >= 2 else i
-        out.append(em.emit("broadcast_in_dim", x, shape=tuple(shape), dims=(dim,)))
-    return tuple(out)   # NumPy 2 returns a tuple
+        size = tuple(n if d == dim else 1 for d, n in enumerate(shape)) if sparse else tuple(shape)
+        out.append(em.emit("broadcast_in_dim", x, shape=size, dims=(dim,)))
+    # NumPy 2 returns a tuple; a list where sparse=True, copy=False (its reshaped inputs as they are)
+    return out if sparse and em.static(copy, "meshgrid: copy") is False else tuple(out)
 
 
 register(attribute="shape")(lambda em, a: a.shape)
@@ -613,7 +616,7 @@ def flat(em, a):
     return FlatIter(v._value, v.weak, v.params, v.view)
 
 
-@register(method="view", complex_ok=True,
+@register(method="view", complex_ok=True, views=True,
           note="a view of the same memory: no dtype, the array's own, or one of the same item size (the bits "
                "reinterpreted); writes through it reach the array")
 def view(em, a, dtype=None, type=None):
@@ -631,7 +634,7 @@ def view(em, a, dtype=None, type=None):
                      lambda base, v: em.b.emit("bitcast", v, dtype=x.dtype), ("view", dt.str))
 
 
-@register("numpy.matrix_transpose", complex_ok=True)
+@register("numpy.matrix_transpose", complex_ok=True, views=True)
 def matrix_transpose(em, x):
     """The last two axes swapped (a view, as NumPy's); also the `.mT` attribute."""
     ndim = len(em.shape_of(x))
@@ -643,7 +646,7 @@ def matrix_transpose(em, x):
 register(attribute="mT")(matrix_transpose)
 
 
-@register("numpy.lib.stride_tricks.sliding_window_view", complex_ok=True,
+@register("numpy.lib.stride_tricks.sliding_window_view", complex_ok=True, views=True,
           note="a read-only view of x, as NumPy's (the windows are gathered; later writes into x show); writeable=True is refused")
 def sliding_window_view(em, x, window_shape, axis=None, *, subok=False, writeable=False):
     if em.static(writeable, "sliding_window_view: writeable"):

@@ -761,14 +761,14 @@ def round_(em, a, decimals=0, out=None):
     return em.emit("mul", em.emit("round_even", em.emit("div", a, f)), f)
 
 
-@register("numpy.nan_to_num", complex_ok=True)
+@register("numpy.nan_to_num", complex_ok=True, views="copy")
 def nan_to_num(em, x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NumPy's own steps: NaN, +inf and -inf replaced (in each part of a complex number)."""
     if is_static(x, nan, posinf, neginf):
         return fold(np.nan_to_num, x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
-    x = FUNCTIONS["numpy.array"](em, x)
+    given, x = x, FUNCTIONS["numpy.array"](em, x)
     if x.dtype.kind not in "fc":
-        return x
+        return given if copy is False and isinstance(given, Traced) and given.ndim else x
 
     def replace(d):
         info = np.finfo(d.dtype)
@@ -777,9 +777,13 @@ def nan_to_num(em, x, copy=True, nan=0.0, posinf=None, neginf=None):
                              (info.min if neginf is None else neginf, cmp(em, d, const(em, -np.inf, d), "EQ"))):
             d = sel(em, where, em.operand(value, d.dtype, d.shape), d)
         return d
-    if x.dtype.kind == "c":
-        return em.emit("complex", replace(em.emit("real", x)), replace(em.emit("imag", x)))
-    return replace(x)
+    out = em.emit("complex", replace(em.emit("real", x)), replace(em.emit("imag", x))) if x.dtype.kind == "c" \
+        else replace(x)
+    if copy is False and isinstance(given, Traced) and given.weak is None and given.ndim:
+        from ..assignment import store     # in place, as NumPy: x itself is returned
+        store(em, given, Ellipsis, out, "np.nan_to_num(copy=False)")
+        return given
+    return out
 
 
 @register("numpy.sinc")
