@@ -668,3 +668,15 @@ def test_a_table_of_many_float_powers_of_a_run_time_exponent_runs(n):
     # IREE joined the powers' scalar parts into one dispatch with a buffer each: the call failed
     # with "binding count 40 > 32"
     assert_same(pyjitc.jit(gamma_table)(n, 2.2), gamma_table(n, 2.2))
+
+
+def histograms_with_integer_edges(x, w):
+    return np.histogram(x, bins=[0, 1, 2, 3]), np.histogram(x, bins=np.arange(4), weights=w), \
+        np.histogram(x, bins=np.array([0, 1, 2, 3]), density=True), np.histogram(x.astype(np.float32), bins=[0, 1, 2, 3]), \
+        np.histogram((x * 10).astype(np.int64), bins=[0.5, 10.5, 30.5])
+
+
+def test_histogram_compares_data_and_integer_edges_in_their_common_type():
+    # float data was cast to the edges' int dtype: -0.5 and 3.5 were counted in the end bins
+    x = np.array([-0.5, -1e-10, 0.5, 3.0, 3.0000001, 3.5, 100.0, 1.0, 2.0])
+    assert_same(pyjitc.jit(histograms_with_integer_edges)(x, x * 2), histograms_with_integer_edges(x, x * 2))

@@ -352,7 +352,10 @@ def _in_bins(em, a, edges):
     bin with its right edge (NumPy's rule; NaN and values outside in none)."""
     edges = em.asarray(edges)
     nb = edges.shape[0] - 1
-    x = em.cast(a, edges.dtype)
+    # compared in the common type, as NumPy's searchsorted compares them (int edges, float data:
+    # the data cast to int put -0.5 and 3.5 into the bins [0, 1) and [2, 3])
+    common = np.result_type(a.dtype, edges.dtype)
+    x, edges = em.cast(a, common), em.cast(edges, common)
     shape = (a.shape[0], nb)
     xb = em.broadcast(reshape(em, x, (-1, 1)), shape)
     lo = em.broadcast(getitem(em, edges, slice(None, -1)), shape)
