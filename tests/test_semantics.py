@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import pyjitc
 from tests.reference import assert_same, numpy_result, assert_same_call
@@ -334,3 +335,24 @@ def test_python_bool_arguments_add_as_python_ints(f, g):
     # a Python bool argument's `flag + flag` was True (NumPy's logical add), Python's 2
     got = assert_same_call(pyjitc.jit(python_bool_arithmetic), python_bool_arithmetic, f, g)
     assert type(got[0]) is int and type(got[8]) is bool
+
+
+def python_rounds(x, a):
+    return round(x, 1), round(x, 2), round(x, 0), round(x, -1), round(x, -2), round(float(a[0]), 1), \
+        round(a[0], 1)
+
+
+@pytest.mark.parametrize("x", [0.35, 0.15, 0.45, -0.35, 2.675, 0.5, 2.5, -0.04, 0.125, 1250.0, -1350.0, 25.0,
+                               1e300, float("nan"), float("inf"), 4503599627370497.0, -0.0, 123456.789])
+def test_round_of_a_python_float_rounds_its_exact_value_as_python_does(x):
+    # NumPy's rule (x * 10**n, rint, / 10**n) gave round(0.35, 1) = 0.4, Python 0.3 (0.35 is
+    # 0.34999...); round() of a NumPy scalar keeps NumPy's rule, as NumPy's __round__ does
+    a = np.array([x])
+    assert_same(pyjitc.jit(python_rounds)(x, a), python_rounds(x, a))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-1e6, 1e6) | st.integers(-10**6, 10**6).map(lambda k: k / 8))
+def test_round_of_python_floats_matches_python_over_many_values(x):
+    a = np.array([x])
+    assert_same(pyjitc.jit(python_rounds)(x, a), python_rounds(x, a))

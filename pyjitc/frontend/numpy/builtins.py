@@ -151,11 +151,49 @@ def round_(em, x, ndigits=None):
     if x.ndim:   # (NumPy arrays have no __round__; their scalars do)
         raise ShapeError("TypeError: type numpy.ndarray doesn't define __round__ method",
                          hint="use np.round(x, ndigits) for arrays")
+    if ndigits is not None and x.weak is float and x.ndim == 0:
+        return _round_python_float(em, x, em.static(ndigits, "round(): ndigits"))
     if ndigits is not None:   # (a Python number stays one: round(a, 2) of a float is a float)
         out = FUNCTIONS["numpy.round"](em, x, ndigits)
         return Traced(out.value, x.weak, out.params) if x.weak in (int, float) and x.ndim == 0 else out
     v = _number(em, x, "round()")
     return int_(em, FUNCTIONS["numpy.round"](em, v)) if np.dtype(v.dtype).kind == "f" else int_(em, v)
+
+
+def _round_python_float(em, x, n: int):
+    """round(x, n) of a Python float: the float nearest to x's exact binary value rounded to n
+    decimals, ties to even (Python's dtoa: round(0.35, 1) is 0.3, as 0.35 is 0.34999...; NumPy's
+    x * 10**n, rint, / 10**n gave 0.4). x * 10**n is taken exactly as p + e (|n| <= 22: 10**|n|
+    is exact), or x / 10**-n as q with the sign of its remainder; the nearest integer to that
+    exact value is decided by p's fraction and, at a half, by e's sign; then one correctly
+    rounded division or product. Where p reaches 2**52 (or x is not finite) x is already that."""
+    from .accurate import _two_prod
+    if not isinstance(n, (int, np.integer)) or abs(n) > 22:
+        raise NotSupportedError(f"round(x, {n!r}) of a run-time float: ndigits must be an int within -22..22")
+    op, c = em.emit, (lambda v: em.constant(np.float64(v)))
+    x = Traced(em.cast(x, np.float64).value, None, x.params)
+    s = c(10.0 ** abs(n))
+    if n >= 0:
+        p, e = _two_prod(em, x, s)
+    else:
+        p = op("div", x, s)
+        pp, pe = _two_prod(em, p, s)
+        e = op("sub", op("sub", x, pp), pe)     # x - p * s, exactly: its sign is the exact value's side of p
+    r0 = FUNCTIONS["numpy.floor"](em, p)
+    t = op("sub", op("sub", p, r0), c(0.5))
+    zero = c(0.0)
+    odd = op("compare", op("sub", r0, op("mul", FUNCTIONS["numpy.floor"](em, op("mul", r0, c(0.5))), c(2.0))), c(1.0),
+             direction="EQ")
+    tie = op("compare", t, zero, direction="EQ")
+    up = op("or", op("compare", t, zero, direction="GT"),
+            op("and", tie, op("or", op("compare", e, zero, direction="GT"),
+                              op("and", op("compare", e, zero, direction="EQ"), odd))))
+    r = op("select", up, op("add", r0, c(1.0)), r0)
+    scaled = op("div", r, s) if n >= 0 else op("mul", r, s)
+    out = FUNCTIONS["numpy.copysign"](em, scaled, x)     # round(-0.04, 1) is -0.0
+    small = op("compare", FUNCTIONS["numpy.absolute"](em, p), c(2.0 ** 52), direction="LT")   # (False for NaN, inf)
+    out = op("select", small, out, x)
+    return Traced(out.value, float, out.params)
 
 
 @register(builtin="tuple")
