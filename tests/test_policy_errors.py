@@ -7,6 +7,7 @@ import pytest
 
 import pyjitc
 from tests.fixtures import bad_functions as bad
+from tests.reference import assert_same
 
 FILE = "tests/fixtures/bad_functions.py"
 
@@ -104,3 +105,41 @@ def test_float_of_a_many_element_array_and_int_of_nan_raise_as_python_does():
 
     with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
         to_int(np.array([np.nan]))
+
+
+def string_by_flag(x, flag):
+    if flag:
+        s = "a"
+    else:
+        s = "b"
+    return x, s
+
+
+def string_by_data(x):
+    return "pos" if x.sum() > 0 else "neg"
+
+
+def min_with_initial_out_of_range(x):
+    return x.min(initial=-5)
+
+
+def test_strings_by_condition_and_out_of_range_initials_are_located_errors_not_internal_ones():
+    # each was "internal compiler error" (TypeError from the branch merge; OverflowError)
+    x = np.ones(3)
+    assert pyjitc.jit(string_by_flag)(x, False)[1] == "b"     # a Python bool argument: decided at compile time
+    with pytest.raises(pyjitc.JitError, match=r"'neg', 'pos' depending on a condition known only at run time") as e:
+        pyjitc.jit(string_by_data)(x)
+    assert "internal" not in str(e.value)
+    with pytest.raises(pyjitc.JitError, match="OverflowError: Python integer -5 out of bounds for uint8") as e:
+        pyjitc.jit(min_with_initial_out_of_range)(np.arange(3, dtype=np.uint8))
+    assert "internal" not in str(e.value)
+
+
+def positions_as_rows(x):
+    return np.transpose(np.nonzero(x)), np.argwhere(x), np.transpose(np.nonzero(x[0]))
+
+
+def test_transpose_of_nonzero_is_argwhere():
+    # internal compiler error (AttributeError: 'tuple' object has no attribute 'data')
+    x = np.array([[0, 1, 3], [2, 0, 0]])
+    assert_same(pyjitc.jit(positions_as_rows)(x), positions_as_rows(x))

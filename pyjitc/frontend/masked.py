@@ -236,9 +236,15 @@ def call(em, impl, shown: str, args, kwargs):
     from .registry import BUILTINS, FUNCTIONS
     if any(m.where[0] == "grid" for m in items_of((args, kwargs), Masked)):
         return GRIDS["call"](em, impl, shown, args, kwargs)   # run-time bounds on two axes: masked_grid.py
-    if impl is FUNCTIONS["numpy.transpose"] and len(args) == 1 and not kwargs and args[0].data.ndim == 2:
+    if impl is FUNCTIONS["numpy.transpose"] and len(args) == 1 and not kwargs and isinstance(args[0], Masked) \
+            and args[0].data.ndim == 2:
         m = args[0]    # A[k:, :].T
         return Masked(impl(em, m.data), 1 - m.axis, m.where, m.key, m.params, own=m.own)
+    if impl is FUNCTIONS["numpy.transpose"] and len(args) == 1 and not kwargs and isinstance(args[0], tuple) \
+            and all(_selection_1d(m) and m.key == args[0][0].key for m in args[0]):
+        ms = args[0]   # np.transpose(np.nonzero(x)): np.argwhere(x), the positions' rows
+        data = FUNCTIONS["numpy.stack"](em, [m.data for m in ms], axis=1)
+        return Masked(data, 0, ms[0].where, ms[0].key, ms[0].params)
     if impl is BUILTINS.get("len") and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         return shape(em, args[0])[0]
     if impl is BUILTINS.get("abs") and len(args) == 1 and not kwargs:

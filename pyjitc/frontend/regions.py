@@ -145,6 +145,13 @@ class Merge:
         if any(v is ZERO for v in values) and any(isinstance(v, (tuple, list, dict)) for v in known):
             raise MergeError("this function returns different kinds of values on different paths")
         t = _leaf_type(known[0])
+        if t is None or any(_leaf_type(v) is None for v in known[1:]):
+            shown = ", ".join(sorted({repr(v) if isinstance(v, str) else type(v).__name__ for v in known}))
+            who = f"'{name}'" if name.isidentifier() else "this value"
+            raise MergeError(f"{who} is {shown} depending on a condition known only at run time; a compiled "
+                             "function's values of that kind must be known at compile time",
+                             hint="compute a number or an array on each path (e.g. a flag or an index into a "
+                                  "tuple of strings outside the function)", name=name)
         for v in known[1:]:
             t = unify(TypeOnly(t), v, name)
         index = len(self.types)

@@ -87,7 +87,11 @@ def _reduction(np_fn, kind_for):
         # nothing to reduce (a 0-d array): a new value, not the argument itself (NumPy returns a scalar)
         out = em.emit("reduce", x, kind=kind, axes=axes) if axes else Traced(x.value, None, x.params)
         if initial is not None:
-            out = em.emit(kind, out, em.full(initial, acc, out.shape))
+            try:
+                init = em.full(initial, acc, out.shape)
+            except OverflowError as e:     # (NumPy raises it too: uint8's min(initial=-5))
+                raise ShapeError(f"OverflowError: {e}") from None
+            out = em.emit(kind, out, init)
         return _keep(em, em.cast(out, res), a.shape, axes, keepdims)
     impl.__name__ = name
     return impl
