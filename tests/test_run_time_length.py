@@ -724,3 +724,23 @@ def test_two_loops_binding_one_name_to_rows_of_an_argument_stay_run_time_loops()
     assert_same(a1, a2)
     # the two loops and the comprehension (over more than 16 rows: a loop too)
     assert f.lower(A, 2.0).as_text("typed").count(" while(") == 3
+
+
+def path_to(prev, t):
+    path = np.full(len(prev), -1)
+    k = 0
+    v = t
+    while v != -1:
+        path[k] = v
+        k += 1
+        v = prev[v]
+    return path[:k], k
+
+
+def test_a_run_time_slice_of_a_local_array_can_be_returned():
+    # refused ("returning it needs it at compile time", pointing at the while): NumPy returns a
+    # view of a local array, which the caller can't tell from a copy
+    prev = np.array([-1, 0, 1, 1, 3])
+    f = pyjitc.jit(path_to)
+    for t in (4, 2, 0):
+        assert_same(f(prev, t), path_to(prev, t))

@@ -177,8 +177,9 @@ class FunctionCompiler(ast.NodeVisitor):
         self.env[RETURN_VALUE] = None if node.value is None else self.visit(node.value)
         if len(self.stack) == 1 and self.parent is None:   # the function's own result (not a helper's)
             inside = self.em.loop_depth or self.em.branch_depth
-            for m in masked.items_of(self.env[RETURN_VALUE], masked.Masked):
-                if inside or not masked.returnable(m):   # a run-time slice, or from a loop or branch
+            value = self.env[RETURN_VALUE]
+            for m in masked.items_of(value, masked.Masked):
+                if inside or not (masked.returnable(m) or masked.returnable_as_copy(self.em, m, value)):
                     masked.need(m, "returning it from inside a loop or branch" if inside else "returning it")
         self.env[RETURN] = True
         raise Exit()

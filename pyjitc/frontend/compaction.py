@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .masked import Masked, _positions_of, length, need, returnable
+from .masked import Masked, _positions_of, length, mask, need, returnable
 from .values import Traced
 
 
@@ -14,6 +14,8 @@ def compacted(em, m: Masked) -> tuple[Traced, Traced]:
     to the front of the axis in order, and how many there are (int64); the caller keeps that many
     (program.Trimmed). Output position j takes the element whose inclusive count of selected
     elements is j + 1: a prefix sum and a binary search, log2(n) parallel steps each."""
+    if m.where[0] == "bounds" and m.axis == 0:     # a run-time slice of a local array (returnable_as_copy)
+        m = Masked(m.data, 0, ("flags", mask(em, m.where, (m.data.shape[0],), 0)), m.key, m.params)
     if not returnable(m):
         need(m, "returning it")
     data, flags = m.data, m.where[1]
