@@ -1241,3 +1241,27 @@ def test_comprehensions_over_many_rows_compile_their_element_once():
     f = pyjitc.jit(comprehensions_over_many_rows)
     assert_same_call(f, comprehensions_over_many_rows, V, X, C, 25)
     assert f.lower(V, X, C, 25).as_text("typed").count(" while(") >= 3
+
+
+def column_summaries(X):
+    out = {}
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        out[j] = (np.nanmean(col), np.percentile(col, [5, 95]))
+    return out
+
+
+def fibonacci_table(n):
+    dp = [0] * (n + 1)
+    dp[1] = 1
+    for i in range(2, n + 1):
+        dp[i] = dp[i - 1] + dp[i - 2]
+    return dp[n], dp
+
+
+def test_a_python_list_or_dict_filled_by_index_in_a_loop_unrolls_the_loop():
+    # refused ("changing a Python dict inside a loop ... that runs at run time") once the loop
+    # had more than 4 passes (a run-time loop); list.append already unrolled it
+    X = np.random.default_rng(0).random((20, 7))
+    assert_same(pyjitc.jit(column_summaries)(X), column_summaries(X))
+    assert_same(pyjitc.jit(fibonacci_table)(30), fibonacci_table(30))
