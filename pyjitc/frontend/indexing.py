@@ -13,7 +13,7 @@ from . import masked
 from .registry import FUNCTIONS
 from .store_values import values_for
 from .index_checks import dslice_start, failed_read, in_range, index_i64, raise_where_run, reached_only_at_run_time
-from .reversed_slices import forward_of_reversed, unit_step
+from .reversed_slices import forward_of_reversed, run_time_step_mask, unit_step
 from .values import Emitter, FlatIter, Traced, make_view
 from .index_items import Item, is_int_scalar, leading_indices, parse, rows_then_window
 
@@ -40,6 +40,9 @@ def _getitem(em: Emitter, x: Traced, index):
     among = _mask_among(x, index)
     if among is not None:
         return _read_mask_axis(em, x, *among)
+    stepped = run_time_step_mask(em, x, index)
+    if stepped is not None:    # x[a::i], i a positive run-time step: a selection
+        return _read_selection(em, x, stepped)
     strided = unit_step(index)
     if strided is not None:     # x[k::3]: every third element of x[k:], a slice with run-time bounds
         m = _getitem(em, x, strided[0])
@@ -469,6 +472,9 @@ def _setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     among = _mask_among(x, index)
     if among is not None:
         return _write_mask_axis(em, x, *among, value, what)
+    stepped = run_time_step_mask(em, x, index)
+    if stepped is not None:
+        return _set_mask(em, x, stepped, value, what)
     items = parse(em, x, index, run_time_length=True)
     if any(it.kind == "mslice" for it in items):
         return _write_run_time_length(em, x, items, value, what)
