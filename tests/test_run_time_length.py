@@ -786,3 +786,31 @@ def test_slices_with_a_positive_run_time_step_are_selections_and_keep_the_loop(n
         assert f.lower(f1).as_text("typed").count(" while(") == 1
     x1, x2 = np.arange(20.0), np.arange(20.0)
     assert_same(pyjitc.jit(reads_and_writes_at_run_time_steps)(x1, n % 7 + 1), reads_and_writes_at_run_time_steps(x2, n % 7 + 1))
+
+
+def householder_with_unit_vectors(A):
+    A = A.copy()
+    m, n = A.shape
+    Q = np.eye(m)
+    for k in range(min(m - 1, n)):
+        x = A[k:, k]
+        e = np.zeros_like(x)
+        e[0] = 1.0
+        ones = np.ones_like(x, dtype=np.int32)
+        alpha = -np.sign(x[0]) * np.linalg.norm(x)
+        v = x - alpha * e + 0.0 * np.full_like(x, 2.0) * ones
+        nv = np.linalg.norm(v)
+        if nv == 0:
+            continue
+        v = v / nv
+        A[k:, :] -= 2.0 * np.outer(v, v @ A[k:, :])
+        Q[:, k:] -= 2.0 * np.outer(Q[:, k:] @ v, v)
+    return Q, A
+
+
+def test_zeros_like_of_a_run_time_slice_keeps_the_loop():
+    # np.zeros_like(A[k:, k]) asked for the slice's length: the loop unrolled (80x60: 46 s)
+    A = np.random.default_rng(2).random((12, 8))
+    f = pyjitc.jit(householder_with_unit_vectors)
+    assert_same(f(A), householder_with_unit_vectors(A), accumulate=True)
+    assert f.lower(A).as_text("typed").count(" while(") == 1

@@ -277,6 +277,25 @@ def full_like(em, a, fill_value, dtype=None, shape=None):
     return full(em, shape, fill_value if not is_static(fill_value) else np.asarray(fill_value).astype(dt), dt)
 
 
+def _like_a_masked(impl):
+    """np.zeros_like(x) and the others of a run-time slice or selection (`e = np.zeros_like(x)` of
+    x = A[k:, k] in a Householder step: asked for the slice's length, the loop unrolled): an
+    array of its own at the same positions."""
+    import inspect
+
+    def rule(em, a, *args, **kwargs):
+        if not isinstance(a, masked.Masked) or a._data is None or a.where[0] == "grid" or \
+                inspect.signature(impl).bind(em, a, *args, **kwargs).arguments.get("shape") is not None:
+            return NotImplemented
+        data = em.asarray(impl(em, a.data, *args, **kwargs))
+        return masked.Masked(Traced(data.value, None, a.data.params), a.axis, a.where, a.key, a.params, own=True)
+    return rule
+
+
+for _name in ("numpy.zeros_like", "numpy.ones_like", "numpy.full_like"):
+    FUNCTIONS[_name].on_masked = _like_a_masked(FUNCTIONS[_name])
+
+
 @register(method="flatten", complex_ok=True)
 def flatten(em, a, order="C"):
     return numpy_copy(em, ravel(em, a, order))
