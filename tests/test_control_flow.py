@@ -1265,3 +1265,22 @@ def test_a_python_list_or_dict_filled_by_index_in_a_loop_unrolls_the_loop():
     X = np.random.default_rng(0).random((20, 7))
     assert_same(pyjitc.jit(column_summaries)(X), column_summaries(X))
     assert_same(pyjitc.jit(fibonacci_table)(30), fibonacci_table(30))
+
+
+def kmeans_by_comprehensions(X, C, iters):
+    for _ in range(iters):
+        lab = np.array([np.argmin(((C - x) ** 2).sum(1)) for x in X])
+        C = np.array([X[lab == j].mean(0) if np.any(lab == j) else C[j] for j in range(len(C))])
+    return C, lab
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_comprehensions_inside_a_run_time_loop_are_loops_and_np_array_takes_their_rows_whole(n):
+    # inside a run-time loop the comprehension was unrolled, and np.array of its items stacked
+    # them one select each: at n = 1000 ten minutes to compile, then IREE's "binding count 40 > 32"
+    rng = np.random.default_rng(n)
+    X, C = rng.random((n, 2)), rng.random((3, 2))
+    f = pyjitc.jit(kmeans_by_comprehensions)
+    assert_same(f(X, C, 4), kmeans_by_comprehensions(X, C, 4))
+    text = f.lower(X, C, 4).as_text("typed")
+    assert text.count(" while(") == 2 and len(text.splitlines()) < 400      # the same at any n

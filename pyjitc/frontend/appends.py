@@ -61,10 +61,12 @@ def statement(fc, node) -> bool:
     where this does not apply (the caller runs the statement as usual)."""
     em = fc.em
     found = _appended(node)
-    if found is None or not em.append_loops or em.branch_depth or em.loop_depth != 1:
+    if found is None or not em.append_loops or em.branch_depth:
         return False
     name, value_node = found
-    marker, (loop, count, counter) = next(reversed(em.append_loops.items()))
+    marker, (loop, count, counter, depth) = next(reversed(em.append_loops.items()))
+    if em.loop_depth != depth + 1:     # (in a loop nested in that loop's body)
+        return False
     target = fc.lookup(name)
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
@@ -93,9 +95,9 @@ def start(fc, loop, count, marker, counter) -> list:
     """Before a run-time loop's body: the arrays its planned appends fill (bound in the env, so
     the loop carries them). Returns their keys."""
     em = fc.em
-    if isinstance(count, Traced) or em.loop_depth or em.branch_depth:
+    if isinstance(count, Traced) or em.branch_depth:
         return []
-    em.append_loops[marker] = (loop, count, counter)
+    em.append_loops[marker] = (loop, count, counter, em.loop_depth)
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
@@ -116,7 +118,9 @@ def finish(fc, marker, keys, count) -> None:
         for k in range(count):
             row = em.emit("reshape", em.emit("slice", buf, start=(k,) + (0,) * len(shape),
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
-            target.append(Traced(row.value, weak, row.params) if weak is not None else row)
+            item = Traced(row.value, weak, row.params) if weak is not None else row
+            target.append(item)
+            em.appended_rows[id(item)] = (item, buf, k)
 
 
 # A comprehension over more items than this (an array's rows, a range of known length) runs as a
@@ -133,7 +137,7 @@ def comprehension(fc, node, for_loop, iterate):
     loops.py's, passed in: loops.py calls this module.)"""
     em = fc.em
     if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async \
-            or em.loop_depth or em.branch_depth or not isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            or em.branch_depth or not isinstance(node, (ast.ListComp, ast.GeneratorExp)):
         return None
     gen = node.generators[0]
     if any(isinstance(n, (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp))

@@ -252,7 +252,21 @@ def _concatenate_selections(em, arrays, axis=0, dtype=None, out=None, casting="s
 concatenate.on_masked = _concatenate_selections
 
 
+def _appended_whole(em, arrays):
+    """The array a loop appended (appends.py), if `arrays` are all its rows in order (np.array of a
+    comprehension over 1000 rows stacked 1000 values by selects: minutes to compile)."""
+    found = [em.appended_rows.get(id(a)) for a in arrays]
+    if not found or any(f is None or f[0] is not a for f, a in zip(found, arrays)):
+        return None
+    buf = found[0][1]
+    if any(f[1] is not buf or f[2] != k for k, f in enumerate(found)) or buf.shape[0] != len(arrays):
+        return None
+    return Traced(buf.value, None, buf.params)
+
+
 def stack(em, arrays, axis=0):
+    if axis == 0 and (whole := _appended_whole(em, arrays)) is not None:
+        return whole
     arrays = [em.asarray(a) for a in arrays]
     dt = np.result_type(*[a.dtype for a in arrays])
     shape = arrays[0].shape
