@@ -326,19 +326,16 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
             edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
         except (TypeError, ValueError) as e:
             raise ShapeError(f"histogram: {e}") from None
-    inside = _in_bins(em, a, edges)
-    shape = inside.shape
+    index, nb = _bin_index(em, a, edges)
     if weights is None:
-        counts = FUNCTIONS["numpy.sum"](em, inside, axis=0, dtype=np.intp)
+        counts = _counted(em, index, nb, None, np.dtype(np.intp))
     else:
         w = as_array(em, weights)
         if w.shape != a_shape:
             raise ShapeError("histogram: weights should have the same shape as a.")
-        w = reshape(em, w, -1)
         # NumPy sums the weights in float64 (np.bincount) and casts the counts to their dtype
-        w = em.broadcast(reshape(em, em.cast(w, np.float64), (-1, 1)), shape)
-        counts = em.cast(FUNCTIONS["numpy.sum"](em, sel(em, inside, w, em.full(0, np.float64, shape)), axis=0),
-                         as_array(em, weights).dtype)
+        counts = em.cast(_counted(em, index, nb, em.cast(reshape(em, w, -1), np.float64), np.dtype(np.float64)),
+                         w.dtype)
     if density:
         widths = FUNCTIONS["numpy.diff"](em, edges)
         widths = em.cast(em.asarray(widths), np.float64)
@@ -347,21 +344,34 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
     return counts, edges
 
 
-def _in_bins(em, a, edges):
-    """(len(a), bins) bools: whether a[j] is in bin i: edges[i] <= a[j] < edges[i + 1], the last
-    bin with its right edge (NumPy's rule; NaN and values outside in none)."""
+def _bin_index(em, a, edges):
+    """(each element's bin as int64, the number of bins nb); nb where it is in none: bin i holds
+    edges[i] <= a < edges[i + 1], the last one its right edge too (NumPy's rule, by its own
+    steps: searchsorted(edges, a, 'right') - 1, the last edge moved into the last bin; NaN and
+    values outside in none). Compared in the common type of the data and the edges. A binary
+    search over the edges per element (a (elements, bins) table of comparisons took 25 ms for
+    200,000 values in 100 bins, NumPy 1.5 ms)."""
+    from .sorting import count_before
     edges = em.asarray(edges)
     nb = edges.shape[0] - 1
-    # compared in the common type, as NumPy's searchsorted compares them (int edges, float data:
-    # the data cast to int put -0.5 and 3.5 into the bins [0, 1) and [2, 3])
     common = np.result_type(a.dtype, edges.dtype)
-    x, edges = em.cast(a, common), em.cast(edges, common)
-    shape = (a.shape[0], nb)
-    xb = em.broadcast(reshape(em, x, (-1, 1)), shape)
-    lo = em.broadcast(getitem(em, edges, slice(None, -1)), shape)
-    hi = em.broadcast(getitem(em, edges, slice(1, None)), shape)
-    last = em.broadcast(em.asarray(np.arange(nb) == nb - 1), shape)
-    return em.emit("and", cmp(em, xb, lo, "GE"), sel(em, last, cmp(em, xb, hi, "LE"), cmp(em, xb, hi, "LT")))
+    x, e = em.cast(a, common), em.cast(edges, common)
+    n = x.shape[0]
+    i64 = lambda v: em.full(v, np.int64, (n,))    # noqa: E731
+    index = em.emit("sub", count_before(em, e, x, "right"), i64(1))
+    last = em.broadcast(getitem(em, e, -1), (n,))
+    index = sel(em, cmp(em, x, last, "EQ"), i64(nb - 1), index)
+    outside = em.emit("or", cmp(em, index, i64(0), "LT"), cmp(em, index, i64(nb), "GE"))
+    return sel(em, outside, i64(nb), index), nb
+
+
+def _counted(em, index, nb: int, weights, dtype):
+    """How many elements (or how much weight) each of nb bins gets: a scatter-add into nb + 1
+    slots, the last one for the elements in no bin."""
+    n = index.shape[0]
+    values = em.full(1, dtype, (n,)) if weights is None else em.cast(weights, dtype)
+    total = em.emit("scatter_add", em.full(0, dtype, (nb + 1,)), index, values)
+    return em.emit("slice", total, start=(0,), limit=(nb,), strides=(1,))
 
 
 @register("numpy.histogram2d", note="compile-time bins (counts or edges, per axis); range=, density=, weights=")
@@ -394,14 +404,18 @@ def histogram2d(em, x, y, bins=10, range=None, density=None, weights=None):
             if np.any(np.diff(e) < 0):
                 raise ShapeError(f"ValueError: `bins[{i}]` must be monotonically increasing, when an array")
             edges.append(e)
-    ix = em.cast(_in_bins(em, em.cast(x, np.float64), edges[0]), np.float64)
-    iy = em.cast(_in_bins(em, em.cast(y, np.float64), edges[1]), np.float64)
+    (ix, nx), (iy, ny) = _bin_index(em, em.cast(x, np.float64), edges[0]), _bin_index(em, em.cast(y, np.float64), edges[1])
+    n = x.shape[0]
+    w = None
     if weights is not None:
         w = reshape(em, em.cast(as_array(em, weights), np.float64), -1)
         if w.shape != x.shape:
             raise ShapeError("ValueError: histogram2d: weights must have the sample's length")
-        iy = em.emit("mul", iy, em.broadcast(reshape(em, w, (-1, 1)), iy.shape))
-    hist = FUNCTIONS["numpy.matmul"](em, FUNCTIONS["numpy.transpose"](em, ix), iy)
+    # the bin (i, k) as i * ny + k, an element outside either axis's bins in none (slot nx * ny)
+    outside = em.emit("or", cmp(em, ix, em.full(nx, np.int64, (n,)), "EQ"), cmp(em, iy, em.full(ny, np.int64, (n,)), "EQ"))
+    flat = em.emit("add", em.emit("mul", ix, em.full(ny, np.int64, (n,))), iy)
+    flat = sel(em, outside, em.full(nx * ny, np.int64, (n,)), flat)
+    hist = reshape(em, _counted(em, flat, nx * ny, w, np.dtype(np.float64)), (nx, ny))
     if density:
         total = FUNCTIONS["numpy.sum"](em, hist)
         dx = em.asarray(FUNCTIONS["numpy.diff"](em, edges[0]))
