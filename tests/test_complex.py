@@ -193,7 +193,7 @@ def comparisons_and_more(z):
             np.array_equal(z, z * 1, equal_nan=True), np.array_equiv(z, z[:1]), np.select([z.real > 0], [z], 1j),
             np.nan_to_num(z), np.nan_to_num(z, nan=2.0, posinf=1.0), np.atleast_1d(z[0, 0]), np.atleast_2d(z[0]),
             np.atleast_3d(z), np.kron(z[0], z[1, :2]), np.block([[z, z], [z, z]]), np.vecdot(z, z[::-1]),
-            np.matrix_transpose(z), z.mT, np.append(z, z[0]), np.append(z, z, axis=0))
+            np.matrix_transpose(z), z.mT, np.append(z, z[0]), np.append(z, z, axis=0), z[0].tolist())
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

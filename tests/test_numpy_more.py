@@ -699,3 +699,18 @@ def test_histograms_by_bin_index_count_edges_nan_and_outliers_as_numpy(seed):
     x[:5] = [np.nan, -2.0, 2.0, 5.0, -0.5]
     w = rng.random(500)
     assert_same(pyjitc.jit(histograms_of_many_values)(x, y, w), histograms_of_many_values(x, y, w), accumulate=True)
+
+
+def dicts_tolists_and_sizes(x, b, z):
+    s = 0.0
+    for v in x[0].tolist():
+        s += v
+    return dict(zip(["a", "b", "c"], x[0])), dict(a=x[0, 0]), dict([("k", x[1, 1])]), dict({"z": x[1, 2]}, w=1), \
+        x.tolist(), b.tolist(), z.tolist(), s, x.nbytes, x.itemsize, x[::2].nbytes, b.itemsize
+
+
+def test_dict_tolist_nbytes_and_itemsize_are_pythons_and_numpys():
+    # each was refused: dict() "not supported", .tolist() forbidden, .nbytes/.itemsize "not supported yet"
+    x = np.arange(6.0).reshape(2, 3)
+    assert_same(pyjitc.jit(dicts_tolists_and_sizes)(x, np.array([True, False]), np.array([1 + 2j])),
+                dicts_tolists_and_sizes(x, np.array([True, False]), np.array([1 + 2j])))

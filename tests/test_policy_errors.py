@@ -15,7 +15,7 @@ CASES = [
     (bad.uses_np_save, pyjitc.ForbiddenError, 8, 5, "np.save is not allowed inside @jit: it reads or writes a file"),
     (bad.uses_print, pyjitc.ForbiddenError, 14, 5, "print is not allowed inside @jit: it writes to the terminal"),
     (bad.uses_random, pyjitc.ForbiddenError, 19, 16, "global random state"),
-    (bad.uses_tolist, pyjitc.ForbiddenError, 23, 12, ".tolist() is not allowed inside @jit"),
+    (bad.uses_tobytes, pyjitc.ForbiddenError, 23, 12, ".tobytes() is not allowed inside @jit"),
     (bad.uses_try, pyjitc.UnsupportedSyntaxError, 27, 5, "try/except* can't be compiled"),
     (bad.uses_with, pyjitc.ForbiddenError, 34, 10, "open is not allowed inside @jit: it reads or writes a file"),
     (bad.uses_import, pyjitc.ForbiddenError, 39, 5, "module 'os'"),

@@ -49,8 +49,6 @@ FORBIDDEN = {
     "numpy.testing": "testing helpers raise Python exceptions; check results outside the @jit function",
 }
 FORBIDDEN_METHODS = {
-    "tolist": "it makes Python objects from the array's values, which exist only when the compiled code runs; "
-              "return the array and call .tolist() outside",
     "tofile": _FILE, "dump": _FILE, "dumps": "it serializes Python objects",
     "tobytes": "it makes Python bytes from the array's values; return the array and convert outside",
     "resize": "it resizes an array in place, changing its shape at run time",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
-from ..registry import FUNCTIONS, register
+from ..registry import BUILTINS, FUNCTIONS, register
 from ..sequences import Seq, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params
 from .elementwise import cmp
@@ -194,6 +194,44 @@ def _round_python_float(em, x, n: int):
     small = op("compare", FUNCTIONS["numpy.absolute"](em, p), c(2.0 ** 52), direction="LT")   # (False for NaN, inf)
     out = op("select", small, out, x)
     return Traced(out.value, float, out.params)
+
+
+@register(builtin="dict", note="keys known at compile time; from pairs (dict(zip(names, x))), a dict or keywords")
+def dict_(em, *args, **kwargs):
+    if len(args) > 1:
+        raise ShapeError(f"TypeError: dict expected at most 1 argument, got {len(args)}")
+    out = {}
+    if args:
+        source = args[0]
+        pairs = source.items() if isinstance(source, dict) else _sequence(em, source, list)
+        for pair in pairs:
+            pair = _sequence(em, pair, tuple) if not isinstance(pair, tuple) else pair
+            if len(pair) != 2:
+                raise ShapeError(f"ValueError: dictionary update sequence element has length {len(pair)}; 2 is required")
+            key, value = pair
+            if not is_static(key):
+                raise NotSupportedError("dict(): a key known only at run time",
+                                        hint="use keys known at compile time (names, numbers)")
+            out[key] = value
+    out.update(kwargs)
+    return out
+
+
+@register(method="tolist", complex_ok=True, note="nested lists of Python numbers, one per element (at most 4096)")
+def tolist(em, a):
+    if is_static(a):
+        return np.asarray(a).tolist()
+    size = int(np.prod(a.shape, dtype=np.int64))
+    if size > 4096:
+        raise NotSupportedError(f".tolist() of {size} elements: each becomes a value of the program",
+                                hint="iterate over the array, or return it and call .tolist() outside")
+    kind = np.dtype(a.dtype).kind
+    convert = BUILTINS["bool" if kind == "b" else "int" if kind in "iu" else "complex" if kind == "c" else "float"]
+    from ..indexing import getitem
+
+    def build(x):
+        return convert(em, x) if x.ndim == 0 else [build(getitem(em, x, i)) for i in range(x.shape[0])]
+    return build(a)
 
 
 @register(builtin="tuple")

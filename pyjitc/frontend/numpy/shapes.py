@@ -612,6 +612,8 @@ register(attribute="shape")(lambda em, a: a.shape)
 register(attribute="ndim")(lambda em, a: a.ndim)
 register(attribute="dtype")(lambda em, a: a.dtype)
 register(attribute="size")(lambda em, a: int(np.prod(a.shape, dtype=np.int64)))
+register(attribute="itemsize")(lambda em, a: np.dtype(a.dtype).itemsize)
+register(attribute="nbytes")(lambda em, a: int(np.prod(a.shape, dtype=np.int64)) * np.dtype(a.dtype).itemsize)
 register(attribute="T")(lambda em, a: transpose(em, a))
 
 
