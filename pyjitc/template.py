@@ -23,33 +23,38 @@ class Template:
     or `Template.parse("f32[1000,5]")`."""
     shape: tuple[int, ...]
     dtype: np.dtype
+    scalar: bool = False    # a NumPy scalar (np.float64(2.5)): immutable, `x += 1` rebinds x
 
-    def __init__(self, shape, dtype=np.float32):
+    def __init__(self, shape, dtype=np.float32, scalar=False):
         if isinstance(shape, (int, str, Dim)):
             shape = (shape,)
         object.__setattr__(self, "shape", tuple(_dimension(d) for d in shape))
+        object.__setattr__(self, "scalar", bool(scalar) and self.shape == ())
         try:
             object.__setattr__(self, "dtype", as_dtype(dtype))
         except TypeError as e:
             raise ArgumentError(str(e)) from None
 
-    _PATTERN = re.compile(r"^\s*([a-z]+\d*)\s*\[\s*([\w\s,?]*)\]\s*$")
+    _PATTERN = re.compile(r"^\s*([a-z]+\d*)\s*(?:\[\s*([\w\s,?]*)\])?\s*$")
 
     @classmethod
     def parse(cls, text: str) -> "Template":
         """`f32[1000,1000,5]`, `i64[]`, `bool[3]`: dtype short name, then the shape. A dimension
-        may be a name (`f32[n,5]`: any size, the same wherever the name is) or `?` (any size)."""
+        may be a name (`f32[n,5]`: any size, the same wherever the name is) or `?` (any size).
+        The short name alone (`f64`) is a NumPy scalar (np.float64), `f64[]` a 0-d array."""
         m = cls._PATTERN.match(text)
         if not m:
             raise ArgumentError(f"can't read the template {text!r}; write it like f32[1000,5], i64[] or bool[3]")
-        dims = [d for d in m.group(2).replace(" ", "").split(",") if d]
+        dims = [d for d in (m.group(2) or "").replace(" ", "").split(",") if d]
         try:
             dtype = dtype_from_short(m.group(1))
         except TypeError as e:
             raise ArgumentError(f"template {text!r}: {e}") from None
-        return cls(tuple(int(d) if d.isdigit() else d for d in dims), dtype)
+        return cls(tuple(int(d) if d.isdigit() else d for d in dims), dtype, scalar=m.group(2) is None)
 
     def __str__(self) -> str:
+        if self.scalar:
+            return short_name(self.dtype)
         return f"{short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     @property
@@ -202,7 +207,7 @@ def spec_of(name: str, value, static: bool):
         if value.dtype.newbyteorder("=") not in SUPPORTED_DTYPES:
             raise ArgumentError(f"argument {name!r} has dtype {value.dtype}, which pyjitc does not support "
                                 f"(supported: {', '.join(d.name for d in SUPPORTED_DTYPES)})")
-        return Template(value.shape, value.dtype.newbyteorder("="))
+        return Template(value.shape, value.dtype.newbyteorder("="), scalar=isinstance(value, np.generic))
     if value is None or isinstance(value, (str, bytes, np.dtype, type, tuple)) and _hashable(value):
         return StaticSpec(value)
     raise ArgumentError(f"argument {name!r} has type {type(value).__name__}; pass a NumPy array, a Python scalar, "

@@ -356,3 +356,31 @@ def test_round_of_a_python_float_rounds_its_exact_value_as_python_does(x):
 def test_round_of_python_floats_matches_python_over_many_values(x):
     a = np.array([x])
     assert_same(pyjitc.jit(python_rounds)(x, a), python_rounds(x, a))
+
+
+def augmented_on_a_numpy_scalar(x):
+    x += 1
+    return x
+
+
+def modular_power(base, exp, mod):
+    result = np.int64(1)
+    base %= mod
+    while exp > 0:
+        if exp & 1:
+            result = (result * base) % mod
+        base = (base * base) % mod
+        exp >>= 1
+    return result
+
+
+@pytest.mark.parametrize("x", [np.int64(5), np.float64(2.5), np.float32(1.5), np.array(3.0)])
+def test_op_equals_on_a_numpy_scalar_argument_rebinds_and_on_a_0d_array_writes(x):
+    # NumPy scalars are immutable: `x += 1` rebinds x (it raised "argument x is updated in place
+    # but the array is read-only"); a 0-d array is updated in place, as before
+    x1, x2 = (np.copy(x), np.copy(x)) if isinstance(x, np.ndarray) else (x, x)
+    assert_same(pyjitc.jit(augmented_on_a_numpy_scalar)(x1), augmented_on_a_numpy_scalar(x2))
+    assert_same(x1, x2)
+    assert_same(pyjitc.jit(modular_power)(np.int64(7), np.int64(13), np.int64(11)), modular_power(np.int64(7), np.int64(13), np.int64(11)))
+    assert str(pyjitc.Template.parse("f64")) == "f64" and pyjitc.Template.parse("f64").scalar
+    assert not pyjitc.Template.parse("f64[]").scalar

@@ -58,6 +58,8 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
     for (path, spec), value in zip(dynamic, block.params):
         if isinstance(spec, ScalarSpec):
             values[path] = Traced(value, spec.pytype, frozenset([path_name(path)]) if len(path) == 1 else None)
+        elif getattr(spec, "scalar", False):   # a NumPy scalar: immutable (`x += 1` rebinds x), never written back
+            values[path] = Traced(value, None, None)
         else:
             values[path] = params[path] = Traced(value, None, None)
             em.arguments.add(id(values[path]))
