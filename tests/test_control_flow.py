@@ -1284,3 +1284,14 @@ def test_comprehensions_inside_a_run_time_loop_are_loops_and_np_array_takes_thei
     assert_same(f(X, C, 4), kmeans_by_comprehensions(X, C, 4))
     text = f.lower(X, C, 4).as_text("typed")
     assert text.count(" while(") == 2 and len(text.splitlines()) < 400      # the same at any n
+
+
+def rows_changed_after_a_comprehension(X):
+    rows = [x * 2 for x in X]
+    rows[3][1] = -7.0           # a row written in place: np.array must see it
+    return np.array(rows)
+
+
+def test_np_array_of_comprehension_rows_written_after_the_loop_sees_the_writes():
+    X = np.arange(60.0).reshape(20, 3)
+    assert_same(pyjitc.jit(rows_changed_after_a_comprehension)(X), rows_changed_after_a_comprehension(X))

@@ -120,7 +120,7 @@ def finish(fc, marker, keys, count) -> None:
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
             item = Traced(row.value, weak, row.params) if weak is not None else row
             target.append(item)
-            em.appended_rows[id(item)] = (item, buf, k)
+            em.appended_rows[id(item)] = (item, buf, k, item.value)
 
 
 # A comprehension over more items than this (an array's rows, a range of known length) runs as a

@@ -264,7 +264,7 @@ class Emitter:
         self.append_plans: dict = {}     # appends.py: (marker, line, col) -> (shape, dtype, weak)
         self.append_loops: dict = {}     # marker -> (loop node, count, counter name) while its body is built
         self.append_targets: dict = {}   # append key -> the Python list its rows go into
-        self.appended_rows: dict = {}    # id(row) -> (row, buffer, k): row k of the array a loop appended
+        self.appended_rows: dict = {}    # id(row) -> (row, buffer, k, its value then): row k a loop appended
         #                                  (shapes.stack of all its rows in order takes the buffer back)
         self.globals: dict[int, tuple] = {}   # id(global array) -> (it, its frozen Traced, block, epoch made)
 

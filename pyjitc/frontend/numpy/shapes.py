@@ -256,7 +256,7 @@ def _appended_whole(em, arrays):
     """The array a loop appended (appends.py), if `arrays` are all its rows in order (np.array of a
     comprehension over 1000 rows stacked 1000 values by selects: minutes to compile)."""
     found = [em.appended_rows.get(id(a)) for a in arrays]
-    if not found or any(f is None or f[0] is not a for f, a in zip(found, arrays)):
+    if not found or any(f is None or f[0] is not a or a.value is not f[3] for f, a in zip(found, arrays)):
         return None
     buf = found[0][1]
     if any(f[1] is not buf or f[2] != k for k, f in enumerate(found)) or buf.shape[0] != len(arrays):
