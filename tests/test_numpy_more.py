@@ -3,6 +3,7 @@ array arguments, run-time Python scalars (weak, NEP 50), run-time errors where N
 arrays NumPy returns as themselves, and the located errors for what pyjitc refuses. Module-level
 functions, so that each compiles once per template."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -714,3 +715,23 @@ def test_dict_tolist_nbytes_and_itemsize_are_pythons_and_numpys():
     x = np.arange(6.0).reshape(2, 3)
     assert_same(pyjitc.jit(dicts_tolists_and_sizes)(x, np.array([True, False]), np.array([1 + 2j])),
                 dicts_tolists_and_sizes(x, np.array([True, False]), np.array([1 + 2j])))
+
+
+def nan_medians_and_quantiles(x, X):
+    return (np.nanmedian(x), np.nanmedian(X, axis=0), np.nanmedian(X, axis=1, keepdims=True), np.nanpercentile(x, 90),
+            np.nanpercentile(X, [5, 50, 95], axis=0), np.nanquantile(X, 0.25), np.nanquantile(x.astype(np.float32), 0.9),
+            np.nanmedian(np.arange(6).reshape(2, 3), axis=1), np.nanpercentile(X, 30.0, axis=1))
+
+
+@pytest.mark.parametrize("shape", [(7, 5), (1, 3), (10, 4), (2, 1)])
+def test_nanmedian_and_nan_quantiles_leave_nan_out_of_each_lane_as_numpy(shape):
+    # each was refused (NumPy's own code stopped at a data-dependent selection)
+    rng = np.random.default_rng(shape[0])
+    X = rng.random(shape)
+    X[0, :] = np.nan          # a lane of NaN only (NaN, as NumPy's, which warns)
+    X[rng.random(shape) < 0.3] = np.nan
+    x = X.ravel().copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # (NumPy warns of the all-NaN lane)
+        want = nan_medians_and_quantiles(x, X)
+    assert_same(pyjitc.jit(nan_medians_and_quantiles)(x, X), want)

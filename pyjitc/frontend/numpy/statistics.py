@@ -185,6 +185,74 @@ _quantile_fn("quantile", False)
 _quantile_fn("percentile", True)
 
 
+def _nan_quantiles(em, a, q, axis, keepdims, name, weak_q=True):
+    """Quantiles (method 'linear') of each lane's numbers, NaN left out (nanmedian, nanquantile,
+    nanpercentile): the lane sorted (NaN last), its count c of numbers, the virtual index
+    q * (c - 1) at run time, and NumPy's _lerp between the two elements around it; a lane of
+    NaN only gives NaN (NumPy warns)."""
+    a = as_array(em, a)
+    if a.dtype.kind not in "f":
+        return _quantile(em, a, q, axis, "linear", keepdims, None, weak_q, name)   # no NaN to leave out
+
+    def fn(arr):
+        n = arr.shape[0]
+        if not n:
+            return _quantile(em, arr, q, 0, "linear", False, None, weak_q, name)
+        rest = arr.shape[1:]
+        if not weak_q and np.result_type(arr.dtype, q.dtype) != arr.dtype:
+            raise NotSupportedError(f"{name} of {arr.dtype} data with q of {q.dtype}: NumPy's result dtype depends "
+                                    "on whether a lane holds only NaN", hint="pass q as a Python float, or the data as float64")
+        srt = FUNCTIONS["numpy.sort"](em, arr, axis=0)
+        count = FUNCTIONS["numpy.sum"](em, em.emit("not", isnan(em, arr)), axis=0, dtype=np.int64)
+        last = em.emit("max", em.emit("sub", count, em.full(1, np.int64, rest)), em.full(0, np.int64, rest))
+        outs = []
+        for qk in np.ravel(q):
+            virtual = em.emit("mul", em.cast(last, arr.dtype), em.full(float(qk), arr.dtype, rest))
+            prev = em.emit("floor", virtual)
+            gamma = em.emit("sub", virtual, prev)
+            i = em.cast(prev, np.int64)
+            j = em.emit("min", em.emit("add", i, em.full(1, np.int64, rest)), last)
+            pick = lambda k: reshape(em, FUNCTIONS["numpy.take_along_axis"](      # noqa: E731
+                em, srt, reshape(em, k, (1,) + rest), axis=0), rest)
+            below, above = pick(i), pick(j)
+            d = em.emit("sub", above, below)
+            up = em.emit("sub", above, em.emit("mul", d, em.emit("sub", em.full(1, arr.dtype, rest), gamma)))
+            down = em.emit("add", below, em.emit("mul", d, gamma))
+            r = sel(em, cmp(em, gamma, em.full(0.5, arr.dtype, rest), "GE"), up, down)
+            outs.append(sel(em, cmp(em, count, em.full(0, np.int64, rest), "EQ"), em.full(np.nan, arr.dtype, rest), r))
+        out = FUNCTIONS["numpy.stack"](em, outs) if len(outs) > 1 else outs[0]
+        return reshape(em, out, np.shape(q) + rest)
+    return _over_axes(em, a, axis, keepdims, fn, np.shape(q))
+
+
+@register("numpy.nanmedian", note="NaN left out of each lane (sorting; a lane of NaN only gives NaN)")
+@folding(np.nanmedian)
+def nanmedian(em, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    if out is not None:
+        raise NotSupportedError("nanmedian: out= is not supported")
+    if as_array(em, a).dtype.kind == "c":
+        raise NotSupportedError("nanmedian of complex numbers is not supported")
+    return _nan_quantiles(em, a, np.asarray(0.5), axis, keepdims, "nanmedian")
+
+
+def _nan_quantile_fn(name, scale):
+    @register(f"numpy.{name}", note="method 'linear'; NaN left out of each lane (sorting)")
+    @folding(getattr(np, name))
+    def impl(em, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+        if out is not None or weights is not None:
+            raise NotSupportedError(f"{name}: out= and weights= are not supported")
+        if em.static(method, f"{name}: method") != "linear":
+            raise NotSupportedError(f"{name}: only method='linear' (the default) is supported")
+        a, q, weak_q = _quantile_args(em, a, q, name, scale)
+        return _nan_quantiles(em, a, q, axis, keepdims, name, weak_q)
+    impl.__name__ = impl.__qualname__ = name
+    return impl
+
+
+_nan_quantile_fn("nanquantile", False)
+_nan_quantile_fn("nanpercentile", True)
+
+
 @register("numpy.cov", note="fweights/aweights: non-integer or negative weights are run-time errors")
 @folding(np.cov)
 def cov(em, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
