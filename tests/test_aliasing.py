@@ -710,6 +710,12 @@ VIEWS = {
 }
 
 
+def diagonal_follows_its_base(A):
+    d = np.diag(A)
+    A[1, 1] = 50.0      # NumPy's diagonal is a view: it sees the write
+    return d + 0.0
+
+
 def write_into_result(a, name):
     r = NEW_ARRAYS[name](a) if name in NEW_ARRAYS else VIEWS[name](a)
     r[1] = 77.0
@@ -738,3 +744,8 @@ def test_nan_to_num_without_a_copy_writes_in_place_and_sparse_meshgrids_are_nump
     a, b = np.arange(3.0), np.arange(2.0)
     assert_same(pyjitc.jit(nan_to_num_and_meshgrids)(x1, a, b), nan_to_num_and_meshgrids(x2, a, b))
     assert_same(x1, x2)
+
+
+def test_np_diag_of_a_matrix_is_a_view_that_follows_writes_into_it():
+    A1, A2 = np.eye(3), np.eye(3)
+    assert_same(pyjitc.jit(diagonal_follows_its_base)(A1), diagonal_follows_its_base(A2))

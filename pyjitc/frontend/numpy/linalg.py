@@ -111,7 +111,7 @@ def _rows(em, x, lo, hi):
     return em.emit("slice", x, start=start[:-2] + (lo, 0), limit=limit, strides=(1,) * x.ndim)
 
 
-@register("numpy.linalg.matrix_power", note="n known at compile time; NumPy's order of products "
+@register("numpy.linalg.matrix_power", views=True, note="n known at compile time; NumPy's order of products "
                                             "(squarings by the bits of n); n < 0 through inv")
 def matrix_power(em, a, n):
     n = em.static(n, "matrix_power: the exponent")

@@ -490,7 +490,7 @@ def trace(em, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return FUNCTIONS["numpy.sum"](em, d, axis=-1, **({"dtype": dtype} if dtype is not None else {}))
 
 
-@register("numpy.diag", complex_ok=True)
+@register("numpy.diag", complex_ok=True, views=True)   # (of a 2-D array: its diagonal, a view)
 def diag(em, v, k=0):
     k = em.static(k, "diag: k")
     if is_static(v):
