@@ -20,7 +20,8 @@ from ..ir.graph import Builder
 from ..ir.types import is_int
 from ..ir.ops import OpTypeError
 from ..template import bind_by_name
-from . import appends, assignment, attributes, branches, indexing, loops, masked, policy, raising, registry, selections
+from . import appends, assignment, attributes, branches, compaction, indexing, loops, masked, policy, raising, registry, \
+    selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
@@ -179,7 +180,7 @@ class FunctionCompiler(ast.NodeVisitor):
             inside = self.em.loop_depth or self.em.branch_depth
             value = self.env[RETURN_VALUE]
             for m in masked.items_of(value, masked.Masked):
-                if inside or not (masked.returnable(m) or masked.returnable_as_copy(self.em, m, value)):
+                if inside or not (compaction.returnable(m) or compaction.returnable_as_copy(self.em, m, value)):
                     masked.need(m, "returning it from inside a loop or branch" if inside else "returning it")
         self.env[RETURN] = True
         raise Exit()

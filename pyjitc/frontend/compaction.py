@@ -1,12 +1,31 @@
 """compaction: a selection (x[mask], np.nonzero, np.unique, ...) as the caller gets it, its
 elements moved to the front of the axis in order with their count (program.Trimmed keeps that
-many); reshaped selections (slices, differences of them) are compacted first."""
+many); reshaped selections (slices, differences of them) are compacted first. Also which of them
+the function may return (`returnable`, `returnable_as_copy`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .masked import Masked, _positions_of, length, mask, need, returnable
-from .values import Traced
+from .masked import Masked, _positions_of, length, mask, need
+from .values import Traced, items_of
+
+
+def returnable(m: Masked) -> bool:
+    """Whether the function can return `m` as it is: a selection (always a new array in NumPy).
+    A run-time slice is not: NumPy returns a view of its base."""
+    return m.where[0] == "flags" and m.axis == 0 and m._data is not None
+
+
+def returnable_as_copy(em, m: Masked, returned) -> bool:
+    """Whether a run-time slice along the first axis (`path[:k]`, k found by a while loop) may be
+    returned as a copy (compaction.compacted): NumPy returns a view of its base, which no one
+    can tell from a copy when the base is a local array the function does not return otherwise
+    (not an argument, nor a global)."""
+    if m.where[0] != "bounds" or m.axis != 0 or m._data is None:
+        return False
+    root = m.data.root
+    others = list(items_of(returned, Traced)) + [x.data for x in items_of(returned, Masked) if x is not m]
+    return id(root) not in em.arguments and not root.frozen and all(v.root is not root for v in others)
 
 
 def compacted(em, m: Masked) -> tuple[Traced, Traced]:

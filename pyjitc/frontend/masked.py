@@ -734,24 +734,6 @@ def gather(em, x: Traced, m: Masked):
 
 # ---------------------------------------------------------------- returning a selection
 
-def returnable(m: Masked) -> bool:
-    """Whether the function can return `m` as it is: a selection (always a new array in NumPy).
-    A run-time slice is not: NumPy returns a view of its base."""
-    return m.where[0] == "flags" and m.axis == 0 and m._data is not None
-
-
-def returnable_as_copy(em, m: Masked, returned) -> bool:
-    """Whether a run-time slice along the first axis (`path[:k]`, k found by a while loop) may be
-    returned as a copy (compaction.compacted): NumPy returns a view of its base, which no one
-    can tell from a copy when the base is a local array the function does not return otherwise
-    (not an argument, nor a global)."""
-    if m.where[0] != "bounds" or m.axis != 0 or m._data is None:
-        return False
-    root = m.data.root
-    others = [v for v in items_of(returned, Traced)] + [x.data for x in items_of(returned, Masked) if x is not m]
-    return id(root) not in em.arguments and not root.frozen and all(v.root is not root for v in others)
-
-
 def checked_ranks(em, index: Traced, count: Traced, message: str) -> Traced:
     """Integer positions counted in a selection of run-time length `count`, negative ones from its
     end (int64), and a run-time IndexError (`message`) where one is outside it."""

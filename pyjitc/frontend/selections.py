@@ -9,7 +9,8 @@ import numpy as np
 from ..ir.types import is_bool
 from .indexing import getitem, mask_key, set_selected_positions
 from .compaction import compacted
-from .masked import Masked, _join, aligned, checked_ranks, first, need, returnable
+from .compaction import returnable
+from .masked import Masked, _join, aligned, checked_ranks, first, need
 from .values import Traced
 
 
