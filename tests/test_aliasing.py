@@ -749,3 +749,24 @@ def test_nan_to_num_without_a_copy_writes_in_place_and_sparse_meshgrids_are_nump
 def test_np_diag_of_a_matrix_is_a_view_that_follows_writes_into_it():
     A1, A2 = np.eye(3), np.eye(3)
     assert_same(pyjitc.jit(diagonal_follows_its_base)(A1), diagonal_follows_its_base(A2))
+
+
+def write_into_sparse_grid_without_copy(a, b):
+    gx, gy = np.meshgrid(a, b, sparse=True, copy=False)
+    gx[0, 1] = 77.0      # NumPy's reshaped view of a: the write reaches a
+    return a, b, gx + gy
+
+
+def write_into_full_grid_without_copy(a):
+    g = np.meshgrid(a, copy=False)[0]
+    g[1] = 77.0
+    return a
+
+
+def test_meshgrid_without_a_copy_returns_views_of_its_inputs():
+    # they were new arrays: a write into np.meshgrid(a, sparse=True, copy=False)'s grid missed a
+    a1, a2, b = np.arange(3.0), np.arange(3.0), np.arange(2.0)
+    assert_same(pyjitc.jit(write_into_sparse_grid_without_copy)(a1, b), write_into_sparse_grid_without_copy(a2, b))
+    assert_same(a1, a2)
+    with pytest.raises(pyjitc.JitError, match="broadcast array"):   # broadcast views: written, a located error
+        pyjitc.jit(write_into_full_grid_without_copy)(np.arange(3.0))

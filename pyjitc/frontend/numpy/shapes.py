@@ -598,14 +598,18 @@ def meshgrid(em, *xi, indexing="xy", sparse=False, copy=True):
     shape = [x.shape[0] for x in xs]
     if indexing == "xy" and len(xs) >= 2:
         shape[0], shape[1] = shape[1], shape[0]
-    sparse = em.static(sparse, "meshgrid: sparse")
+    sparse, copy = em.static(sparse, "meshgrid: sparse"), em.static(copy, "meshgrid: copy")
     out = []
     for i, x in enumerate(xs):
         dim = (1 - i if i < 2 else i) if indexing == "xy" and len(xs) >= 2 else i
         size = tuple(n if d == dim else 1 for d, n in enumerate(shape)) if sparse else tuple(shape)
-        out.append(em.emit("broadcast_in_dim", x, shape=size, dims=(dim,)))
+        if copy is False:   # NumPy's views of the inputs: reshaped (sparse), or broadcast (read-only here)
+            view = reshape(em, x, tuple(n if d == dim else 1 for d, n in enumerate(shape)))
+            out.append(view if sparse else broadcast_to(em, view, tuple(shape)))
+        else:
+            out.append(em.emit("broadcast_in_dim", x, shape=size, dims=(dim,)))
     # NumPy 2 returns a tuple; a list where sparse=True, copy=False (its reshaped inputs as they are)
-    return out if sparse and em.static(copy, "meshgrid: copy") is False else tuple(out)
+    return out if sparse and copy is False else tuple(out)
 
 
 register(attribute="shape")(lambda em, a: a.shape)
