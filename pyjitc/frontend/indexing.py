@@ -231,7 +231,8 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
         whole, axis, (lo, hi, key, params) = _rows_then_window(em, x, items)
     else:
         whole, axis, (lo, hi, key, params) = _whole_axis(em, x, items)
-    region = _result_shape(x, whole) if not rows else _advanced(em, x, whole).shape
+    old = _basic(em, x, whole) if not rows else _advanced(em, x, whole)
+    region = old.shape
     if isinstance(value, masked.Masked):
         if value.data.ndim - value.axis != len(region) - axis:
             masked.need(value, f"{what} into a slice of other bounds")
@@ -243,7 +244,6 @@ def _write_run_time_length(em, x: Traced, items: list[Item], value, what) -> Tra
         if masked.fixed_along(shape, len(region) - axis):
             masked.need(masked.Masked(None, axis, ("bounds", lo, hi), key, params), f"{what} of an array of fixed length")
     v = values_for(em, value, x.dtype, region, what, scalar=True)
-    old = _basic(em, x, whole) if not rows else _advanced(em, x, whole)
     new = em.emit("select", masked.mask(em, ("bounds", lo, hi), region, axis), v, old, sources=(x,), weak=x.weak)
     return _set_region(em, x, whole, new) if not rows else _set_run_time_positions(em, x, whole, new, what)
 

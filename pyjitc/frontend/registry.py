@@ -4,11 +4,13 @@ and a note for users. policy.py (the whitelist), doc.py (the generated table) an
 tests read it; the implementations live in frontend/numpy/, by topic."""
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from .. import tree
 from ..errors import NotSupportedError
 from ..ir.types import is_complex
 from .values import Traced
@@ -85,15 +87,15 @@ def fresh_results(impl, em, args, kwargs, out):
     reached the argument (the caller's array too)."""
     views = _VIEWS.get(impl, False)
     if views == "copy":
-        import inspect
         try:
             bound = inspect.signature(impl).bind(em, *args, **kwargs)
-            views = bound.arguments.get("copy", inspect.signature(impl).parameters["copy"].default) is not True
-        except (TypeError, ValueError, KeyError):
+        except (TypeError, ValueError):
             views = False
+        else:
+            bound.apply_defaults()
+            views = bound.arguments["copy"] is not True
     if views or "out" in kwargs:
         return out
-    from .. import tree
     inputs = {id(a.root) for a in tree.leaves((args, kwargs)) if isinstance(a, Traced)}
     if not inputs or not any(isinstance(v, Traced) and id(v.root) in inputs for v in tree.leaves(out)):
         return out
@@ -111,6 +113,8 @@ def wrap(kind: str, name: str, wrapper: Callable[[Callable], Callable]) -> None:
     _TABLES[kind][name] = impl
     if entry.complex_ok:
         _COMPLEX_OK_IMPLS.add(impl)
+    if entry.impl in _VIEWS:
+        _VIEWS[impl] = _VIEWS[entry.impl]
 
 
 def complex_ok_names(kind: str) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
+from .. import masked
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
@@ -61,7 +62,6 @@ def append(em, arr, values, axis=None):
 
 def _append_selections(em, arr, values, axis=None):
     """np.append(np.where(y), n - 1) (run-length encoding) where np.where(y) is a selection."""
-    from .. import masked
     if axis is not None:
         return NotImplemented
     parts = []

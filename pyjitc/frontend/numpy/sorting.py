@@ -327,14 +327,19 @@ def ravel_multi_index(em, multi_index, dims, mode="raise", order="C"):
 def searchsorted(em, a, v, side="left", sorter=None):
     if sorter is not None:
         a = FUNCTIONS["numpy.take"](em, a, sorter)
-    side = em.static(side, "searchsorted: side")
-    if side not in ("left", "right"):
-        raise ShapeError(f"searchsorted: side must be 'left' or 'right' (got {side!r})")
+    side = _side(em, side)
     a, v = em.asarray(a), em.asarray(v)
     if a.ndim != 1:
         raise ShapeError("object too deep for desired array")
     dt = np.result_type(a.dtype, v.dtype)
     return count_before(em, em.cast(a, dt), em.cast(v, dt), side)
+
+
+def _side(em, side) -> str:
+    side = em.static(side, "searchsorted: side")
+    if side not in ("left", "right"):
+        raise ShapeError(f"searchsorted: side must be 'left' or 'right' (got {side!r})")
+    return side
 
 
 def _searchsorted_in_window(em, a, v, side="left", sorter=None):
@@ -344,9 +349,7 @@ def _searchsorted_in_window(em, a, v, side="left", sorter=None):
     if not (isinstance(a, masked.Masked) and a.where[0] == "bounds" and a.data.ndim == 1) \
             or masked.contains(v) or sorter is not None:
         return NotImplemented
-    side = em.static(side, "searchsorted: side")
-    if side not in ("left", "right"):
-        raise ShapeError(f"searchsorted: side must be 'left' or 'right' (got {side!r})")
+    side = _side(em, side)
     v = em.asarray(v)
     dt = np.result_type(a.data.dtype, v.dtype)
     lo, hi = a.where[1], a.where[2]
