@@ -467,3 +467,36 @@ def test_run_length_encodings_joining_selections_are_numpys(b):
         assert_same(pyjitc.jit(fn)(b), fn(b))
     x = np.random.default_rng(len(b)).random(10)
     assert_same(pyjitc.jit(selections_and_slices_joined)(x, len(b) % 8), selections_and_slices_joined(x, len(b) % 8))
+
+
+def set_routines(a, b):
+    return (np.intersect1d(a, b), np.setdiff1d(a, b), np.setxor1d(a, b), np.union1d(a, b),
+            len(np.intersect1d(a, b)), np.setdiff1d(a, b).sum())
+
+
+def set_routines_assuming_unique(a, b):
+    return (np.intersect1d(a, b, assume_unique=True), np.setdiff1d(a, b, assume_unique=True),
+            np.setxor1d(a, b, assume_unique=True))
+
+
+def common_with_indices(a, b):
+    return np.intersect1d(a, b, return_indices=True), np.intersect1d(a, b, assume_unique=True, return_indices=True)
+
+
+SETS = {f: pyjitc.jit(f) for f in (set_routines, set_routines_assuming_unique, common_with_indices)}
+few_values = st.lists(st.sampled_from([0.0, 1.0, 2.5, -3.0, 7.0, np.nan]), min_size=6, max_size=6).map(np.array)
+
+
+@settings(max_examples=25, deadline=None)
+@given(few_values, few_values.map(lambda x: x[:4]))
+def test_set_routines_keep_numpys_sorted_values_and_nan_rules(a, b):
+    # NaN is never equal to NaN in NumPy's set routines: not common, and setxor1d keeps one of each
+    for f, jf in SETS.items():
+        assert_same_call(jf, f, a, b)
+
+
+def test_set_routines_of_integer_arrays_follow_numpys_promotion():
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 12, (4, 5)).astype(np.int32), rng.integers(6, 20, 9)
+    for f in (set_routines, common_with_indices):
+        assert_same(pyjitc.jit(f)(a, b), f(a, b))

@@ -15,6 +15,7 @@ this package registers them all.
     contractions.py  matmul, dot, vdot, inner, outer, tensordot, einsum
     editing.py       insert, delete, compress, choose; put, putmask, place (in place)
     sorting.py       sort, argsort, searchsorted, take, take_along_axis
+    sets.py          intersect1d, setdiff1d, setxor1d (selections over sorted data)
     linalg.py        numpy.linalg: solve, inv, det, slogdet, cholesky, norm
     fft.py           numpy.fft: fft, ifft, rfft, irfft, fftn, ..., fftfreq, fftshift
     complex.py       conjugate, real, imag, angle
@@ -30,5 +31,5 @@ this package registers them all.
     as_python.py     apply_along_axis, written as the NumPy code a user would write (compiled as a helper)
 """
 from . import (accurate, as_python, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               editing, elementwise, fft, introspection, iteration, linalg, reductions, scipy_calls, shapes, sorting, spectral,
+               editing, elementwise, fft, introspection, iteration, linalg, reductions, scipy_calls, sets, shapes, sorting, spectral,
                statistics, ufunc_methods, ufuncs)

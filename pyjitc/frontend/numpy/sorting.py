@@ -187,14 +187,7 @@ def unique(em, ar, return_index=False, return_inverse=False, return_counts=False
         outs = [x] + [empty] * bool(return_index) + [reshape(em, empty, a.shape)] * bool(return_inverse) \
             + [empty] * bool(return_counts)
         return tuple(outs) if extras else x
-    first = em.full(True, np.bool_, (1,))
-    new = cmp(em, em.emit("slice", x, start=(1,), limit=(n,), strides=(1,)),
-              em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,)), "NE")
-    if is_float(x.dtype) and equal_nan:
-        both = em.emit("and", isnan(em, em.emit("slice", x, start=(1,), limit=(n,), strides=(1,))),
-                       isnan(em, em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,))))
-        new = em.emit("and", new, em.emit("not", both))
-    flags = em.emit("concatenate", first, new, axis=0) if n > 1 else first
+    flags = run_starts(em, x, equal_nan)
     key = ("flags", mask_key(em, flags), (n,))
 
     def selected(values):
@@ -215,6 +208,21 @@ def unique(em, ar, return_index=False, return_inverse=False, return_counts=False
                             em.full(n, np.int64, (1,)), axis=0)
         outs.append(selected(em.emit("sub", following, iota)))
     return tuple(outs) if extras else outs[0]
+
+
+def run_starts(em, x: Traced, equal_nan: bool) -> Traced:
+    """Over a sorted 1-D x (n >= 1): whether each element starts a run of equal values (NaNs one
+    run where equal_nan, as np.unique)."""
+    n = x.shape[0]
+    first = em.full(True, np.bool_, (1,))
+    if n == 1:
+        return first
+    later = em.emit("slice", x, start=(1,), limit=(n,), strides=(1,))
+    earlier = em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,))
+    new = cmp(em, later, earlier, "NE")
+    if is_float(x.dtype) and equal_nan:
+        new = em.emit("and", new, em.emit("not", em.emit("and", isnan(em, later), isnan(em, earlier))))
+    return em.emit("concatenate", first, new, axis=0)
 
 
 @register("numpy.flatnonzero", note="as np.nonzero")
