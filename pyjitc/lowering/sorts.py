@@ -46,12 +46,10 @@ def _move_axis(b: Builder, x: Value, src: int, dst: int) -> Value:
 
 def _before(b: Builder, x: Value, y: Value) -> Value:
     """x sorts strictly before y in NumPy's order: x < y, or y is NaN and x is not."""
-    less = b.emit("compare", x, y, direction="LT")
-    if is_float(x.type.dtype):
-        y_nan = b.emit("compare", y, y, direction="NE")
-        x_num = b.emit("compare", x, x, direction="EQ")
-        less = b.emit("or", less, b.emit("and", y_nan, x_num))
-    return less
+    if not is_float(x.type.dtype):
+        return b.emit("compare", x, y, direction="LT")
+    # not (x >= y) holds where x < y or either is NaN; x == x leaves out a NaN x
+    return b.emit("and", b.emit("not", b.emit("compare", x, y, direction="GE")), b.emit("compare", x, x, direction="EQ"))
 
 
 def _merge_sort(b: Builder, x: Value, with_index: bool):
