@@ -142,11 +142,15 @@ class JitFunction:
 
     def __init__(self, fn, static_argnames=(), target: str = "llvm-cpu", cpu: str = "host",
                  device: str | None = None, dynamic: bool | None = None):
+        fn = codegen.as_python_function(fn)     # pyjitc.jit(np.sort)
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._src = codegen.source_of(fn)           # parse + whitelist check, at decoration time
         self._signature = real_signature(fn)
         self._param_names = list(self._signature.parameters)
+        # calls whose positional arguments bind one to one to the parameters: no *args/**kwargs
+        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._signature.parameters.values())
+        self._positional = len(self._param_names) if plain else -1
         unknown = set(static_argnames) - set(self._param_names)
         if unknown:
             raise ArgumentError(f"static_argnames names no parameter of {fn.__name__}: {', '.join(sorted(unknown))}")
@@ -168,7 +172,7 @@ class JitFunction:
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
-        if not kwargs and len(args) == len(self._param_names):   # the common case, without inspect
+        if not kwargs and len(args) == self._positional:   # the common case, without inspect
             return dict(zip(self._param_names, args))
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -200,7 +204,7 @@ class JitFunction:
         """The fast path's key for a call with every argument positional, each an ndarray, a Python
         bool/int/float or a static value; None for any other call (the general path takes it). It
         says no more than _key does: arrays that may share memory are left to the general path."""
-        if len(args) != len(self._param_names):
+        if len(args) != self._positional:
             return None
         key = []
         arrays = 0

@@ -115,3 +115,41 @@ def test_tuples_and_lists_of_results_on_the_fast_path_are_numpys(fn):
         assert type(got) is type(want) and [type(g) for g in got] == [type(w) for w in want]
         assert (got[0] is got[1]) == (want[0] is want[1]), "one array returned twice is one object"
     assert jf._fast, "the fast path was taken"
+
+
+def plus_the_rest(x, *rest):
+    return x + sum(rest)
+
+
+def rest_and_options(*args, **kwargs):
+    return np.sort(*args, **kwargs)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((np.ones(3), np.arange(3.0)), {}),           # as many arguments as parameters: still *rest
+    ((np.ones(3),), {}),
+    ((np.ones(3), np.arange(3.0), np.full(3, 2.0)), {}),
+])
+def test_star_parameters_bind_as_python_binds_them(args, kwargs):
+    # the fast path bound positional arguments one to one to the parameters, so x + sum(rest)
+    # got rest = the second array and summed its elements
+    assert_same(pyjitc.jit(plus_the_rest)(*args, **kwargs), plus_the_rest(*args, **kwargs))
+
+
+def test_star_parameters_with_as_many_arguments_as_parameters_and_keywords():
+    x = np.array([[3.0, 1.0], [0.0, 2.0]])
+    f = pyjitc.jit(rest_and_options)
+    assert_same(f(x, 0), rest_and_options(x, 0))
+    assert_same(f(x, axis=0), rest_and_options(x, axis=0))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (np.sort, (np.array([3.0, np.nan, 1.0]),)),
+    (np.add, (np.ones(2, np.float32), 2)),
+    (np.linalg.norm, (np.arange(4.0).reshape(2, 2),)),
+    (np.union1d, (np.array([3, 1]), np.array([1, 5]))),     # NumPy's own Python code, compiled
+    (len, (np.ones((4, 2)),)),
+])
+def test_jit_of_a_numpy_function_or_builtin_compiles_a_call_to_it(fn, args):
+    # pyjitc.jit(np.sort) as jax.jit(jnp.sort): it raised an internal AttributeError
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))

@@ -41,6 +41,26 @@ _SOURCE_CACHE: dict[Any, SourceFunction] = {}
 _CHECKED: set = set()
 
 
+def as_python_function(fn):
+    """`fn` as @jit compiles it: a NumPy function, ufunc, math function or builtin that compiled
+    code may call (`pyjitc.jit(np.sort)`, as `jax.jit(jnp.sort)`) becomes a Python function
+    calling it with the caller's arguments; anything else is returned as it is."""
+    if isinstance(fn, types.FunctionType) or not callable(fn) or getattr(type(fn), "__pyjitc_jit__", False):
+        return fn
+    try:
+        kind, _ = policy.classify_call(fn, getattr(fn, "__name__", repr(fn)))
+    except JitError:
+        return fn
+    if kind not in ("numpy", "builtin", "math", "user"):
+        return fn
+
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = getattr(fn, "__name__", "call")
+    call.__doc__ = getattr(fn, "__doc__", None)
+    return call
+
+
 def source_of(fn, check: bool = True) -> SourceFunction:
     """The function's parsed source; `check`: and the policy's pass over all of it (the @jit
     function, at decoration). A helper it calls is checked by the compiler as it is compiled
