@@ -180,7 +180,7 @@ class VJPFunction(GradFunction):
     def _bind(self, args, kwargs) -> dict:
         *args, cotangent = args
         names = self._param_names[:-1]
-        if not kwargs and len(args) == len(names):
+        if not kwargs and len(args) == self._positional:   # (no *args/**kwargs)
             values = dict(zip(names, args))
         else:
             try:
