@@ -144,10 +144,13 @@ def _quantile(em, a, q, axis, method, keepdims, weights, weak_q, name):
 
 
 def _lerp(em, a, b, t):
-    """NumPy's _lerp: a + (b - a) * t, or b - (b - a) * (1 - t) where t >= 0.5 (in its dtype)."""
+    """NumPy's _lerp: a + (b - a) * t, or b - (b - a) * (1 - t) where t >= 0.5 (in its dtype);
+    t known at compile time, or a run-time array (nanquantile's)."""
     d = apply_operator(em, "Sub", b, a)
     out = apply_operator(em, "Add", a, apply_operator(em, "Mult", d, t))
-    back = em.cast(apply_operator(em, "Sub", b, apply_operator(em, "Mult", d, 1 - t)), out.dtype)
+    back = em.cast(apply_operator(em, "Sub", b, apply_operator(em, "Mult", d, apply_operator(em, "Sub", 1, t))), out.dtype)
+    if isinstance(t, Traced):
+        return sel(em, em.broadcast(cmp(em, t, em.full(0.5, t.dtype, t.shape), "GE"), out.shape), back, out)
     upper = np.asarray(t) >= 0.5
     if upper.ndim == 0:
         return back if upper else out
@@ -185,11 +188,12 @@ _quantile_fn("quantile", False)
 _quantile_fn("percentile", True)
 
 
-def _nan_quantiles(em, a, q, axis, keepdims, name, weak_q=True):
+def _nan_quantiles(em, a, q, axis, keepdims, name, weak_q=True, median=False):
     """Quantiles (method 'linear') of each lane's numbers, NaN left out (nanmedian, nanquantile,
     nanpercentile): the lane sorted (NaN last), its count c of numbers, the virtual index
     q * (c - 1) at run time, and NumPy's _lerp between the two elements around it; a lane of
-    NaN only gives NaN (NumPy warns)."""
+    NaN only gives NaN (NumPy warns). `median`: the mean of the two middle elements instead
+    (np.nanmedian is np.ma.median's (low + high) / 2, which can differ from _lerp in the last bit)."""
     a = as_array(em, a)
     if a.dtype.kind not in "f":
         return _quantile(em, a, q, axis, "linear", keepdims, None, weak_q, name)   # no NaN to leave out
@@ -214,11 +218,14 @@ def _nan_quantiles(em, a, q, axis, keepdims, name, weak_q=True):
             j = em.emit("min", em.emit("add", i, em.full(1, np.int64, rest)), last)
             pick = lambda k: reshape(em, FUNCTIONS["numpy.take_along_axis"](      # noqa: E731
                 em, srt, reshape(em, k, (1,) + rest), axis=0), rest)
-            below, above = pick(i), pick(j)
-            d = em.emit("sub", above, below)
-            up = em.emit("sub", above, em.emit("mul", d, em.emit("sub", em.full(1, arr.dtype, rest), gamma)))
-            down = em.emit("add", below, em.emit("mul", d, gamma))
-            r = sel(em, cmp(em, gamma, em.full(0.5, arr.dtype, rest), "GE"), up, down)
+            if median:   # np.ma.median's middle pair: (c // 2 - 1 + c % 2, c // 2)
+                h = apply_operator(em, "FloorDiv", count, 2)
+                low = em.emit("max", apply_operator(em, "Add", apply_operator(em, "Sub", h, 1),
+                                                    apply_operator(em, "Mod", count, 2)), em.full(0, np.int64, rest))
+                high = em.emit("min", h, em.full(n - 1, np.int64, rest))
+                r = apply_operator(em, "Div", apply_operator(em, "Add", pick(low), pick(high)), 2.0)
+            else:
+                r = _lerp(em, pick(i), pick(j), gamma)
             outs.append(sel(em, cmp(em, count, em.full(0, np.int64, rest), "EQ"), em.full(np.nan, arr.dtype, rest), r))
         out = FUNCTIONS["numpy.stack"](em, outs) if len(outs) > 1 else outs[0]
         return reshape(em, out, np.shape(q) + rest)
@@ -232,7 +239,7 @@ def nanmedian(em, a, axis=None, out=None, overwrite_input=False, keepdims=False)
         raise NotSupportedError("nanmedian: out= is not supported")
     if as_array(em, a).dtype.kind == "c":
         raise NotSupportedError("nanmedian of complex numbers is not supported")
-    return _nan_quantiles(em, a, np.asarray(0.5), axis, keepdims, "nanmedian")
+    return _nan_quantiles(em, a, np.asarray(0.5), axis, keepdims, "nanmedian", median=True)
 
 
 def _nan_quantile_fn(name, scale):
