@@ -14,7 +14,7 @@ from . import indexing, masked, selections
 from .operators import apply_operator
 from .sequences import Seq
 from .registry import FUNCTIONS, PROPERTIES
-from .values import NeedStatic, Traced, call_known, contains_unknown, is_static, items_of, known
+from .values import Traced, call_known, container_changed, contains_unknown, is_static, items_of, known
 
 # NumPy's in-place operators, for contents known at compile time
 IN_PLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
@@ -43,12 +43,7 @@ def store(em, base, index, value, shown):
         if not store_known(em, base, index, value):
             base.value = indexing.setitem(em, base, index, value, shown).value
     elif isinstance(base, (list, dict)):
-        if em.loop_depth or em.branch_depth:   # (both sides of a run-time if are built)
-            why = NotSupportedError(f"{shown}: changing a Python {type(base).__name__} inside a loop or branch "
-                                    "that runs at run time", hint="use an array and index assignment instead")
-            if em.loop_markers and not em.branch_depth:   # unroll the loop, if it can be (as list.append)
-                raise NeedStatic(frozenset({em.loop_markers[-1]}), reason=why)
-            raise why
+        container_changed(em, shown, type(base).__name__)   # (both sides of a run-time if are built)
         index = em.static(index, "an index into a Python list or dict")
         try:
             base[index] = value

@@ -27,7 +27,7 @@ from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
 from .numpy.builtins import MATH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
-from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, items_of, known
+from .values import Emitter, NeedStatic, Traced, call_known, container_changed, fold, hold, is_static, items_of, known
 from .unify import Deleted
 from .regions import BOUND, BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, negate
 from .attributes import BoundMethod
@@ -478,13 +478,7 @@ class FunctionCompiler(ast.NodeVisitor):
             return self.call_impl(target, shown, args, kwargs)
         if kind == "method":   # a method of a str, list, dict, ... held while the program is built
             if policy.python_method(target) == "mutating":
-                if raising.at_run_time(self.em):
-                    why = NotSupportedError(f"{shown}(): changing a Python {type(target.__self__).__name__} inside a "
-                                            "loop or branch that runs at run time",
-                                            hint="use an array and index assignment instead")
-                    if self.em.loop_markers and not self.em.branch_depth:   # unroll the loop, if it can be
-                        raise NeedStatic(frozenset({self.em.loop_markers[-1]}), reason=why)
-                    raise why
+                container_changed(self.em, f"{shown}()", type(target.__self__).__name__)
                 return target(*args, **kwargs)
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}() of values known only at run time")

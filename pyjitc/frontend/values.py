@@ -202,6 +202,19 @@ class NeedStatic(Exception):
         self.reason = reason   # what to report if the value can't be made static
 
 
+def container_changed(em, shown: str, kind: str) -> None:
+    """A Python list or dict (`kind`) changed by `shown` (`out[j] = ...`, `table.append(...)`):
+    inside a loop that runs at run time, that loop is unrolled where its trip count can be known
+    (the program is built once per iteration); in a branch on run-time values, a located refusal."""
+    if not (em.loop_depth or em.branch_depth):
+        return
+    why = NotSupportedError(f"{shown}: changing a Python {kind} inside a loop or branch that runs at run time",
+                            hint="use an array and index assignment instead")
+    if em.loop_markers and not em.branch_depth:
+        raise NeedStatic(frozenset({em.loop_markers[-1]}), reason=why)
+    raise why
+
+
 def join_params(sources):
     out = frozenset()
     for s in sources:
