@@ -563,16 +563,21 @@ def folding(np_fn):
 
 
 def hold(em: Emitter, x):
-    """Every NumPy array in a result becomes an array the program holds (identity, known contents)."""
+    """Every NumPy array in a result becomes an array the program holds (identity, known contents).
+    A list, dict or tuple without NumPy arrays in it is the object itself: `dp[1][0] = 5` writes
+    into the list dp holds (a copy lost the write)."""
     if isinstance(x, np.ndarray):
         return em.array(x)
-    if isinstance(x, tuple):
+    if isinstance(x, (tuple, list)):
         items = [hold(em, v) for v in x]
+        if all(a is b for a, b in zip(items, x)):
+            return x
+        if isinstance(x, list):
+            return items
         return type(x)(*items) if is_namedtuple(type(x)) else tuple(items)   # (NumPy's named tuples kept)
-    if isinstance(x, list):
-        return [hold(em, v) for v in x]
     if isinstance(x, dict):
-        return {k: hold(em, v) for k, v in x.items()}
+        items = {k: hold(em, v) for k, v in x.items()}
+        return x if all(items[k] is v for k, v in x.items()) else items
     return x
 
 
