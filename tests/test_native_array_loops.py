@@ -333,6 +333,54 @@ def test_a_loop_over_large_scratch_arrays_it_does_not_return_runs_natively(n):
     assert lowered_as(adi_sweeps, u, 2) == "dispatch"
 
 
+def first_step_reaching(target, n):
+    # one array, not read after the loop (the loop returns from inside): IREE dropped the
+    # dispatch's only array result and put the array on the dispatch's stack (32 KiB)
+    dist = np.full(n, -1, dtype=np.int32)
+    dist[0] = 0
+    i = 0
+    while i < n - 1:
+        if dist[i] == target:
+            return i
+        dist[i + 1] = dist[i] + 1
+        i += 1
+    return -1
+
+
+def grid_search_distance(maze, tr, tc):
+    # a breadth-first search with a queue in arrays, returning from inside the loop (probe Q:
+    # IREE failed on it at 60x60, native and host loops both)
+    H, W = maze.shape
+    dist = np.full((H, W), -1, dtype=np.int32)
+    qr = np.zeros(H * W, np.int32)
+    qc = np.zeros(H * W, np.int32)
+    head, tail = 0, 1
+    dist[0, 0] = 0
+    while head < tail:
+        r, c = qr[head], qc[head]
+        head += 1
+        if r == tr and c == tc:
+            return dist[r, c]
+        for dr, dc in [(0, 1), (1, 0), (0, -1), (-1, 0)]:
+            nr, nc = r + dr, c + dc
+            if 0 <= nr < H and 0 <= nc < W and not maze[nr, nc] and dist[nr, nc] < 0:
+                dist[nr, nc] = dist[r, c] + 1
+                qr[tail], qc[tail] = nr, nc
+                tail += 1
+    return -1
+
+
+@pytest.mark.parametrize("fn, args", [
+    (first_step_reaching, (7, 20000)),
+    (grid_search_distance, (np.zeros((60, 60), bool), 59, 59)),
+    (grid_search_distance, (np.eye(60, dtype=bool)[::-1].copy(), 40, 2)),
+], ids=["one-array", "bfs-open", "bfs-walled"])
+def test_a_loop_whose_arrays_nothing_reads_afterwards_runs_natively(fn, args):
+    # (the suite turns IREE's failure on the native loop, NativeLoopWarning, into an error)
+    jf = pyjitc.jit(fn, static_argnames=("n",)) if fn is first_step_reaching else pyjitc.jit(fn)
+    assert_same(jf(*args), fn(*args))
+
+
 def column_kept_then_overwritten(A, B):
     for i in range(1, A.shape[1]):
         tmp = A[:, i - 1] * 2.0

@@ -589,6 +589,16 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     # the second region (the workload count) stays empty: IREE computes it
     results = list(region_op.results)
     arrays = [k for k, i in enumerate(moved) if not _size1(op.results[i])]
+    singles = [k for k, i in enumerate(moved) if _size1(op.results[i])]
+    if arrays and singles:
+        # where nothing after the loop reads any of its arrays (dist in a search that returns
+        # from inside the loop), IREE drops those results and the arrays live on the dispatch's
+        # stack (32 KiB: "exceeded stack allocation limit", 20,000 int32); this barrier holds
+        # them together with the loop's single values, and is put to use only then
+        # (keep_arrays_alive, once the function is built); otherwise it is dead and dropped
+        keep = S.op("stablehlo.optimization_barrier", [results[k] for k in arrays + singles],
+                    [results[k].type for k in arrays + singles])
+        _KEEP.append((region_op, keep, [results[k] for k in singles], len(arrays)))
     if len(arrays) > 1:
         # the arrays held together: IREE drops a result nothing reads, and the array behind it
         # then lives on the dispatch's stack, which overflowed IREE's 32 KiB limit for a loop
@@ -602,6 +612,35 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     for i, r in zip(moved, results):
         values[i] = _from_storage_tensor(ctx, r, op.results[i].type)
     return values
+
+
+_KEEP: list = []   # (region, keep barrier, the region's single-value results, how many arrays)
+
+
+def keep_arrays_alive() -> None:
+    """Once a function is built: for each native loop none of whose arrays is read after it,
+    the loop's single values are read through its keep barrier, so IREE gives the arrays buffers."""
+    for region, keep, singles, n_arrays in _KEEP:
+        keep = keep.operation
+        if any(_read(r, keep) for r in region.results if not any(r == v for v in singles)):
+            continue
+        for k, single in enumerate(singles):   # (all of them: whichever the function goes on to use)
+            single.replace_all_uses_except(keep.results[n_arrays + k], keep)
+    _KEEP.clear()
+
+
+def _read(value: ir.Value, keep) -> bool:
+    """Whether anything but `keep` reads `value`, through the barrier holding a loop's arrays
+    together (whose results may be unread in turn)."""
+    for use in value.uses:
+        owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if owner == keep:
+            continue
+        if owner.name == "stablehlo.optimization_barrier" and any(_read(r, keep) for r in owner.results):
+            return True
+        if owner.name != "stablehlo.optimization_barrier":
+            return True
+    return False
 
 
 def _constant_value(value: ir.Value):

@@ -780,6 +780,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
                 _options.dims = _dimension_sizes(fn, entry.arguments)
                 lower_block(fn.body, env)
                 ir.Operation.create("func.return", operands=[env[v.id] for v in fn.results])
+                scalar_loop.keep_arrays_alive()
         try:
             ok = module.operation.verify()
         except ir.MLIRError as e:  # the verifier found a lowering bug: show it with the module
