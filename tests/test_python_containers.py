@@ -83,3 +83,44 @@ def grid_paths(n):
 def test_a_change_through_a_containers_element_reaches_the_container(fn, args):
     # reading dp[1] gave a copy of the inner list, so dp[1][0] = 5 was lost without an error
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def sorted_by_a_lambda():
+    return sorted([3, 1, 2], key=lambda v: -v), sorted({"b": 2, "a": 3}.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def list_sort_in_place(x):
+    L = [3.0, 1.0, float(x[0])]
+    L.sort()
+    M = [(2, "b"), (1, "a"), (2, "a")]
+    M.sort(key=lambda t: t[0])          # stable: (2, "b") stays before (2, "a")
+    R = [x[0], x[1], x[2]]
+    R.sort(reverse=True)
+    return L, M, R
+
+
+def max_and_min_with_a_default(x):
+    return (max((v for v in x), default=-1), min(x[:0], default=-1.5), max([], default=None),
+            max([x[1], x[0]], default=0.0))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (sorted_by_a_lambda, ()), (list_sort_in_place, (np.array([2.0, 5.0, 1.0]),)),
+    (max_and_min_with_a_default, (np.arange(4.0),)),
+])
+def test_sorting_and_picking_with_python_s_keyword_arguments(fn, args):
+    # key=lambda raised an internal TypeError (a local function is called by the compiler);
+    # max(..., default=d) of run-time numbers an error naming an internal class
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def sorted_by_run_time_keys(x):
+    parts = [x[:2], x[2:]]
+    parts.sort(key=lambda p: p.sum())
+    return parts[0]
+
+
+def test_sorting_by_keys_known_only_at_run_time_is_a_located_refusal():
+    with pytest.raises(pyjitc.JitError, match="keys known only at run time") as e:
+        pyjitc.jit(sorted_by_run_time_keys)(np.arange(5.0))
+    assert "test_python_containers.py" in str(e.value)

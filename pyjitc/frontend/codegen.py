@@ -479,6 +479,10 @@ class FunctionCompiler(ast.NodeVisitor):
         if kind == "method":   # a method of a str, list, dict, ... held while the program is built
             if policy.python_method(target) == "mutating":
                 container_changed(self.em, f"{shown}()", type(target.__self__).__name__)
+                owner = target.__self__
+                if isinstance(owner, list) and target.__name__ == "sort" and not args:   # sorted()'s rules (key=, numbers)
+                    owner[:] = registry.BUILTINS["sorted"](self.em, owner, **kwargs)
+                    return None
                 return target(*args, **kwargs)
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}() of values known only at run time")

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
 from ..sequences import Seq, enumerate_, ndenumerate, ndindex, range_, zip_
-from ..values import NeedStatic, Traced, fold, is_static, join_params
+from ..values import NeedStatic, Traced, fold, is_static, join_params, known
 from .elementwise import cmp
 from .shapes import reshape
 from ..operators import apply_operator
@@ -49,8 +49,15 @@ def reversed_(em, seq):
                                  "does, NaN last); key= needs compile-time items")
 def sorted_(em, iterable, key=None, reverse=False):
     reverse = em.static(reverse, "sorted: reverse")
+    if key is not None:
+        return _sorted_by_key(em, _sequence(em, iterable, list), key, reverse)
     items = iterable if isinstance(iterable, (list, tuple)) else None
-    if key is None and items is not None and any(isinstance(v, Traced) for v in items):
+    if items is not None and any(isinstance(v, Traced) for v in items):
+        weak = {v.weak for v in items if isinstance(v, Traced)}
+        if weak in ({int}, {float}):   # Python numbers known now among run-time ones of their type
+            w = next(iter(weak))
+            items = [Traced(em.asarray(v, np.int64 if w is int else np.float64).value, w, frozenset())
+                     if type(v) is w else v for v in items]
         kinds = {(v.dtype, v.weak) if isinstance(v, Traced) and v.ndim == 0 else None for v in items}
         if len(kinds) != 1 or None in kinds:
             raise NotSupportedError("sorted() of numbers known only at run time: they must all be numbers of one type",
@@ -63,6 +70,22 @@ def sorted_(em, iterable, key=None, reverse=False):
         return sorted_(em, _sequence(em, iterable, list), key, reverse) if iterable.ndim == 1 and key is None else \
             _static_builtin(sorted, "use np.sort for arrays")(em, iterable, key=key, reverse=reverse)
     return _static_builtin(sorted, "use np.sort for arrays")(em, iterable, key=key, reverse=reverse)
+
+
+def _sorted_by_key(em, items: list, key, reverse: bool) -> list:
+    """sorted(items, key=f): f called on each item now (a lambda or helper is compiled like any
+    call); the keys must be known at compile time, and Python's stable sort orders the items."""
+    shown = getattr(key, "__name__", "the key function")
+    keys = [em.call_function(key, shown, [item], {}) for item in items]
+    if not is_static(*keys):
+        raise NotSupportedError("sorted() / list.sort() with keys known only at run time",
+                                hint="sort positions instead: order = np.argsort(np.array([f(v) for v in items]))")
+    keys = [known(k) for k in keys]
+    try:
+        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"{type(e).__name__}: {e}") from None
+    return [items[i] for i in order]
 
 
 def _number(em, x, what):
@@ -338,6 +361,13 @@ def _pick(fn, numpy_name, hint):
     def impl(em, *args, **kwargs):
         if kwargs.get("key") is not None and args:
             return _pick_by_key(em, fn, numpy_name, args, kwargs)
+        if "default" in kwargs and set(kwargs) <= {"default", "key"}:   # max(iterable, default=d)
+            if len(args) != 1:
+                raise ShapeError(f"TypeError: Cannot specify a default for {fn.__name__}() with multiple "
+                                 "positional arguments")
+            items = args[0] if isinstance(args[0], Traced) and args[0].ndim else _sequence(em, args[0], list)
+            empty = (items.shape[0] if isinstance(items, Traced) else len(items)) == 0
+            return kwargs["default"] if empty else impl(em, items)
         if len(args) == 1 and not kwargs and isinstance(args[0], Traced):
             return _pick_of_array(em, fn, args[0])
         if len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) and len(args[0]) > 1 \
