@@ -174,8 +174,7 @@ def augmented_assign(fc, node: ast.AugAssign):
         return
     if not isinstance(node.target, ast.Subscript):
         raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
-    base = fc.visit(node.target.value)
-    index = fc.visit(node.target.slice)
+    base, index = fc.subscript(node.target, read=False)
     if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
         key = em.static(known(index), "an index into a Python list or dict")
         try:

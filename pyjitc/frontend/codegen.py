@@ -223,8 +223,7 @@ class FunctionCompiler(ast.NodeVisitor):
             for t, v in assignment.unpack_targets(self.em, target.elts, value):
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
-            base = self.visit(target.value)   # every array is a value with identity: all aliases see the write
-            index = self.visit(target.slice)
+            base, index = self.subscript(target, read=False)   # every array is a value with identity: all aliases see the write
             if isinstance(base, masked.Masked) and masked.element_index(base, index, writing=True):   # v[0] = ... of v = x[k:]
                 base, index = base.data, masked.element_position(self.em, base, index)
             elif isinstance(base, masked.Masked):
@@ -659,9 +658,32 @@ class FunctionCompiler(ast.NodeVisitor):
         part = lambda n: None if n is None else self.visit(n)
         return slice(part(node.lower), part(node.upper), part(node.step))
 
+    def subscript(self, node: ast.Subscript, read: bool = True) -> tuple:
+        """The base and index `node` reads (or writes: `read` False, the index as it is). `a[i][j]`
+        of an array, with integers i and a basic index j (integers, slices, ..., None), is
+        `a[i, j]`: the same elements, as one index into a rather than an index into a view
+        (loops writing `d[i][j]` run as native loops)."""
+        base = inner = None
+        if isinstance(node.value, ast.Subscript):
+            base, inner = self.subscript(node.value)
+        else:
+            base = self.visit(node.value)
+        index = self.visit(node.slice)
+        if inner is None:
+            return base, known(index) if read else index
+        outer = known(index)
+        inner_items = inner if isinstance(inner, tuple) else (inner,)
+        outer_items = outer if isinstance(outer, tuple) else (outer,)
+        if isinstance(base, Traced) and base.ndim >= len(inner_items) and all(map(_integer, inner_items)) \
+                and all(_basic(v) for v in outer_items):
+            return base, inner_items + outer_items
+        return self.item(base, inner, node.value), outer if read else index
+
     def visit_Subscript(self, node):
-        base = self.visit(node.value)
-        index = known(self.visit(node.slice))
+        return self.item(*self.subscript(node), node)
+
+    def item(self, base, index, node):
+        """base[index], as `node` reads it."""
         mask_of = masked.as_mask(index)
         if isinstance(base, Traced) and mask_of is not None and mask_of.shape == base.shape[:mask_of.ndim]:
             index = mask_of     # x[np.nonzero(m)] is x[m] (where m has x's shape; else positions to gather)
@@ -722,6 +744,18 @@ class FunctionCompiler(ast.NodeVisitor):
 # the syntax the compiler interprets: every node type FunctionCompiler has a visit_ method for
 ALLOWED_SYNTAX = frozenset(getattr(ast, name[len("visit_"):]) for name in vars(FunctionCompiler)
                            if name.startswith("visit_") and name != "visit_")
+
+
+def _integer(v) -> bool:
+    """An integer index (not a bool): a Python int or a 0-d integer value."""
+    if isinstance(v, Traced):
+        return v.ndim == 0 and (v.weak is int or (v.weak is None and is_int(v.dtype)))
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _basic(v) -> bool:
+    """A basic index item: an integer, a slice, ... or None (no index arrays, no masks)."""
+    return v is None or v is Ellipsis or isinstance(v, slice) and not masked.contains(v) or _integer(v)
 
 
 def _getitem(em, base, index):
