@@ -47,6 +47,9 @@ def _op_ok(op: Op) -> bool:
     return False
 
 
+op_ok = _op_ok   # (lowering/straight_line.py asks it of the ops it wraps)
+
+
 def eligible(op: Op) -> bool:
     """Whether the `while` op `op` runs as one native loop: every op has a scalar form and every
     array it writes is updated in place (see the module docstring). Not with run-time sizes."""

@@ -3,6 +3,7 @@ Python bindings in iree.compiler.ir. Each op carries its Python source location.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import broadcast_fanout, mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts, tiles
+from . import broadcast_fanout, mlir_dialects, native_loops, scalar_arrays, scalar_loop, scans, scratch, sorts, straight_line, tiles
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
 
@@ -754,6 +755,8 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
     _options.scalar_loops = scalar_loops
     _options.copies = 0
+    if scalar_loops:   # long runs of scalar work as one native loop (lowering/straight_line.py)
+        fns = [(dataclasses.replace(fn, body=straight_line.wrapped(fn.body)), reflection) for fn, reflection in fns]
     _options.constant = {}    # ops found to depend on no argument (True) or on one (False)
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = use_counts(fns)
