@@ -151,3 +151,56 @@ def test_a_dynamic_programme_over_python_lists_is_one_native_loop_and_matches_py
     assert_same(f(a, b), edit_distance(a, b))
     text = f.lower(a, b).as_text()
     assert text.count("flow.dispatch.region") == 1 and "scf.while" in text
+
+
+def longest_increasing_subsequence(a):
+    n = len(a)
+    d = [1] * n
+    for i in range(n):
+        for j in range(i):
+            if a[j] < a[i] and d[j] + 1 > d[i]:
+                d[i] = d[j] + 1
+    return max(d), d
+
+
+def best_record(x):
+    best = {"value": -1.0, "at": -1}
+    for i in range(x.shape[0]):
+        if x[i] > best["value"]:
+            best["value"] = x[i]
+            best["at"] = i
+    return best
+
+
+def branch_writes_one_item_each(x):
+    L = [0.0, 0.0, 0.0]
+    if x.sum() > 0:
+        L[0] = x[0]
+    else:
+        L[2] = x[1] * 2.0
+    return L
+
+
+@pytest.mark.parametrize("fn, args", [
+    (longest_increasing_subsequence, (np.random.default_rng(5).random(10),)),
+    (best_record, (np.random.default_rng(6).standard_normal(9),)),
+    (branch_writes_one_item_each, (np.array([1.0, -3.0]),)),
+    (branch_writes_one_item_each, (np.array([-1.0, -3.0]),)),
+])
+def test_items_of_lists_and_dicts_written_under_a_run_time_if_are_merged_per_item(fn, args):
+    # the write was refused ("changing a Python list inside a loop or branch that runs at run
+    # time"): each branch is now interpreted from the same contents and the items merged
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def appends_under_a_run_time_if(x):
+    out = []
+    if x[0] > 0:
+        out.append(1.0)
+    return out
+
+
+def test_a_list_growing_in_a_branch_on_run_time_values_is_a_located_refusal():
+    with pytest.raises(pyjitc.JitError, match="changing a Python list") as e:
+        pyjitc.jit(appends_under_a_run_time_if)(np.ones(2))
+    assert "test_python_containers.py" in str(e.value)

@@ -197,6 +197,52 @@ def _zero_tree(like):
     return ZERO
 
 
+class Containers:
+    """The Python lists and dicts reachable from the names (and the enclosing functions' names),
+    each with what it holds now: each branch of a run-time `if` is interpreted from the same
+    contents, and the branches' items are merged one by one (`if a[j] < a[i]: d[i] = d[j] + 1`
+    over a list d in an unrolled loop)."""
+
+    def __init__(self, env: dict, em: Emitter):
+        self.held: dict[int, tuple] = {}
+        for v in list(env.values()) + [v for outer in em.enclosing_envs for v in outer.values()]:
+            self._walk(v)
+
+    def _walk(self, v) -> None:
+        if isinstance(v, (list, dict)) and id(v) not in self.held:
+            self.held[id(v)] = (v, v.copy())
+            for item in (v.values() if isinstance(v, dict) else v):
+                self._walk(item)
+        elif isinstance(v, tuple):
+            for item in v:
+                self._walk(item)
+
+    def contents(self) -> dict:
+        return {cid: c.copy() for cid, (c, _) in self.held.items()}
+
+    def restore(self) -> None:
+        for c, before in self.held.values():
+            if isinstance(c, list):
+                c[:] = before
+            else:
+                c.clear()
+                c.update(before)
+
+    def changed(self, outcomes: list) -> list:
+        """The keys ("item", (container id, index)) of the items some branch changed; a change of
+        length or of keys is refused (the paths would leave containers of different shapes)."""
+        keys = []
+        for cid, (c, before) in self.held.items():
+            after = [o[cid] for o in outcomes]
+            if any(len(a) != len(before) or (isinstance(c, dict) and a.keys() != before.keys()) for a in after):
+                raise NotSupportedError(f"a Python {type(c).__name__} changes length in a branch on values known only "
+                                        "at run time", hint="use an array, or give it its length before the if")
+            for k in (before if isinstance(c, dict) else range(len(before))):
+                if any(a[k] is not before[k] for a in after):
+                    keys.append(("item", (cid, k)))
+        return keys
+
+
 def rebind(env: dict, key, value, cells: dict) -> None:
     kind, k = key
     if kind == "name":
@@ -216,10 +262,12 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
     b = em.b
     checkpoint = b.checkpoint()
     before = State(env, em)
-    outcomes = []
+    held = Containers(env, em)
+    outcomes, contents = [], []
     try:
         for run in branches:
             before.restore(env)
+            held.restore()
             block = b.open_block()
             em.branch_depth += 1
             try:
@@ -230,8 +278,10 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
                 em.branch_depth -= 1
             b.close_block([])
             outcomes.append((block, dict(env), {cid: c._value for cid, (c, _) in before.cells.items()}))
+            contents.append(held.contents())
         before.restore(env)
-        keys = []
+        held.restore()
+        keys = held.changed(contents)
         for _, after_env, after_cells in outcomes:
             for k in list(after_env):
                 if after_env[k] is not before.env.get(k, MISSING) and ("name", k) not in keys:
@@ -245,6 +295,10 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         for key in keys:
             if key[0] == "name":
                 values = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
+            elif key[0] == "item":
+                values = [c[key[1][0]][key[1][1]] for c in contents]
+                plans.append((key, merge.plan(values, f"an item of a Python {type(held.held[key[1][0]][0]).__name__}")))
+                continue
             else:
                 c = before.cells[key[1]][0]
                 values = [Traced(o[2][key[1]], c.weak, c.params) for o in outcomes]
@@ -275,22 +329,33 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         results = out if isinstance(out, tuple) else (out,)
     cells = {cid: c for cid, (c, _) in before.cells.items()}
     for key, rebuild in plans:
+        if key[0] == "item":
+            cid, k = key[1]
+            held.held[cid][0][k] = after = rebuild(list(results))
+            _python_number_on_one_path(em, cond, after, [c[cid][k] for c in contents])
+            continue
         rebind(env, key, rebuild(list(results)), cells)
     for key, _ in plans:
         if key[0] == "name":
             paths = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
             _mark_ambiguous(em, before.env, env, [key[1]], cond.params, paths)
             after, earlier = env.get(key[1]), before.env.get(key[1])
-            if len(paths) == 2 and isinstance(after, Traced):   # a Python number on one path only
-                weak = [_python_number(p) for p in paths]
-                if weak[0] != weak[1]:
-                    took = em.cast(cond, np.bool_)
-                    _python_number_unless(after, em.emit("not", took) if weak[0] else took, paths[weak.index(True)])
+            _python_number_on_one_path(em, cond, after, paths)
             kept = [p is earlier for p in paths]
             if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and len(paths) == 2 \
                     and any(kept) and not all(kept):   # one path kept the array the name held
                 took = em.cast(cond, np.bool_)
                 _either(em, after, em.emit("not", took) if kept[0] else took, earlier)
+
+
+def _python_number_on_one_path(em: Emitter, cond: Traced, after, paths: list) -> None:
+    """A value merged from two paths, a Python number on one only: which type it is follows
+    the path taken at run time (_python_number_unless)."""
+    if len(paths) == 2 and isinstance(after, Traced):
+        weak = [_python_number(p) for p in paths]
+        if weak[0] != weak[1]:
+            took = em.cast(cond, np.bool_)
+            _python_number_unless(after, em.emit("not", took) if weak[0] else took, paths[weak.index(True)])
 
 
 def _flag_partly_bound(keys: list, outcomes: list, entry: dict) -> None:

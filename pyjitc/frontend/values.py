@@ -202,15 +202,17 @@ class NeedStatic(Exception):
         self.reason = reason   # what to report if the value can't be made static
 
 
-def container_changed(em, shown: str, kind: str) -> None:
+def container_changed(em, shown: str, kind: str, item: bool = False) -> None:
     """A Python list or dict (`kind`) changed by `shown` (`out[j] = ...`, `table.append(...)`):
     inside a loop that runs at run time, that loop is unrolled where its trip count can be known
-    (the program is built once per iteration); in a branch on run-time values, a located refusal."""
-    if not (em.loop_depth or em.branch_depth):
+    (the program is built once per iteration). In a branch on run-time values, an item's store
+    (`item`) is merged with the other branch's (regions.Containers); a change of length there is
+    a located refusal."""
+    if not (em.loop_depth or em.branch_depth) or (item and not em.loop_depth):
         return
     why = NotSupportedError(f"{shown}: changing a Python {kind} inside a loop or branch that runs at run time",
                             hint="use an array and index assignment instead")
-    if em.loop_markers and not em.branch_depth:
+    if em.loop_markers and (item or not em.branch_depth):
         raise NeedStatic(frozenset({em.loop_markers[-1]}), reason=why)
     raise why
 

@@ -53,10 +53,13 @@ def wrapped(block: Block) -> Block:
 
 
 def _scalar(op: Op) -> bool:
-    """Scalar work: single elements in and out (or one element read from an array)."""
-    if op.regions or any(v.type.size != 1 for v in op.results):
+    """Scalar work: single elements in and out (or one element read from an array); an `if`
+    whose branches are scalar work."""
+    if (op.regions and op.name != "if") or any(v.type.size != 1 for v in op.results):
         return False
     if any(v.type.size != 1 for v in op.operands) and op.name not in ("slice", "dynamic_slice"):
+        return False
+    if not all(_scalar(inner) for r in op.regions for inner in r.ops):
         return False
     return native_loops.op_ok(op)
 
