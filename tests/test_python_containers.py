@@ -204,3 +204,26 @@ def test_a_list_growing_in_a_branch_on_run_time_values_is_a_located_refusal():
     with pytest.raises(pyjitc.JitError, match="changing a Python list") as e:
         pyjitc.jit(appends_under_a_run_time_if)(np.ones(2))
     assert "test_python_containers.py" in str(e.value)
+
+
+def _power_mod_7(b, e):
+    r = 1
+    while e > 0:
+        r = r * b % 7
+        e >>= 1
+    return r
+
+
+def powers_by_a_helper_loop(bs, es):
+    # a comprehension over pairs: each item runs the helper's while loop (unrolled per item)
+    return np.array([_power_mod_7(b, e) for b, e in zip(bs, es)])
+
+
+def test_unrolled_items_running_loops_are_one_native_loop_with_their_values_packed():
+    # 40 loops and 40 values for later ops: one dispatch (each value a buffer of its own would
+    # pass IREE's limit of 64 buffers per dispatch)
+    rng = np.random.default_rng(7)
+    bs, es = rng.integers(1, 9, 40), rng.integers(0, 50, 40)
+    f = pyjitc.jit(powers_by_a_helper_loop)
+    assert_same(f(bs, es), powers_by_a_helper_loop(bs, es))
+    assert f.lower(bs, es).as_text().count("flow.dispatch.region") == 1

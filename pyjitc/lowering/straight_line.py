@@ -16,7 +16,8 @@ import numpy as np
 
 from ..ir.graph import Block, Builder, Op, Value
 from . import native_loops
-from .ir_builders import I64, const
+from ..ir.types import TensorType
+from .ir_builders import I64, const, with_element
 
 MIN_RUN = 64     # ops; shorter runs stay as they are (IREE compiles them quickly)
 
@@ -54,8 +55,8 @@ def wrapped(block: Block) -> Block:
 
 def _scalar(op: Op) -> bool:
     """Scalar work: single elements in and out (or one element read from an array); an `if`
-    whose branches are scalar work."""
-    if (op.regions and op.name != "if") or any(v.type.size != 1 for v in op.results):
+    or a loop whose regions are scalar work."""
+    if (op.regions and op.name not in ("if", "while")) or any(v.type.size != 1 for v in op.results):
         return False
     if any(v.type.size != 1 for v in op.operands) and op.name not in ("slice", "dynamic_slice"):
         return False
@@ -77,37 +78,51 @@ def _read_after(ops: list[Op], results: list[Value]) -> set[int]:
     return seen
 
 
-MAX_BUFFERS = 48   # values from outside a run and values it gives later ops: each a buffer of the
-# dispatch, which IREE allows 64 of ("dispatch requiring 244 bindings exceeds limit of 64")
+MAX_INPUTS = 32   # values from outside a run, each an input buffer of the dispatch (IREE allows 64
+# buffers: "dispatch requiring 244 bindings exceeds limit of 64"); the values it gives later ops
+# leave it packed, one array per dtype
 
 
 def _once(run: list[Op], later: set[int], constants: set[int]):
-    """The ops of a loop running `run` once, and {value id -> the loop's result} for the run's
-    values later ops read; (None, None) where native loops can't take it, or it would need more
-    than MAX_BUFFERS buffers (constants are made inside)."""
+    """The ops of a loop running `run` once, and {value id -> its value after the loop} for the
+    run's values later ops read (carried out in one array per dtype, each value at its own
+    position); (None, None) where native loops can't take it, or it would read more than
+    MAX_INPUTS values made outside it (constants are made inside)."""
     made = {v.id for op in run for v in op.results}
     inputs = {v.id for op in run for v in op.operands if v.id not in made and v.id not in constants}
-    kept = [v for op in run for v in op.results if v.id in later]
-    if len(inputs) + len(kept) > MAX_BUFFERS:
+    if len(inputs) > MAX_INPUTS:
         return None, None
+    groups: dict = {}
+    for v in (v for op in run for v in op.results if v.id in later):
+        groups.setdefault(v.type.dtype, []).append(v)
+    groups = list(groups.items())
     b = Builder()
     b.span = run[0].span
     b.open_block()
-    inits = [b.emit("constant", value=np.zeros(v.type.shape, v.type.dtype)) for v in kept]
+    inits = [b.emit("constant", value=np.zeros(len(vs), dtype)) for dtype, vs in groups]
     zero = const(b, 0)
-    types = [I64] + [v.type for v in kept]
+    types = [I64] + [TensorType((len(vs),), dtype) for dtype, vs in groups]
     cond = b.open_block(types)
     b.close_block([b.emit("compare", cond.params[0], const(b, 1), direction="LT")])
     body = b.open_block(types)
     body.ops.extend(run)
     step = b.emit("add", body.params[0], const(b, 1))
-    b.close_block([step] + kept)
+    packed = []
+    for (dtype, vs), array in zip(groups, body.params[1:]):
+        for k, v in enumerate(vs):
+            array = with_element(b, array, v, const(b, k))
+        packed.append(array)
+    b.close_block([step] + packed)
     outs = b.emit("while", zero, *inits, regions=(cond, body))
-    outer = b.close_block([])
-    loop = outer.ops[-1]
+    loop = b.blocks[-1].ops[-1]
     if not native_loops.eligible(loop):
         return None, None
-    return outer.ops, {v.id: r for v, r in zip(kept, outs[1:])}
+    values = {}
+    for (dtype, vs), array in zip(groups, outs[1:]):
+        for k, v in enumerate(vs):
+            item = b.emit("slice", array, start=(k,), limit=(k + 1,), strides=(1,))
+            values[v.id] = b.emit("reshape", item, shape=v.type.shape)
+    return b.close_block([]).ops, values
 
 
 def _renamed(op: Op, renamed: dict) -> Op:
