@@ -31,6 +31,15 @@ def _empty(dt) -> np.ndarray:
     return np.zeros((0,), dt)
 
 
+def _arguments(em, fn, ar1, ar2, **flags):
+    """(NumPy's own result where both arrays are known now, else None), the arrays, and the
+    flags as compile-time values."""
+    flags = {k: bool(em.static(v, f"{fn.__name__}: {k}")) for k, v in flags.items()}
+    if is_static(ar1) and is_static(ar2):
+        return fold(fn, ar1, ar2, **flags), None, None, flags
+    return None, em.asarray(ar1), em.asarray(ar2), flags
+
+
 def _unique_parts(em, arrays, dt, assume_unique: bool) -> list:
     """Each array as (sorted or raveled values, which of them NumPy keeps): np.unique's runs, or
     every element where the caller says the arrays are unique already."""
@@ -71,11 +80,11 @@ def _pairs(em, aux: Traced, count: Traced):
 @register("numpy.intersect1d", note="sorted unique values in both (a selection); return_indices gives the first "
                                     "occurrences in each input, as NumPy")
 def intersect1d(em, ar1, ar2, assume_unique=False, return_indices=False):
-    assume_unique = bool(em.static(assume_unique, "intersect1d: assume_unique"))
-    return_indices = bool(em.static(return_indices, "intersect1d: return_indices"))
-    if is_static(ar1) and is_static(ar2):
-        return fold(np.intersect1d, ar1, ar2, assume_unique=assume_unique, return_indices=return_indices)
-    a, b = em.asarray(ar1), em.asarray(ar2)
+    folded, a, b, flags = _arguments(em, np.intersect1d, ar1, ar2, assume_unique=assume_unique,
+                                     return_indices=return_indices)
+    if a is None:
+        return folded
+    assume_unique, return_indices = flags["assume_unique"], flags["return_indices"]
     dt = em.result_type(a, b)
     na, nb = int(np.prod(a.shape)), int(np.prod(b.shape))
     if not assume_unique:
@@ -109,14 +118,13 @@ def intersect1d(em, ar1, ar2, assume_unique=False, return_indices=False):
 @register("numpy.setdiff1d", note="sorted unique values of the first array not in the second (a selection); "
                                   "with assume_unique=True the first array's order, as NumPy")
 def setdiff1d(em, ar1, ar2, assume_unique=False):
-    assume_unique = bool(em.static(assume_unique, "setdiff1d: assume_unique"))
-    if is_static(ar1) and is_static(ar2):
-        return fold(np.setdiff1d, ar1, ar2, assume_unique=assume_unique)
-    a, b = em.asarray(ar1), em.asarray(ar2)
+    folded, a, b, flags = _arguments(em, np.setdiff1d, ar1, ar2, assume_unique=assume_unique)
+    if a is None:
+        return folded
     x = _flat(em, a, a.dtype)
     if x.shape[0] == 0:
         return em.asarray(_empty(a.dtype))
-    if assume_unique:
+    if flags["assume_unique"]:
         return _selection(em, x, isin(em, x, b, invert=True))
     x = sort_along(em, x, 0, with_index=False)[0]
     return _selection(em, x, em.emit("and", run_starts(em, x, equal_nan=True), isin(em, x, b, invert=True)))
@@ -125,14 +133,13 @@ def setdiff1d(em, ar1, ar2, assume_unique=False):
 @register("numpy.setxor1d", note="sorted unique values in exactly one of the arrays (a selection); a NaN of "
                                  "each array is kept, as NumPy")
 def setxor1d(em, ar1, ar2, assume_unique=False):
-    assume_unique = bool(em.static(assume_unique, "setxor1d: assume_unique"))
-    if is_static(ar1) and is_static(ar2):
-        return fold(np.setxor1d, ar1, ar2, assume_unique=assume_unique)
-    a, b = em.asarray(ar1), em.asarray(ar2)
+    folded, a, b, flags = _arguments(em, np.setxor1d, ar1, ar2, assume_unique=assume_unique)
+    if a is None:
+        return folded
     dt = em.result_type(a, b)
     if int(np.prod(a.shape)) + int(np.prod(b.shape)) == 0:
         return em.asarray(_empty(dt))
-    aux, count, _ = _sorted_together(em, _unique_parts(em, (a, b), dt, assume_unique))
+    aux, count, _ = _sorted_together(em, _unique_parts(em, (a, b), dt, flags["assume_unique"]))
     n = aux.shape[0]
     iota = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
     inside = cmp(em, iota, em.broadcast(count, (n,)), "LT")
