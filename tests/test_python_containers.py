@@ -227,3 +227,35 @@ def test_unrolled_items_running_loops_are_one_native_loop_with_their_values_pack
     f = pyjitc.jit(powers_by_a_helper_loop)
     assert_same(f(bs, es), powers_by_a_helper_loop(bs, es))
     assert f.lower(bs, es).as_text().count("flow.dispatch.region") == 1
+
+
+MODULE_LIST = [1, 2, 3]
+MODULE_DICT = {"a": [1, 2]}
+
+
+def writes_into_a_module_level_list(x):
+    MODULE_LIST[0] = 10
+    return x + MODULE_LIST[0]
+
+
+def appends_to_an_item_of_a_module_level_dict(x):
+    MODULE_DICT["a"].append(5)
+    return x
+
+
+def reads_module_level_containers(x):
+    return x + MODULE_LIST[1] + MODULE_DICT["a"][1]
+
+
+@pytest.mark.parametrize("fn", [writes_into_a_module_level_list, appends_to_an_item_of_a_module_level_dict])
+def test_a_change_to_a_module_level_container_is_a_located_refusal(fn):
+    # Python changes the module's list on every call; compiled code would change it once, while
+    # compiling (and an item read through a copy lost the write)
+    with pytest.raises(pyjitc.JitError, match="Python would change on every call") as e:
+        pyjitc.jit(fn)(np.ones(2))
+    assert "test_python_containers.py" in str(e.value)
+    assert MODULE_LIST == [1, 2, 3] and MODULE_DICT == {"a": [1, 2]}
+
+
+def test_module_level_containers_are_read_as_they_are():
+    assert_same(pyjitc.jit(reads_module_level_containers)(np.ones(2)), reads_module_level_containers(np.ones(2)))

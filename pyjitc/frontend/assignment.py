@@ -43,7 +43,7 @@ def store(em, base, index, value, shown):
         if not store_known(em, base, index, value):
             base.value = indexing.setitem(em, base, index, value, shown).value
     elif isinstance(base, (list, dict)):
-        container_changed(em, shown, type(base).__name__, item=True)   # (both sides of a run-time if are built)
+        container_changed(em, shown, type(base).__name__, item=True, container=base)   # (both sides of a run-time if are built)
         index = em.static(index, "an index into a Python list or dict")
         try:
             base[index] = value

@@ -403,7 +403,10 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def global_value(self, value, what: str):
         """A NumPy array from outside the function (a global, a module attribute, a default value):
-        one read-only array for every read of it (NumPy would change the global itself)."""
+        one read-only array for every read of it (NumPy would change the global itself). A list or
+        dict is itself, never changed by the compiled code (values.container_changed)."""
+        if isinstance(value, (list, dict)):
+            self._hold_container(value, what.replace("array", type(value).__name__))
         if not isinstance(value, np.ndarray):
             return value
         held = self.em.globals.get(id(value))
@@ -414,6 +417,14 @@ class FunctionCompiler(ast.NodeVisitor):
             held = self.em.globals[id(value)] = (value, self.em.array(value, frozen=what), self.em.b.blocks[-1],
                                                  Builder.epoch)
         return held[1]
+
+    def _hold_container(self, value, name: str) -> None:
+        if id(value) in self.em.global_containers:
+            return
+        self.em.global_containers[id(value)] = name
+        for item in (value.values() if isinstance(value, dict) else value):
+            if isinstance(item, (list, dict)):
+                self._hold_container(item, f"an item of {name}")
 
     def _still_defined(self, held) -> bool:
         """Whether a global's constant, made in `block`, is still defined where code is built now."""
@@ -477,7 +488,7 @@ class FunctionCompiler(ast.NodeVisitor):
             return self.call_impl(target, shown, args, kwargs)
         if kind == "method":   # a method of a str, list, dict, ... held while the program is built
             if policy.python_method(target) == "mutating":
-                container_changed(self.em, f"{shown}()", type(target.__self__).__name__)
+                container_changed(self.em, f"{shown}()", type(target.__self__).__name__, container=target.__self__)
                 owner = target.__self__
                 if isinstance(owner, list) and target.__name__ == "sort" and not args:   # sorted()'s rules (key=, numbers)
                     owner[:] = registry.BUILTINS["sorted"](self.em, owner, **kwargs)
@@ -544,8 +555,10 @@ class FunctionCompiler(ast.NodeVisitor):
             bound = real_signature(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise JitError(f"{shown}(): {e}") from None
+        passed = set(bound.arguments)
         bound.apply_defaults()
-        env = {k: self.global_value(v, f"the default value of {k}") for k, v in bound.arguments.items()}
+        env = {k: v if k in passed and not isinstance(v, np.ndarray) else self.global_value(v, f"the default value of {k}")
+               for k, v in bound.arguments.items()}   # (a list passed in is the caller's: it may change)
         if not (getattr(fn, "__module__", None) or "").startswith("numpy"):
             return FunctionCompiler(src, self.em, env, self.stack).run()
         try:   # NumPy's own Python code for a function the registry lacks

@@ -202,12 +202,18 @@ class NeedStatic(Exception):
         self.reason = reason   # what to report if the value can't be made static
 
 
-def container_changed(em, shown: str, kind: str, item: bool = False) -> None:
+def container_changed(em, shown: str, kind: str, item: bool = False, container=None) -> None:
     """A Python list or dict (`kind`) changed by `shown` (`out[j] = ...`, `table.append(...)`):
     inside a loop that runs at run time, that loop is unrolled where its trip count can be known
     (the program is built once per iteration). In a branch on run-time values, an item's store
     (`item`) is merged with the other branch's (regions.Containers); a change of length there is
-    a located refusal."""
+    a located refusal. A list or dict from outside the function (a module-level one, a default
+    value) is never changed: Python would change it on every call, the compiled code once."""
+    name = em.global_containers.get(id(container))
+    if name is not None:
+        raise NotSupportedError(f"{shown}: changes {name}, which Python would change on every call (the compiled "
+                                "function only while compiling)", hint=f"make a copy inside the function, e.g. "
+                                f"{'list' if kind == 'list' else 'dict'}(...), or pass it as an argument")
     if not (em.loop_depth or em.branch_depth) or (item and not em.loop_depth):
         return
     why = NotSupportedError(f"{shown}: changing a Python {kind} inside a loop or branch that runs at run time",
@@ -282,6 +288,7 @@ class Emitter:
         self.appended_rows: dict = {}    # id(row) -> (row, buffer, k, its value then): row k a loop appended
         #                                  (shapes.stack of all its rows in order takes the buffer back)
         self.globals: dict[int, tuple] = {}   # id(global array) -> (it, its frozen Traced, block, epoch made)
+        self.global_containers: dict[int, str] = {}   # id(a list or dict from outside the function) -> its name
 
     def zero_d_array(self, t: "Traced") -> "Traced":
         """Mark a 0-d result as an array where NumPy returns a 0-d array, not a NumPy scalar."""
