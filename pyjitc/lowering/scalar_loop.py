@@ -22,6 +22,8 @@ update consumes the latest version of its array (reads before the write, no othe
 so bufferization needs no temporary buffers (IREE allows 32 KiB of stack per dispatch)."""
 from __future__ import annotations
 
+import threading
+
 from typing import Any
 
 import numpy as np
@@ -598,7 +600,7 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
         # (keep_arrays_alive, once the function is built); otherwise it is dead and dropped
         keep = S.op("stablehlo.optimization_barrier", [results[k] for k in arrays + singles],
                     [results[k].type for k in arrays + singles])
-        _KEEP.append((region_op, keep, [results[k] for k in singles], len(arrays)))
+        getattr(_kept, "loops", []).append((region_op, keep, [results[k] for k in singles], len(arrays)))
     if len(arrays) > 1:
         # the arrays held together: IREE drops a result nothing reads, and the array behind it
         # then lives on the dispatch's stack, which overflowed IREE's 32 KiB limit for a loop
@@ -614,19 +616,25 @@ def lower(ctx, op: Op, operands, env: dict, location) -> list:
     return values
 
 
-_KEEP: list = []   # (region, keep barrier, the region's single-value results, how many arrays)
+# the function being lowered on this thread (compiles may run on several): its native loops as
+# (region, keep barrier, the region's single-value results, how many arrays)
+_kept = threading.local()
+
+
+def begin_function() -> None:
+    _kept.loops = []
 
 
 def keep_arrays_alive() -> None:
     """Once a function is built: for each native loop none of whose arrays is read after it,
     the loop's single values are read through its keep barrier, so IREE gives the arrays buffers."""
-    for region, keep, singles, n_arrays in _KEEP:
+    loops, _kept.loops = getattr(_kept, "loops", []), []
+    for region, keep, singles, n_arrays in loops:
         keep = keep.operation
         if any(_read(r, keep) for r in region.results if not any(r == v for v in singles)):
             continue
         for k, single in enumerate(singles):   # (all of them: whichever the function goes on to use)
             single.replace_all_uses_except(keep.results[n_arrays + k], keep)
-    _KEEP.clear()
 
 
 def _read(value: ir.Value, keep) -> bool:

@@ -781,6 +781,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
             _options.written_arguments = {a for v, a in zip(fn.params, entry.arguments) if v.id in written}
             with ir.InsertionPoint(entry):
                 _options.dims = _dimension_sizes(fn, entry.arguments)
+                scalar_loop.begin_function()
                 lower_block(fn.body, env)
                 ir.Operation.create("func.return", operands=[env[v.id] for v in fn.results])
                 scalar_loop.keep_arrays_alive()
