@@ -181,7 +181,32 @@ def branch_writes_one_item_each(x):
     return L
 
 
+def returns_the_list_from_a_branch(x):
+    L = [0, 0]
+    if x[0] > 0:
+        L[0] = 1
+        return L          # the list as this path left it, not as the code after the if leaves it
+    L[0] = 2
+    L[1] = 5
+    return L
+
+
+def first_above_with_break(x):
+    best = [0.0, -1]
+    for i in range(x.shape[0]):
+        if x[i] > 2.0:
+            best[0] = x[i]
+            best[1] = i
+            break
+        best[0] = best[0] + x[i]
+    return best
+
+
 @pytest.mark.parametrize("fn, args", [
+    (returns_the_list_from_a_branch, (np.array([1.0, 3.0]),)),
+    (returns_the_list_from_a_branch, (np.array([-1.0, 3.0]),)),
+    (first_above_with_break, (np.array([1.0, 3.0, 0.5]),)),
+    (first_above_with_break, (np.array([-1.0, 0.5, 0.2]),)),
     (longest_increasing_subsequence, (np.random.default_rng(5).random(10),)),
     (best_record, (np.random.default_rng(6).standard_normal(9),)),
     (branch_writes_one_item_each, (np.array([1.0, -3.0]),)),
