@@ -105,8 +105,11 @@ class Lowered:
         except CompileError as e:
             if NATIVE_LOOP_MARK not in text:
                 raise
+            lines = str(e).splitlines()
+            why = next((line.strip() for line in lines if "error:" in line or line.startswith("Error code")),
+                       lines[0])   # IREE's own diagnostic, or how it stopped (a crash: a negative code)
             warnings.warn(f"{self.signature.name}: IREE failed on a native loop; compiled with host loops "
-                          f"instead (slower; please report): {str(e).splitlines()[0]}", NativeLoopWarning, stacklevel=2)
+                          f"instead (slower; please report): {why[:500]}", NativeLoopWarning, stacklevel=2)
             module = lower_functions([(self.program.function, {REFLECTION_KEY: self.signature.to_json()})],
                                      scalar_loops=False)
             return backend.compile_stablehlo(module.text(), self.target, extra)
