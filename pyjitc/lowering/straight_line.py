@@ -14,6 +14,7 @@ import dataclasses
 
 import numpy as np
 
+from ..ir.dims import is_symbolic
 from ..ir.graph import Block, Builder, Op, Value
 from . import native_loops
 from ..ir.types import TensorType
@@ -56,13 +57,20 @@ def wrapped(block: Block) -> Block:
 def _scalar(op: Op) -> bool:
     """Scalar work: single elements in and out (or one element read from an array); an `if`
     or a loop whose regions are scalar work."""
-    if (op.regions and op.name not in ("if", "while")) or any(v.type.size != 1 for v in op.results):
+    if (op.regions and op.name not in ("if", "while")) or not all(map(_single, op.results)):
         return False
-    if any(v.type.size != 1 for v in op.operands) and op.name not in ("slice", "dynamic_slice"):
+    if any(is_symbolic(v.type.shape) for v in op.operands):
+        return False
+    if not all(map(_single, op.operands)) and op.name not in ("slice", "dynamic_slice"):
         return False
     if not all(_scalar(inner) for r in op.regions for inner in r.ops):
         return False
     return native_loops.op_ok(op)
+
+
+def _single(v: Value) -> bool:
+    """One element (a shape of run-time sizes is not: its size can't be asked)."""
+    return not is_symbolic(v.type.shape) and v.type.size == 1
 
 
 def _read_after(ops: list[Op], results: list[Value]) -> set[int]:
