@@ -5,9 +5,11 @@ at the top level of a function and its compile time grows faster than their numb
 distance of 8 by 7 cells, about 3,000 scalar ops: 370 s); in one native loop they are a few
 thousand LLVM instructions (lowering/scalar_loop.py).
 
-A run is a maximal sequence of ops of one block whose values are all single elements and that
-native loops can lower (native_loops.eligible decides, on the loop made); the loop carries the
-run's values that later ops read, starting from zeros, and its body is the run itself."""
+A run is a maximal sequence of ops at a function's top level whose values are all single elements
+(reads of one element of an array included; ifs and loops of such work too) and that native loops
+can lower (native_loops.eligible decides, on the loop made). The loop's body is the run itself; the
+run's values that later ops read leave it packed, one array per dtype (each value a buffer of its
+own would pass IREE's 64 buffers per dispatch), and are read back one element each."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,8 +18,8 @@ import numpy as np
 
 from ..ir.dims import is_symbolic
 from ..ir.graph import Block, Builder, Op, Value
-from . import native_loops
 from ..ir.types import TensorType
+from . import native_loops
 from .ir_builders import I64, const, with_element
 
 MIN_RUN = 64     # ops; shorter runs stay as they are (IREE compiles them quickly)
