@@ -499,3 +499,18 @@ def test_set_routines_of_integer_arrays_follow_numpys_promotion():
     rng = np.random.default_rng(3)
     a, b = rng.integers(0, 12, (4, 5)).astype(np.int32), rng.integers(6, 20, 9)
     assert_same(pyjitc.jit(set_routines)(a, b), set_routines(a, b))
+
+
+def arrays_of_selections(x, k):
+    s = x[x > 0]
+    t = x[k:]
+    u = np.array(t)
+    u[0] = -1.0                          # a copy: x keeps its element
+    return np.array(s), np.asarray(s).sum(), np.array(s, dtype=np.float32), len(np.array(s)), u.sum(), x
+
+
+def test_np_array_and_asarray_of_a_selection_or_a_run_time_slice_match_numpy():
+    # "this selection's length depends on the data, and np.array needs it at compile time"
+    x = np.array([1.0, -2.0, 3.0, 4.0])
+    mine, theirs = x.copy(), x.copy()
+    assert_same(pyjitc.jit(arrays_of_selections)(mine, 1), arrays_of_selections(theirs, 1))

@@ -368,6 +368,25 @@ def array(em, a, dtype=None, copy=True, order=None):
     return asarray(em, a, dtype=dtype, copy=copy, order=order)
 
 
+def _array_of_a_masked(copy_default):
+    """np.array / np.asarray of a selection or a run-time slice (`np.array(x[x > 0])`): the same
+    positions, copied where NumPy copies (own=True, as .copy()), the masked array itself where it
+    does not, converted where a dtype is given."""
+    def rule(em, a, dtype=None, copy=copy_default, order=None):
+        if not isinstance(a, masked.Masked) or a._data is None or a.where[0] == "grid":
+            return NotImplemented
+        data = a.data if dtype is None else cast_impl(em, a.data, dtype)
+        if data is a.data and not copy:
+            return a
+        data = Traced(data.value, None, a.data.params)   # a new array object (numpy_copy's rule)
+        return masked.Masked(data, a.axis, a.where, a.key, a.params, own=True)
+    return rule
+
+
+asarray.on_masked = _array_of_a_masked(None)
+array.on_masked = _array_of_a_masked(True)
+
+
 def as_array(em, a) -> Traced:
     """np.asarray(a) as a traced array, for functions that convert their arguments first: lists of
     arrays are stacked, and a Python scalar becomes a strongly typed 0-d array (int64, float64):
