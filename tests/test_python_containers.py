@@ -284,3 +284,15 @@ def test_a_change_to_a_module_level_container_is_a_located_refusal(fn):
 
 def test_module_level_containers_are_read_as_they_are():
     assert_same(pyjitc.jit(reads_module_level_containers)(np.ones(2)), reads_module_level_containers(np.ones(2)))
+
+
+def membership_in_dicts_and_sets(x):
+    memo = {1: "a", 3: "b", "z": 0}
+    k = int(x[0])
+    return (k in memo), (x[1] in {2.0, 5.0}), (k in {"p": 1}), (k not in memo)
+
+
+@pytest.mark.parametrize("x", [np.array([3.0, 5.0]), np.array([2.0, 1.0])])
+def test_a_run_time_number_in_a_dict_or_set_of_compile_time_keys(x):
+    # "`in` on arrays is not supported" (the dict's keys are known; the number is compared with each)
+    assert_same(pyjitc.jit(membership_in_dicts_and_sets)(x), membership_in_dicts_and_sets(x))

@@ -123,6 +123,8 @@ def membership(em, item, container):
             raise NotSupportedError("`in` with an array on the left is not supported")
         found = FUNCTIONS["numpy.any"](em, apply_operator(em, "Eq", container, item))
         return Traced(found.value, bool, found.params)
+    if isinstance(container, (dict, set, frozenset)) and isinstance(item, Traced) and item.type.size == 1:
+        container = list(container)   # its keys, known now: a number is in it where one equals it
     if isinstance(container, (tuple, list, range)) and isinstance(item, Traced) and item.type.size == 1:
         out = False
         for c in container:
@@ -134,4 +136,7 @@ def membership(em, item, container):
             out = apply_operator(em, "BitOr", out, eq) if isinstance(out, Traced) or isinstance(eq, Traced) \
                 else (out or eq)
         return Traced(em.asarray(out).value, bool) if isinstance(out, Traced) else out
-    raise NotSupportedError("`in` on arrays is not supported")
+    if not isinstance(container, Traced) and not isinstance(item, Traced):
+        raise NotSupportedError(f"`in` on a {type(container).__name__} is not supported here")
+    raise NotSupportedError("`in` with an array on the left is not supported" if isinstance(item, Traced)
+                            else "`in` on arrays is not supported")
