@@ -1295,3 +1295,18 @@ def rows_changed_after_a_comprehension(X):
 def test_np_array_of_comprehension_rows_written_after_the_loop_sees_the_writes():
     X = np.arange(60.0).reshape(20, 3)
     assert_same(pyjitc.jit(rows_changed_after_a_comprehension)(X), rows_changed_after_a_comprehension(X))
+
+
+def find_root(parent, lab):
+    x = lab[0]                  # int32, then parent's int64
+    while parent[x] != x:
+        x = parent[x]
+    return x
+
+
+def test_a_name_changing_type_in_a_loop_is_told_in_terms_of_the_loop():
+    # it said "on one path, ... on the other", an if's words
+    with pytest.raises(pyjitc.JitError, match=r"'x' changes type: i32\[\] before the loop or an earlier pass, "
+                                              r"i64\[\] after a pass through it") as e:
+        pyjitc.jit(find_root)(np.array([0, 0, 1, 2]), np.array([3], np.int32))
+    assert "test_control_flow.py" in str(e.value)

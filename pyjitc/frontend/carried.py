@@ -84,6 +84,10 @@ def _widen(t, now, name, marker):
     except tree.StructureError as e:
         what = "keys" if e.node.kind is dict else "structure"
         raise MergeError(f"'{shown(e.path)}' changes {what} inside the loop") from None
+    except MergeError as e:   # unify speaks of an if's paths: here they are the loop's entry and a pass
+        e.message = e.message.replace(" on one path, ", " before the loop or an earlier pass, ") \
+            .replace(" on the other", " after a pass through it")
+        raise
 
 
 def _widen_leaf(t, now, name, marker):
