@@ -296,3 +296,57 @@ def membership_in_dicts_and_sets(x):
 def test_a_run_time_number_in_a_dict_or_set_of_compile_time_keys(x):
     # "`in` on arrays is not supported" (the dict's keys are known; the number is compared with each)
     assert_same(pyjitc.jit(membership_in_dicts_and_sets)(x), membership_in_dicts_and_sets(x))
+
+
+def peak_positions(x):
+    out = []
+    for i in range(1, len(x) - 1):
+        if x[i] > x[i - 1] and x[i] > x[i + 1]:
+            out.append(i)
+    return np.array(out), len(out)
+
+
+def doubled_positives(x):
+    vals = []
+    for v in x:
+        if v > 0:
+            vals.append(v * 2.0)
+    a = np.asarray(vals)
+    return a, len(vals), a.sum() if len(vals) else 0.0
+
+
+def rows_with_positive_sums(X):
+    keep = []
+    for r in X:
+        if r.sum() > 0:
+            keep.append(r)
+    return np.array(keep, dtype=np.float64)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (peak_positions, (np.random.default_rng(8).standard_normal(40),)),
+    (doubled_positives, (np.random.default_rng(9).standard_normal(30),)),
+    (doubled_positives, (-np.ones(30),)),                  # nothing appended: float64, and sum's 0.0 a float
+    (rows_with_positive_sums, (np.random.default_rng(10).standard_normal((20, 3)),)),
+])
+def test_items_appended_under_a_run_time_if_become_numpys_array(fn, args):
+    # "out.append(): changing a Python list inside a loop or branch that runs at run time": the
+    # items are rows the loop writes and a flag per pass, a selection np.array(out) copies
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def appended_positions_returned_as_a_list(x):
+    out = []
+    for i in range(len(x)):
+        if x[i] > 0:
+            out.append(i)
+    return out
+
+
+def test_such_a_list_returned_or_empty_where_numpy_would_make_float64_is_a_located_error():
+    with pytest.raises(pyjitc.JitError, match="list's length depends on the data") as e:
+        pyjitc.jit(appended_positions_returned_as_a_list)(np.ones(8))
+    assert "test_python_containers.py" in str(e.value)
+    f = pyjitc.jit(peak_positions)
+    with pytest.raises(pyjitc.RunError, match="empty here, is float64"):
+        f(np.arange(40.0))                 # no peak: NumPy's np.array([]) is float64, pyjitc's int64

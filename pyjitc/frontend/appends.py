@@ -15,10 +15,22 @@ import ast
 
 import numpy as np
 
+from .indexing import mask_key
+from .masked import Masked
 from .sequences import RangeSeq
 from .unify import MISSING
-
 from .values import NeedStatic, Traced
+
+
+class AppendedItems(Masked):
+    """The items a loop appended to a list under a run-time `if` (`out = []`, then `if x[i] > 0:
+    out.append(i)`): a selection of the rows the loop wrote, one per pass that appended. It is
+    what np.array(out) / np.asarray(out), len(out) and reductions of np.array(out) read; anything
+    that needs it as a Python list (returning it, iterating it, sum(out)) asks for its length at
+    compile time: a located error."""
+    __slots__ = ()
+    what = "list's length depends on the data (a loop appended to it under a run-time if)"
+    hint = "make it an array first, np.array(items) (then return it, reduce it or compute with it), or len(items)"
 
 
 class AppendPlan(Exception):
@@ -29,12 +41,19 @@ class AppendPlan(Exception):
         self.key, self.plan = key, (tuple(shape), np.dtype(dtype), weak)
 
 
+_PYTHON_NUMBERS = {bool: np.bool_, int: np.int64, float: np.float64}
+
+
 def _key(marker, node):
     return (marker, node.lineno, node.col_offset)
 
 
 def _buffer(key) -> str:
     return f"append?{key[0]}:{key[1]}:{key[2]}"
+
+
+def _flags(key) -> str:
+    return f"appended?{key[0]}:{key[1]}:{key[2]}"
 
 
 def _appended(node):
@@ -46,8 +65,18 @@ def _appended(node):
     return None
 
 
+def _in_branch(loop, stmt) -> bool | None:
+    """False where `stmt` stands directly in the loop's body, True where it stands directly in an
+    `if` that does, None anywhere else."""
+    if any(s is stmt for s in loop.body):
+        return False
+    if any(isinstance(s, ast.If) and any(t is stmt for t in s.body + s.orelse) for s in loop.body):
+        return True
+    return None
+
+
 def _eligible(loop, stmt, name) -> bool:
-    if not any(s is stmt for s in loop.body):
+    if _in_branch(loop, stmt) is None:
         return False
     for n in ast.walk(loop):
         if isinstance(n, (ast.Break, ast.Return, ast.Yield)):
@@ -61,17 +90,22 @@ def statement(fc, node) -> bool:
     where this does not apply (the caller runs the statement as usual)."""
     em = fc.em
     found = _appended(node)
-    if found is None or not em.append_loops or em.branch_depth:
+    if found is None or not em.append_loops:
         return False
     name, value_node = found
-    marker, (loop, count, counter, depth) = next(reversed(em.append_loops.items()))
+    marker, (loop, count, counter, depth, branches) = next(reversed(em.append_loops.items()))
     if em.loop_depth != depth + 1:     # (in a loop nested in that loop's body)
         return False
     target = fc.lookup(name)
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
+    conditional = _in_branch(loop, node)
+    if em.branch_depth != branches + conditional or (conditional and (target or not isinstance(name, str))):
+        return False      # (under a run-time if: the list must start empty, its items then a selection)
     key = _key(marker, node)
     value = fc.visit(value_node)
+    if type(value) in _PYTHON_NUMBERS:   # a number known in this pass (the loop's first one): a run-time one later
+        value = Traced(em.asarray(value, _PYTHON_NUMBERS[type(value)]).value, type(value), frozenset())
     t = value if isinstance(value, Traced) else None
     plan = em.append_plans.get(key)
     if t is None or (t.ndim and t.type.size == 0):
@@ -87,7 +121,10 @@ def statement(fc, node) -> bool:
     zeros = [em.constant(np.int64(0))] * len(shape)
     buf = _buffer(key)
     fc.env[buf] = em.emit("dynamic_update_slice", fc.env[buf], row, index, *zeros)
-    em.append_targets[key] = target
+    if conditional:   # which passes appended: the list's items are the rows those passes wrote
+        flags = _flags(key)
+        fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
+    em.append_targets[key] = (target, name if conditional else None)
     return True
 
 
@@ -95,13 +132,16 @@ def start(fc, loop, count, marker, counter) -> list:
     """Before a run-time loop's body: the arrays its planned appends fill (bound in the env, so
     the loop carries them). Returns their keys."""
     em = fc.em
-    if isinstance(count, Traced) or em.branch_depth:
+    if isinstance(count, Traced):
         return []
-    em.append_loops[marker] = (loop, count, counter, em.loop_depth)
+    em.append_loops[marker] = (loop, count, counter, em.loop_depth, em.branch_depth)
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
         fc.env[_buffer(key)] = em.full(0, dtype, (count,) + shape)
+        if any(isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
+               for s in loop.body):   # appended under an if: which passes appended
+            fc.env[_flags(key)] = em.full(False, np.bool_, (count,))
     return keys
 
 
@@ -111,10 +151,15 @@ def finish(fc, marker, keys, count) -> None:
     em.append_loops.pop(marker, None)
     for key in keys:
         buf = fc.env.pop(_buffer(key))
-        target = em.append_targets.pop(key, None)
+        flags = fc.env.pop(_flags(key), None)
+        target, name = em.append_targets.pop(key, (None, None))
         if target is None:
             continue
         shape, dtype, weak = em.append_plans[key]
+        if name is not None:   # appended under a run-time if: the name holds the rows as a selection
+            fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
+                                         ("flags", mask_key(em, flags), (count,)), None)
+            continue
         for k in range(count):
             row = em.emit("reshape", em.emit("slice", buf, start=(k,) + (0,) * len(shape),
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)

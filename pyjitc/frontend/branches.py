@@ -8,7 +8,8 @@ import ast
 from ..errors import JitError
 from .operators import select_values
 from .values import NeedStatic, Traced
-from .regions import FLAGS, RETURN_VALUE, MergeError, Exit, Undefined, build_if, condition, negate
+from .regions import FLAGS, RETURN_VALUE, MergeError, Exit, Undefined, build_if, condition, negate, \
+    python_number_on_one_path
 
 
 def exec_body(fc, stmts):
@@ -115,6 +116,7 @@ def _eager_select(fc, test: Traced, then, orelse):
                 isinstance(c, (Traced, bool, int, float)):
             out = select_values(em, condition(em, test), a, c)
             if out is not None:
+                python_number_on_one_path(em, test, out, [a, c])   # `s.mean() if n else 0.0`: 0.0 stays a float
                 return out
     except (JitError, NeedStatic) as e:
         if getattr(e, "final", False) or getattr(getattr(e, "reason", None), "final", False):

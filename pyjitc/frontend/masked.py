@@ -84,9 +84,9 @@ class Masked:
 def need(m: Masked, what: str):
     """Ask for the bounds at compile time (the enclosing loop is unrolled); an error where they
     depend on array values."""
-    kind = "slice's length depends on values known only at run time" if m.where[0] in ("bounds", "grid") else \
-        "selection's length (x[mask]) depends on the data"
-    hint = "compute with it elementwise, reduce it (sum, dot, max, ...) or write it into " + (
+    kind = getattr(type(m), "what", None) or ("slice's length depends on values known only at run time" if m.where[0] in (
+        "bounds", "grid") else "selection's length (x[mask]) depends on the data")
+    hint = getattr(type(m), "hint", None) or "compute with it elementwise, reduce it (sum, dot, max, ...) or write it into " + (
         "a slice with the same bounds; or make the bounds compile-time values" if m.where[0] in ("bounds", "grid") else
         "y[mask]; it can be returned from the top level of the function, outside loops and branches")
     reason = ShapeError(f"this {kind}, and {what} needs it at compile time", hint=hint)

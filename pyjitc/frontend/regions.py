@@ -332,7 +332,7 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         if key[0] == "item":
             cid, k = key[1]
             held.held[cid][0][k] = after = rebuild(list(results))
-            _python_number_on_one_path(em, cond, after, [c[cid][k] for c in contents])
+            python_number_on_one_path(em, cond, after, [c[cid][k] for c in contents])
             continue
         rebind(env, key, rebuild(list(results)), cells)
     for key, _ in plans:
@@ -340,7 +340,7 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
             paths = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
             _mark_ambiguous(em, before.env, env, [key[1]], cond.params, paths)
             after, earlier = env.get(key[1]), before.env.get(key[1])
-            _python_number_on_one_path(em, cond, after, paths)
+            python_number_on_one_path(em, cond, after, paths)
             kept = [p is earlier for p in paths]
             if isinstance(after, Traced) and after.ambiguous and isinstance(earlier, Traced) and len(paths) == 2 \
                     and any(kept) and not all(kept):   # one path kept the array the name held
@@ -348,7 +348,7 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
                 _either(em, after, em.emit("not", took) if kept[0] else took, earlier)
 
 
-def _python_number_on_one_path(em: Emitter, cond: Traced, after, paths: list) -> None:
+def python_number_on_one_path(em: Emitter, cond: Traced, after, paths: list) -> None:
     """A value merged from two paths, a Python number on one only: which type it is follows
     the path taken at run time (_python_number_unless)."""
     if len(paths) == 2 and isinstance(after, Traced):

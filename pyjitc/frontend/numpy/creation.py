@@ -16,6 +16,7 @@ from ..indexing import getitem
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_static, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
+from .elementwise import cmp
 from .shapes import concatenate, moveaxis, ravel, reshape, stack, strong
 
 def _creation(np_fn):
@@ -375,8 +376,14 @@ def _array_of_a_masked(copy_default):
     def rule(em, a, dtype=None, copy=copy_default, order=None):
         if not isinstance(a, masked.Masked) or a._data is None or a.where[0] == "grid":
             return NotImplemented
+        if type(a) is not masked.Masked and dtype is None and (a.data.dtype != np.float64 or a.data.ndim > 1):
+            # a list a loop appended to (appends.AppendedItems): NumPy's array of an empty list is
+            # float64 of shape (0,), which pyjitc's can't be where the items are other
+            em.check(cmp(em, masked.length(em, a), em.constant(np.int64(0)), "EQ"),
+                     f"np.array of this list, empty here, is float64 of shape (0,) in NumPy; pyjitc's has its "
+                     f"items' type ({a.data.dtype}, rows of {a.data.shape[1:]}): pass dtype= to choose one")
         data = a.data if dtype is None else cast_impl(em, a.data, dtype)
-        if data is a.data and not copy:
+        if data is a.data and not copy and type(a) is masked.Masked:   # (a list's items: always a new array)
             return a
         data = Traced(data.value, None, a.data.params)   # a new array object (numpy_copy's rule)
         return masked.Masked(data, a.axis, a.where, a.key, a.params, own=True)
