@@ -350,3 +350,30 @@ def test_such_a_list_returned_or_empty_where_numpy_would_make_float64_is_a_locat
     f = pyjitc.jit(peak_positions)
     with pytest.raises(pyjitc.RunError, match="empty here, is float64"):
         f(np.arange(40.0))                 # no peak: NumPy's np.array([]) is float64, pyjitc's int64
+
+
+def appended_through_another_name(x):
+    out = []
+    res = out
+    for i in range(len(x)):
+        if x[i] > 0:
+            out.append(i)
+    return np.array(res, dtype=np.int64)
+
+
+def appended_to_a_list_in_a_list(x):
+    out = []
+    box = [out]
+    for i in range(len(x)):
+        if x[i] > 0:
+            out.append(i)
+    return np.array(box[0], dtype=np.int64)
+
+
+@pytest.mark.parametrize("fn", [appended_through_another_name, appended_to_a_list_in_a_list])
+def test_a_list_appended_to_under_a_run_time_if_and_held_elsewhere_is_a_located_error(fn):
+    # the name was rebound to the appended items, so `res` and `box[0]` kept an empty list
+    # (checked: [] where Python gives [0 2 3 5 6 8])
+    with pytest.raises(pyjitc.JitError, match="changing a Python list") as e:
+        pyjitc.jit(fn)(np.array([1.0, -1, 2, 3, -4, 5, 6, -1, 2]))
+    assert "test_python_containers.py" in str(e.value)

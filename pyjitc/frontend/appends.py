@@ -65,6 +65,22 @@ def _appended(node):
     return None
 
 
+def _held_elsewhere(fc, target: list, name: str) -> bool:
+    """Whether anything but the name `name` holds the list `target` (another name, a container,
+    an enclosing function's name)."""
+    seen = set()
+
+    def holds(v) -> bool:
+        if v is target:
+            return True
+        if isinstance(v, (list, tuple, dict)) and id(v) not in seen:
+            seen.add(id(v))
+            return any(holds(item) for item in (v.values() if isinstance(v, dict) else v))
+        return False
+    envs = [fc.env] + list(fc.em.enclosing_envs)
+    return any(holds(v) for env in envs for k, v in env.items() if not (env is fc.env and k == name))
+
+
 def _in_branch(loop, stmt) -> bool | None:
     """False where `stmt` stands directly in the loop's body, True where it stands directly in an
     `if` that does, None anywhere else."""
@@ -100,8 +116,9 @@ def statement(fc, node) -> bool:
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
     conditional = _in_branch(loop, node)
-    if em.branch_depth != branches + conditional or (conditional and (target or not isinstance(name, str))):
-        return False      # (under a run-time if: the list must start empty, its items then a selection)
+    if em.branch_depth != branches + conditional or (conditional and (target or _held_elsewhere(fc, target, name))):
+        return False      # (under a run-time if: the list must start empty, and only this name hold it: the
+        # name then holds a selection, which no other reference to the list would see)
     key = _key(marker, node)
     value = fc.visit(value_node)
     if type(value) in _PYTHON_NUMBERS:   # a number known in this pass (the loop's first one): a run-time one later
