@@ -384,3 +384,25 @@ def test_op_equals_on_a_numpy_scalar_argument_rebinds_and_on_a_0d_array_writes(x
     assert_same(pyjitc.jit(modular_power)(np.int64(7), np.int64(13), np.int64(11)), modular_power(np.int64(7), np.int64(13), np.int64(11)))
     assert str(pyjitc.Template.parse("f64")) == "f64" and pyjitc.Template.parse("f64").scalar
     assert not pyjitc.Template.parse("f64[]").scalar
+
+
+def integer_math(x):
+    a, b = int(x[0]), int(x[1])
+    return (math.gcd(a, b), math.lcm(a, b), math.gcd(a), math.gcd(a, b, 8), math.isqrt(int(x[3])),
+            math.isqrt(int(x[4])), math.gcd())
+
+
+@pytest.mark.parametrize("x", [np.array([12, -18, 7, 50, 10**15 + 37]), np.array([0, 0, 1, 0, 2**62 + 12345]),
+                               np.array([-7, 21, 0, 1, 99])])
+def test_math_gcd_lcm_isqrt_of_run_time_ints_are_pythons(x):
+    # "math.gcd is not supported on run-time values"; isqrt exact past 2**52 (a float root is not)
+    assert_same(pyjitc.jit(integer_math)(x), integer_math(x))
+
+
+def isqrt_of(n):
+    return math.isqrt(n)
+
+
+def test_math_isqrt_of_a_negative_run_time_int_raises_pythons_value_error():
+    with pytest.raises(ValueError, match="isqrt\\(\\) argument must be nonnegative"):
+        pyjitc.jit(isqrt_of)(-4)

@@ -567,3 +567,46 @@ def _isclose(em, a, b, *, rel_tol=1e-09, abs_tol=0.0):
 
 
 MATH["isclose"] = _isclose
+
+
+def _python_ints(em, name, args) -> list:
+    """math.gcd/lcm/isqrt's arguments known only at run time: Python ints (a Python int, a NumPy
+    integer, bool) as int64 0-d values; anything else Python's TypeError."""
+    out = []
+    for x in args:
+        t = em.asarray(x)
+        if t.type.size != 1 or not (t.weak in (int, bool) or np.dtype(t.dtype).kind in "iub"):
+            raise ShapeError(f"TypeError: '{em.dtype_of(x).__name__ if isinstance(em.dtype_of(x), type) else em.dtype_of(x)}' "
+                             f"object cannot be interpreted as an integer (math.{name})")
+        out.append(em.cast(reshape(em, t, ()) if t.ndim else t, np.int64))
+    return out
+
+
+def _int_fold(name, identity):
+    """math.gcd / math.lcm of run-time ints: np.gcd / np.lcm folded over the arguments (both give
+    the non-negative result Python gives), a Python int."""
+    def impl(em, *args):
+        xs = _python_ints(em, name, args)
+        if not xs:
+            return identity
+        out = xs[0] if len(xs) > 1 else FUNCTIONS["numpy.absolute"](em, xs[0])
+        for x in xs[1:]:
+            out = FUNCTIONS[f"numpy.{name}"](em, out, x)
+        return Traced(out.value, int, join_params(args))
+    return impl
+
+
+def _isqrt(em, n):
+    """math.isqrt of a run-time int: the float square root, corrected by one either way (exact for
+    every int64); a negative n is Python's ValueError."""
+    (n,) = _python_ints(em, "isqrt", (n,))
+    em.check(cmp(em, n, em.full(0, np.int64, ()), "LT"), "ValueError: isqrt() argument must be nonnegative")
+    one = em.full(1, np.int64, ())
+    r = em.cast(FUNCTIONS["numpy.floor"](em, FUNCTIONS["numpy.sqrt"](em, em.cast(n, np.float64))), np.int64)
+    r = em.emit("sub", r, em.cast(cmp(em, em.emit("mul", r, r), n, "GT"), np.int64))
+    up = em.emit("add", r, one)
+    r = em.emit("add", r, em.cast(cmp(em, em.emit("mul", up, up), n, "LE"), np.int64))
+    return Traced(r.value, int, n.params)
+
+
+MATH.update(gcd=_int_fold("gcd", 0), lcm=_int_fold("lcm", 1), isqrt=_isqrt)
