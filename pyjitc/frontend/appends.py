@@ -19,7 +19,7 @@ from .indexing import mask_key
 from .masked import Masked
 from .sequences import RangeSeq
 from .unify import MISSING
-from .values import NeedStatic, Traced
+from .values import NeedStatic, Traced, weak_number
 
 
 class AppendedItems(Masked):
@@ -39,9 +39,6 @@ class AppendPlan(Exception):
     def __init__(self, key, shape, dtype, weak):
         super().__init__(key)
         self.key, self.plan = key, (tuple(shape), np.dtype(dtype), weak)
-
-
-_PYTHON_NUMBERS = {bool: np.bool_, int: np.int64, float: np.float64}
 
 
 def _key(marker, node):
@@ -121,8 +118,8 @@ def statement(fc, node) -> bool:
         # name then holds a selection, which no other reference to the list would see)
     key = _key(marker, node)
     value = fc.visit(value_node)
-    if type(value) in _PYTHON_NUMBERS:   # a number known in this pass (the loop's first one): a run-time one later
-        value = Traced(em.asarray(value, _PYTHON_NUMBERS[type(value)]).value, type(value), frozenset())
+    if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
+        value = weak_number(em, value)
     t = value if isinstance(value, Traced) else None
     plan = em.append_plans.get(key)
     if t is None or (t.ndim and t.type.size == 0):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError
 from ..program import view_of
+from ..template import PY_SCALAR_DTYPES
 from ..tree import is_namedtuple
 from ..ir.graph import Builder, Value
 from ..ir.dims import Dim, NeedsStaticShape
@@ -221,6 +222,12 @@ def container_changed(em, shown: str, kind: str, item: bool = False, container=N
     if em.loop_markers and (item or not em.branch_depth):
         raise NeedStatic(frozenset({em.loop_markers[-1]}), reason=why)
     raise why
+
+
+def weak_number(em, v) -> "Traced":
+    """A Python number known now (bool, int, float, complex) as a run-time value of its Python
+    type (weak, NEP 50), as a Python number argument is held."""
+    return Traced(em.asarray(v, PY_SCALAR_DTYPES[type(v)]).value, type(v), frozenset())
 
 
 def join_params(sources):

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
 from ..sequences import Seq, enumerate_, ndenumerate, ndindex, range_, zip_
-from ..values import NeedStatic, Traced, fold, is_static, join_params, known
+from ..values import NeedStatic, Traced, fold, is_static, join_params, known, weak_number
 from .elementwise import cmp
 from .shapes import reshape
 from ..operators import apply_operator
@@ -55,9 +55,7 @@ def sorted_(em, iterable, key=None, reverse=False):
     if items is not None and any(isinstance(v, Traced) for v in items):
         weak = {v.weak for v in items if isinstance(v, Traced)}
         if weak in ({int}, {float}):   # Python numbers known now among run-time ones of their type
-            w = next(iter(weak))
-            items = [Traced(em.asarray(v, np.int64 if w is int else np.float64).value, w, frozenset())
-                     if type(v) is w else v for v in items]
+            items = [weak_number(em, v) if type(v) in weak else v for v in items]
         kinds = {(v.dtype, v.weak) if isinstance(v, Traced) and v.ndim == 0 else None for v in items}
         if len(kinds) != 1 or None in kinds:
             raise NotSupportedError("sorted() of numbers known only at run time: they must all be numbers of one type",
