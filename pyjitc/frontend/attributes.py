@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import JitError, NotSupportedError
-from . import masked, policy, registry
+from . import masked, masked_calls, policy, registry
 from .values import Traced, call_known
 
 
@@ -33,7 +33,7 @@ def attribute(compiler, base, attr: str, shown_base: str, shown: str):
         if attr in registry.METHODS:
             return BoundMethod(registry.METHODS[attr], base, attr)
         if attr == "T":    # A[k:, k:].T: the axes swapped, bounds and all
-            return masked.call(compiler.em, registry.FUNCTIONS["numpy.transpose"], shown, (base,), {})
+            return masked_calls.call(compiler.em, registry.FUNCTIONS["numpy.transpose"], shown, (base,), {})
         masked.need(base, f".{attr}")
     if isinstance(base, Traced):
         if attr in registry.PROPERTIES:

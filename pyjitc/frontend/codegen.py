@@ -20,7 +20,7 @@ from ..ir.graph import Builder
 from ..ir.types import is_int
 from ..ir.ops import OpTypeError
 from ..template import bind_by_name
-from . import appends, assignment, attributes, branches, compaction, indexing, loops, masked, policy, raising, registry, \
+from . import appends, assignment, attributes, branches, compaction, indexing, loops, masked, masked_calls, policy, raising, registry, \
     selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
@@ -527,7 +527,7 @@ class FunctionCompiler(ast.NodeVisitor):
             pass
 
         if masked.contains(args, kwargs):
-            return masked.call(self.em, impl, shown, args, kwargs)
+            return masked_calls.call(self.em, impl, shown, args, kwargs)
 
         def call(em, *args, **kwargs):
             registry.refuse_complex(impl, shown, args, kwargs)

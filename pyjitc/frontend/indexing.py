@@ -59,7 +59,7 @@ def _getitem(em: Emitter, x: Traced, index):
             masked.need(m, "a reversed slice of it")
         if isinstance(m, masked.Masked):
             from .registry import FUNCTIONS
-            return masked._flip(em, FUNCTIONS["numpy.flip"], m, (m.axis,))
+            return masked.flip(em, FUNCTIONS["numpy.flip"], m, (m.axis,))
     items = parse(em, x, index, run_time_length=True)
     if rows_then_window(items):
         whole, axis, (lo, hi, key, params) = _rows_then_window(em, x, items)

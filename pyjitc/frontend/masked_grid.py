@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .masked import (GRIDS, Masked, _astype_method, _elementwise_functions, _join, _never_wins, filled,
-                     fixed_along, need, reduced_axes)
+from .masked import GRIDS, Masked, _join, filled, fixed_along, need, never_wins, reduced_axes
+from .masked_calls import astype_method, elementwise_functions
 from .values import Traced
 
 GRID = "grid"
@@ -72,9 +72,9 @@ def call(em, impl, shown: str, args, kwargs):
     ufunc = getattr(impl, "ufunc", None)
     if (ufunc is not None and ufunc.signature is None and ufunc.nout == 1 and not kwargs) or (
             impl in (FUNCTIONS["numpy.where"], FUNCTIONS["numpy.clip"]) and len(args) == 3 and not kwargs) or (
-            impl in _elementwise_functions() and len(args) == 1 and not kwargs):
+            impl in elementwise_functions() and len(args) == 1 and not kwargs):
         return _elementwise(em, impl, shown, args)
-    if impl is _astype_method() and len(args) == 2 and is_grid(args[0]) and not kwargs:
+    if impl is astype_method() and len(args) == 2 and is_grid(args[0]) and not kwargs:
         return make(impl(em, ref.data, args[1]), ref.where[1], ref.params)
     if impl is FUNCTIONS["numpy.copy"] and len(args) == 1 and not kwargs:
         return make(impl(em, ref.data), ref.where[1], ref.params, own=True)
@@ -230,7 +230,7 @@ def _reduction(em, impl, name: str, m: Masked, axis):
         if empty is not None:
             em.check(empty, f"ValueError: zero-size array to reduction operation {'maximum' if name == 'max' else 'minimum'} "
                             "which has no identity")
-        fill = _never_wins(data.dtype, largest=name == "max")
+        fill = never_wins(data.dtype, largest=name == "max")
         if fill is None:
             need(m, f"np.{name} of {data.dtype}")
         out = impl(em, filled(em, m, fill), axis=axis)

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from ..errors import NotSupportedError
-from . import masked, python_ints
+from . import masked, masked_calls, python_ints
 from .regions import MergeError, unify
 from .registry import FUNCTIONS, refuse_complex
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, join_params
@@ -41,7 +41,7 @@ def apply_operator(em: Emitter, op_name: str, *args):
     if masked.contains(args):
         if op_name not in OPERATORS:
             masked.need(masked.first(args), f"the operator {OPERATOR_SYMBOLS.get(op_name, op_name)}")
-        return masked.call(em, FUNCTIONS[OPERATORS[op_name]], OPERATOR_SYMBOLS.get(op_name, op_name), args, {})
+        return masked_calls.call(em, FUNCTIONS[OPERATORS[op_name]], OPERATOR_SYMBOLS.get(op_name, op_name), args, {})
     return call_known(em, lambda em, *a: _apply_operator(em, op_name, *a), args)
 
 
