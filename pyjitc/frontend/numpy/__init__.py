@@ -7,6 +7,7 @@ this package registers them all.
     elementwise.py   building blocks of lowerings (compare, select, computing in float64)
     accurate.py      lowerings that match NumPy's float results where IREE's ops do not
     ufuncs.py        apply_ufunc and the ufunc table; where, clip, round, nan_to_num, sinc
+    powers.py        power (**, np.pow), float_power
     ufunc_methods.py np.add.outer, np.maximum.reduce, np.minimum.accumulate, ...
     dtypes.py        astype and the scalar types (np.float32(x))
     shapes.py        reshape, transpose, concatenate, flip, diagonal, pad, ...; shape/ndim/T
@@ -31,5 +32,5 @@ this package registers them all.
     as_python.py     apply_along_axis, written as the NumPy code a user would write (compiled as a helper)
 """
 from . import (accurate, as_python, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               editing, elementwise, fft, introspection, iteration, linalg, reductions, scipy_calls, sets, shapes, sorting, spectral,
+               editing, elementwise, fft, introspection, iteration, linalg, powers, reductions, scipy_calls, sets, shapes, sorting, spectral,
                statistics, ufunc_methods, ufuncs)
