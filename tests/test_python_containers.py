@@ -377,3 +377,46 @@ def test_a_list_appended_to_under_a_run_time_if_and_held_elsewhere_is_a_located_
     with pytest.raises(pyjitc.JitError, match="changing a Python list") as e:
         pyjitc.jit(fn)(np.array([1.0, -1, 2, 3, -4, 5, 6, -1, 2]))
     assert "test_python_containers.py" in str(e.value)
+
+
+def appended_in_nested_loops():
+    out = []
+    for i in range(2):
+        for k in range(5):
+            out.append(k * 1.5 + i)
+    return out
+
+
+def elements_appended_in_nested_loops(X):
+    out = []
+    for i in range(X.shape[0]):
+        for k in range(X.shape[1]):
+            out.append(X[i, k])
+    return np.array(out), len(out)
+
+
+def positives_appended_in_nested_loops(X):
+    out = []
+    for i in range(X.shape[0]):
+        for k in range(X.shape[1]):
+            if X[i, k] > 0:
+                out.append(X[i, k])
+    return np.array(out, dtype=np.float64)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (appended_in_nested_loops, ()),
+    (elements_appended_in_nested_loops, (np.arange(18.0).reshape(3, 6),)),
+])
+def test_a_list_appended_to_in_a_loop_nested_in_a_run_time_loop_keeps_every_item(fn, args):
+    # the inner loop's rows were added to the list inside the outer run-time loop: the list then
+    # held values made inside that loop (KeyError while lowering, probe R); now the outer loop is
+    # unrolled as for any list change inside it
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def test_appending_under_a_run_time_if_in_nested_loops_is_a_located_error():
+    # each inner loop's items are a selection of run-time length: the next pass can't add to it
+    with pytest.raises(pyjitc.JitError, match="length depends on the data") as e:
+        pyjitc.jit(positives_appended_in_nested_loops)(np.random.default_rng(3).standard_normal((3, 6)))
+    assert "test_python_containers.py" in str(e.value)

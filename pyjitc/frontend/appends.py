@@ -19,7 +19,7 @@ from .indexing import mask_key
 from .masked import Masked
 from .sequences import RangeSeq
 from .unify import MISSING
-from .values import NeedStatic, Traced, weak_number
+from .values import NeedStatic, Traced, container_changed, weak_number
 
 
 class AppendedItems(Masked):
@@ -138,7 +138,7 @@ def statement(fc, node) -> bool:
     if conditional:   # which passes appended: the list's items are the rows those passes wrote
         flags = _flags(key)
         fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
-    em.append_targets[key] = (target, name if conditional else None)
+    em.append_targets[key] = (target, name, conditional)
     return True
 
 
@@ -166,14 +166,16 @@ def finish(fc, marker, keys, count) -> None:
     for key in keys:
         buf = fc.env.pop(_buffer(key))
         flags = fc.env.pop(_flags(key), None)
-        target, name = em.append_targets.pop(key, (None, None))
+        target, name, conditional = em.append_targets.pop(key, (None, None, False))
         if target is None:
             continue
         shape, dtype, weak = em.append_plans[key]
-        if name is not None:   # appended under a run-time if: the name holds the rows as a selection
+        if conditional:   # appended under a run-time if: the name holds the rows as a selection
             fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                                          ("flags", mask_key(em, flags), (count,)), None)
             continue
+        if count:   # (inside an enclosing run-time loop: that loop is unrolled, as for any append there)
+            container_changed(em, f"{name}.append()", "list", container=target)
         for k in range(count):
             row = em.emit("reshape", em.emit("slice", buf, start=(k,) + (0,) * len(shape),
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
