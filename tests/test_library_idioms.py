@@ -645,3 +645,28 @@ def test_itertools_functions_that_never_end_are_refused_at_the_users_line():
         return [v for v, _ in zip(itertools.count(), x)]
     with pytest.raises(pyjitc.JitError, match="itertools.count .*can't be called"):
         pyjitc.jit(forever)(np.arange(3.0))
+
+
+def pairwise_distances_by_comprehension(A, B):
+    return np.array([[np.sqrt(np.sum((a - b) ** 2)) for b in B] for a in A])
+
+
+def table_of_mixed_numbers(x, k):
+    return np.array([[1, 2.5, x[0], k], [x[1] * 2, 3, 4, k + 1], [x.sum(), 0, -1, 7],
+                     [5, 6, 7, 8], [k, k, x[2], 1]])
+
+
+@pytest.mark.parametrize("shapes", [((5, 2), (7, 2)), ((8, 2), (8, 2))])
+def test_np_array_of_nested_lists_of_many_single_values_runs(shapes):
+    # 35 values stacked row by row: IREE bound each to one dispatch, "binding count 36 > 32" when
+    # called (64: "dispatch requiring 65 bindings exceeds limit of 64"); probe R
+    rng = np.random.default_rng(11)
+    A, B = rng.random(shapes[0]), rng.random(shapes[1])
+    assert_same(pyjitc.jit(pairwise_distances_by_comprehension)(A, B), pairwise_distances_by_comprehension(A, B))
+
+
+def test_np_array_of_a_nested_list_of_mixed_numbers_keeps_numpys_dtype():
+    x = np.arange(3, dtype=np.float32)
+    assert_same(pyjitc.jit(table_of_mixed_numbers)(x, 3), table_of_mixed_numbers(x, 3))
+    xi = np.arange(3)
+    assert_same(pyjitc.jit(table_of_mixed_numbers)(xi, 3), table_of_mixed_numbers(xi, 3))

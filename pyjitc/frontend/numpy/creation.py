@@ -17,7 +17,7 @@ from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_static, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
 from .elementwise import cmp
-from .shapes import concatenate, moveaxis, ravel, reshape, stack, strong
+from .shapes import STACK_PARTS, concatenate, moveaxis, ravel, reshape, stack, strong
 
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
@@ -314,8 +314,12 @@ def asarray(em, a, dtype=None, copy=None, order=None):
     if isinstance(copy, np._CopyMode):   # the enum array-API layers pass: IF_NEEDED is copy=None
         copy = {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None, np._CopyMode.NEVER: False}[copy]
     if isinstance(a, (list, tuple)) and _holds_run_time_values(a):   # nested lists: rows stacked
-        rows = [asarray(em, r) if isinstance(r, (list, tuple)) else r for r in a]
-        return stack(em, rows) if dtype is None else cast_impl(em, stack(em, rows), dtype)
+        grid = _single_values(em, a)
+        if grid is not None:   # many single values in nested lists: stacked all at once, then shaped
+            out = reshape(em, stack(em, grid[1]), grid[0])
+        else:
+            out = stack(em, [asarray(em, r) if isinstance(r, (list, tuple)) else r for r in a])
+        return out if dtype is None else cast_impl(em, out, dtype)
     if is_static(a):
         return np.asarray(a, dtype=dtype)
     out = a if dtype is None or static_dtype(em, dtype) == a.dtype else cast_impl(em, a, dtype)
@@ -399,6 +403,23 @@ def as_array(em, a) -> Traced:
     arrays are stacked, and a Python scalar becomes a strongly typed 0-d array (int64, float64):
     asarray's rule."""
     return em.asarray(asarray(em, a))
+
+
+def _single_values(em, a):
+    """(shape, values) of nested lists of more than STACK_PARTS single values in all (0-d arrays,
+    numbers), rectangular; else None. (Stacked row by row, `np.array([[np.sqrt(d @ d) for b in B]
+    for a in A])` gave IREE one buffer per value, bound to one dispatch: "binding count 36 > 32"
+    when called, probe R.)"""
+    def walk(x):
+        if not isinstance(x, (list, tuple)):
+            single = is_static(x) and np.ndim(x) == 0 or isinstance(x, Traced) and x.ndim == 0
+            return ((), [x]) if single else None
+        parts = [walk(v) for v in x]
+        if not parts or any(p is None or p[0] != parts[0][0] for p in parts):
+            return None
+        return (len(parts),) + parts[0][0], [v for p in parts for v in p[1]]
+    found = walk(a)
+    return found if found is not None and len(found[0]) > 1 and len(found[1]) > STACK_PARTS else None
 
 
 def _holds_run_time_values(a) -> bool:
