@@ -735,3 +735,15 @@ def test_nanmedian_and_nan_quantiles_leave_nan_out_of_each_lane_as_numpy(shape):
         warnings.simplefilter("ignore", RuntimeWarning)     # (NumPy warns of the all-NaN lane)
         want = nan_medians_and_quantiles(x, X)
     assert_same(pyjitc.jit(nan_medians_and_quantiles)(x, X), want)
+
+
+def counts_of_nothing(x, i):
+    return (np.histogram(x, bins=3, range=(0, 1))[0], np.histogram(x, bins=[0.0, 0.5, 1.0]),
+            np.bincount(i, minlength=3), np.bincount(i, weights=x, minlength=2), np.histogram(x, bins=4))
+
+
+def test_histograms_and_bincounts_of_empty_inputs_match_numpy():
+    # a scatter with no update crashed iree-compile (probe R); np.bincount of nothing is NumPy's
+    # int zeros even with float weights
+    assert_same(pyjitc.jit(counts_of_nothing)(np.zeros(0), np.zeros(0, np.int64)),
+                counts_of_nothing(np.zeros(0), np.zeros(0, np.int64)))

@@ -128,6 +128,8 @@ def _scatter_add_type(ts, **_):
 def _scatter_lowering(combine: str):
     def lower(ctx, operands):
         x, idx, _ = ctx.in_types
+        if any(d == 0 for d in idx.shape if isinstance(d, int)):
+            return operands[0]   # no update (an empty np.bincount, np.add.at): iree-compile crashed on it
         k = idx.ndim
         dims = (f"#stablehlo.scatter<update_window_dims = {list(range(k, k + x.ndim - 1))}, "
                 f"inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = {k}>")

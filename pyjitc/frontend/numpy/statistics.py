@@ -362,10 +362,12 @@ def bincount(em, x, weights=None, minlength=0):
         raise ShapeError("bincount: 'minlength' must not be negative")
     if minlength == 0:
         if x.shape[0] == 0:
-            return np.zeros(0, np.intp) if weights is None else np.zeros(0, np.float64)
+            return np.zeros(0, np.intp)   # (NumPy's int zeros, weights or not)
         raise NotSupportedError("np.bincount's result has length max(x) + 1, which depends on the data",
                                 hint="pass minlength=n (a compile-time bound: values must be below n)")
     x = em.cast(x, np.intp)
+    if x.shape[0] == 0:
+        return np.zeros(minlength, np.intp)   # NumPy's int zeros, weights or not
     if x.shape[0]:
         em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, em.full(0, np.intp, x.shape), "LT")),
                  "ValueError: 'list' argument must have no negative elements")
