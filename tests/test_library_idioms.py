@@ -670,3 +670,30 @@ def test_np_array_of_a_nested_list_of_mixed_numbers_keeps_numpys_dtype():
     assert_same(pyjitc.jit(table_of_mixed_numbers)(x, 3), table_of_mixed_numbers(x, 3))
     xi = np.arange(3)
     assert_same(pyjitc.jit(table_of_mixed_numbers)(xi, 3), table_of_mixed_numbers(xi, 3))
+
+
+def mean_squared_error(y, yhat):
+    return ((y - yhat) ** 2).mean()
+
+
+def parts_of_a_number(a):
+    return a.real, a.imag
+
+
+def mean_or_default(a):
+    try:
+        return a.mean()
+    except AttributeError:
+        return -1.0
+
+
+def test_an_array_method_of_a_python_number_is_pythons_attribute_error():
+    # CPython raises AttributeError ('float' object has no attribute 'mean'); pyjitc returned
+    # np.float64(1.0) (probe R). Arrays keep NumPy's method
+    with pytest.raises(pyjitc.JitError, match="'float' object has no attribute 'mean'") as e:
+        pyjitc.jit(mean_squared_error)(1.0, 2.0)
+    assert "test_library_idioms.py" in str(e.value)
+    assert_same(pyjitc.jit(mean_squared_error)(np.ones(3), 2.0), mean_squared_error(np.ones(3), 2.0))
+    assert_same(pyjitc.jit(mean_or_default)(2.0), mean_or_default(2.0))
+    for a in (2.5, 3, True, 1.5 + 2j):
+        assert_same(pyjitc.jit(parts_of_a_number)(a), parts_of_a_number(a))

@@ -36,6 +36,18 @@ def attribute(compiler, base, attr: str, shown_base: str, shown: str):
             return masked_calls.call(compiler.em, registry.FUNCTIONS["numpy.transpose"], shown, (base,), {})
         masked.need(base, f".{attr}")
     if isinstance(base, Traced):
+        if base.weak in (bool, int, float, complex) and base.ndim == 0 and not hasattr(base.weak, attr):
+            # a Python number (an argument, float(...), a loop counter): Python's AttributeError, not
+            # NumPy's method (`((y - yhat) ** 2).mean()` of two floats returned a value; probe R)
+            err = JitError(f"'{base.weak.__name__}' object has no attribute {attr!r}: {shown_base} is a Python "
+                           f"{base.weak.__name__} here, not a NumPy array",
+                           hint=f"pass an array, or make one: np.asarray({shown_base}).{attr}")
+            err.python = AttributeError(f"'{base.weak.__name__}' object has no attribute {attr!r}")
+            raise err
+        if base.weak in (bool, int, float, complex) and base.ndim == 0 and attr in ("real", "imag"):
+            part = call_known(compiler.em, registry.PROPERTIES[attr], (base,))   # a Python number's part: one too
+            return part if not isinstance(part, Traced) else Traced(part.value, float if base.weak is complex else int if base.weak is bool else base.weak,
+                          part.params)
         if attr in registry.PROPERTIES:
             return call_known(compiler.em, registry.PROPERTIES[attr], (base,))
         if attr in registry.METHODS:
