@@ -747,3 +747,18 @@ def test_histograms_and_bincounts_of_empty_inputs_match_numpy():
     # int zeros even with float weights
     assert_same(pyjitc.jit(counts_of_nothing)(np.zeros(0), np.zeros(0, np.int64)),
                 counts_of_nothing(np.zeros(0), np.zeros(0, np.int64)))
+
+
+def reductions_of_lists_of_values(x):
+    return (np.mean([x.sum(), x.max()]), np.sum([x.sum(), x.max()]), np.std([x.sum(), x.max(), 1.0]),
+            np.cumsum([x[0], x[1]]), np.max([x.sum(), x.max()]), np.argmax([x[0], x[3], x[1]]),
+            np.mean([x, x]), np.mean((x[0], x[1])), np.mean([x.sum()]), np.mean([1.0, 2.0, x.sum()]),
+            np.min([1, x[2]]), np.var([x[0], 2]), np.prod([x[1], 3]), np.any([x[0] > 1, False]),
+            np.ptp([x[0], x[3]]), np.sort([x[3], x[0]]), np.round([x[0] / 3, 2.5]))
+
+
+def test_numpy_functions_of_python_lists_of_run_time_values_match_numpy():
+    # `np.mean(fold_errors)` over a list of computed values: "mean: unsupported operand type(s)
+    # for +: 'Traced' and 'Traced'" (NumPy was asked to compute it while compiling; probe R)
+    for x in (np.arange(4.0), np.array([3, -1, 4, 1])):
+        assert_same(pyjitc.jit(reductions_of_lists_of_values)(x), reductions_of_lists_of_values(x))

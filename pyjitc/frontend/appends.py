@@ -174,7 +174,9 @@ def finish(fc, marker, keys, count) -> None:
             fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                                          ("flags", mask_key(em, flags), (count,)), None)
             continue
-        if count:   # (inside an enclosing run-time loop: that loop is unrolled, as for any append there)
+        if count and (id(target) in em.global_containers or em.region_containers and id(target) in em.region_containers[-1]):
+            # a list from before an enclosing run-time loop or branch grows there: that loop is
+            # unrolled (or a branch refused) as for any append there
             container_changed(em, f"{name}.append()", "list", container=target)
         for k in range(count):
             row = em.emit("reshape", em.emit("slice", buf, start=(k,) + (0,) * len(shape),

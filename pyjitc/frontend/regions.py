@@ -270,12 +270,14 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
             held.restore()
             block = b.open_block()
             em.branch_depth += 1
+            em.region_containers.append(set(held.held))
             try:
                 run()
             except Exit:
                 pass
             finally:
                 em.branch_depth -= 1
+                em.region_containers.pop()
             b.close_block([])
             outcomes.append((block, dict(env), {cid: c._value for cid, (c, _) in before.cells.items()}))
             contents.append(held.contents())
@@ -437,11 +439,13 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             entry_data = {k: v._data.value for k, v in env.items() if isinstance(v, Masked) and v._data is not None}
             em.loop_depth += 1
             em.loop_markers.append(marker)
+            em.region_containers.append(set(Containers(env, em).held))
             try:
                 body()
             finally:
                 em.loop_depth -= 1
                 em.loop_markers.pop()
+                em.region_containers.pop()
             written = {k[1] for k, _ in start.changes(env, before.cells) if k[0] == "cell"}
             rebound = [k for k, v in env.items() if isinstance(v, Traced) and isinstance(start.env.get(k), Traced)
                        and v.root is not start.env[k].root]

@@ -277,6 +277,8 @@ class Emitter:
         self.loop_depth = 0            # > 0 while interpreting a body that becomes a run-time region
         self.branch_depth = 0          # > 0 while interpreting a branch of a run-time if
         self.loop_markers: list[str] = []   # the run-time loops being interpreted, innermost last
+        self.region_containers: list[set] = []   # ids of the lists/dicts reachable when each run-time
+        # loop or branch being interpreted began, innermost last (a list made inside one is its own)
         self.call_function = None      # (fn, shown, args, kwargs) -> value: calls a callable the program holds
         self.arguments: set[int] = set()   # ids of the argument arrays (0-d ones update in place)
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
@@ -484,7 +486,10 @@ class Emitter:
 # ---------------------------------------------------------------- values known at compile time
 
 def is_static(*xs) -> bool:
-    return not any(isinstance(x, Traced) for x in xs)
+    """Whether the values are known at compile time: no traced array, also inside lists and
+    tuples (`np.mean([x.sum(), x.max()])` is not NumPy's to compute while compiling)."""
+    return not any(isinstance(x, Traced) or isinstance(x, (list, tuple)) and next(items_of(x, Traced), None) is not None
+                   for x in xs)
 
 
 def fold(fn, *args, **kwargs):
