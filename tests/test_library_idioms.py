@@ -697,3 +697,38 @@ def test_an_array_method_of_a_python_number_is_pythons_attribute_error():
     assert_same(pyjitc.jit(mean_or_default)(2.0), mean_or_default(2.0))
     for a in (2.5, 3, True, 1.5 + 2j):
         assert_same(pyjitc.jit(parts_of_a_number)(a), parts_of_a_number(a))
+
+
+def math_of_run_time_numbers(x, y, n):
+    return (math.log(x, 2), math.log(x, y), math.log(x), math.pow(x, y), math.pow(-x, n), math.prod([x, y, n]),
+            math.prod([n, n]), math.prod((x, y), start=2), math.ldexp(x, n), math.frexp(x), math.modf(-x),
+            math.factorial(n))
+
+
+def test_more_math_functions_of_run_time_numbers_match_python():
+    # math.log(x, base) was refused with a message about out= (the base went to np.log), math.pow,
+    # math.prod, ldexp, frexp, modf and factorial "not supported on run-time values" (probe S)
+    f = pyjitc.jit(math_of_run_time_numbers)
+    for args in ((3.0, 2.5, 3), (0.7, 10.0, 0), (12.5, 1.5, 20)):
+        assert_same(f(*args), math_of_run_time_numbers(*args))
+
+
+@pytest.mark.parametrize("fn, args, error", [
+    (lambda x: math.log(x, 1.0), (2.0,), "ZeroDivisionError"),
+    (lambda x: math.log(x, 2.0), (-1.0,), "math domain error"),
+    (lambda x: math.pow(x, 0.5), (-2.0,), "math domain error"),
+    (lambda x: math.pow(x, -1.0), (0.0,), "math domain error"),
+    (lambda x: math.pow(x, 400.0), (10.0,), "math range error"),
+    (lambda n: math.factorial(n), (-1,), "not defined for negative values"),
+])
+def test_math_errors_on_run_time_numbers_are_pythons(fn, args, error):
+    with pytest.raises(Exception) as python:
+        fn(*args)
+    with pytest.raises(pyjitc.RunError, match=error):
+        pyjitc.jit(fn)(*args)
+    assert type(python.value).__name__ in ("ValueError", "ZeroDivisionError", "OverflowError")
+
+
+def test_a_factorial_past_64_bits_is_the_overflow_error_of_compiled_python_ints():
+    with pytest.raises(pyjitc.RunError, match="past 64 bits"):
+        pyjitc.jit(lambda n: math.factorial(n))(21)

@@ -608,3 +608,101 @@ def _isqrt(em, n):
 
 
 MATH.update(gcd=_int_fold("gcd", 0), lcm=_int_fold("lcm", 1), isqrt=_isqrt)
+
+
+def _float(em, x) -> Traced:
+    """A run-time number as math converts it: a float64 0-d value (TypeError for arrays of more
+    than one element)."""
+    t = em.asarray(x)
+    if t.type.size != 1:
+        raise ShapeError("TypeError: only 0-dimensional arrays can be converted to Python scalars")
+    t = em.cast(reshape(em, t, ()) if t.ndim else t, np.float64)
+    return Traced(t.value, None, t.params)
+
+
+def _python_float(t: Traced) -> Traced:
+    return Traced(t.value, float, t.params)
+
+
+_ln = MATH["log"]
+
+
+def _log(em, x, base=None):
+    """math.log(x[, base]): log(x) / log(base) as CPython divides them; math's ValueError for x or
+    base <= 0, ZeroDivisionError for base 1 (it was refused: the base went to np.log as out=)."""
+    if base is None:
+        return _ln(em, x)
+    num, den = (_float(em, _ln(em, v)) for v in (x, base))
+    em.check(cmp(em, den, em.full(0.0, np.float64, ()), "EQ"), "ZeroDivisionError: float division by zero")
+    return _python_float(FUNCTIONS["numpy.divide"](em, num, den))
+
+
+def _pow(em, x, y):
+    """math.pow: both converted to float, C's pow, math's ValueError for 0 to a negative power and
+    a negative base to a non-integer power, OverflowError for an infinite result of finite ones."""
+    x, y = _float(em, x), _float(em, y)
+    out = FUNCTIONS["numpy.power"](em, x, y)
+    zero = em.full(0.0, np.float64, ())
+    finite = em.emit("and", em.emit("is_finite", x), em.emit("is_finite", y))
+    fractional = cmp(em, FUNCTIONS["numpy.floor"](em, y), y, "NE")
+    bad = em.emit("or", em.emit("and", cmp(em, x, zero, "EQ"), em.emit("and", em.emit("is_finite", y), cmp(em, y, zero, "LT"))),
+                  em.emit("and", finite, em.emit("and", cmp(em, x, zero, "LT"), fractional)))
+    em.check(bad, "ValueError: math domain error")
+    em.check(em.emit("and", finite, em.emit("not", em.emit("is_finite", out))), "OverflowError: math range error")
+    return _python_float(out)
+
+
+def _prod(em, iterable, *, start=1):
+    """math.prod: Python's products in order, from `start` (of a list or tuple, or of a 1-D array's
+    elements, NumPy scalars, as Python iterates it)."""
+    if isinstance(iterable, Traced):
+        if iterable.ndim != 1 or not isinstance(iterable.shape[0], int) or iterable.shape[0] > 256:
+            raise NotSupportedError("math.prod of an array: a 1-D array of at most 256 elements is supported",
+                                    hint="use np.prod")
+        iterable = [reshape(em, em.emit("slice", iterable, start=(k,), limit=(k + 1,), strides=(1,)), ())
+                    for k in range(iterable.shape[0])]
+    if not isinstance(iterable, (list, tuple)):
+        raise NotSupportedError("math.prod of this iterable is not supported: pass a list, a tuple or a 1-D array")
+    out = start
+    for v in iterable:
+        out = apply_operator(em, "Mult", out, v)
+    return out
+
+
+def _ldexp(em, x, i):
+    """math.ldexp: a float times 2**i (i a Python int), OverflowError where a finite x overflows."""
+    (e,) = _python_ints(em, "ldexp", (i,))
+    x = _float(em, x)
+    out = FUNCTIONS["numpy.ldexp"](em, x, e)
+    em.check(em.emit("and", em.emit("is_finite", x), em.emit("not", em.emit("is_finite", out))),
+             "OverflowError: math range error")
+    return _python_float(out)
+
+
+def _frexp(em, x):
+    m, e = FUNCTIONS["numpy.frexp"](em, _float(em, x))
+    return _python_float(m), Traced(em.cast(e, np.int64).value, int, e.params)
+
+
+def _modf(em, x):
+    frac, whole = FUNCTIONS["numpy.modf"](em, _float(em, x))
+    return _python_float(frac), _python_float(whole)
+
+
+_FACTORIALS = np.array([1] + [int(np.prod(np.arange(1, k + 1, dtype=np.int64))) for k in range(1, 21)], np.int64)
+
+
+def _factorial(em, n):
+    """math.factorial of a run-time int: a table up to 20! (21! is past 64 bits: the OverflowError
+    compiled Python ints raise); Python's ValueError for a negative n."""
+    from ..python_ints import MESSAGE
+    (n,) = _python_ints(em, "factorial", (n,))
+    em.check(cmp(em, n, em.full(0, np.int64, ()), "LT"), "ValueError: factorial() not defined for negative values")
+    em.check(cmp(em, n, em.full(20, np.int64, ()), "GT"), MESSAGE)
+    at = em.emit("min", em.emit("max", n, em.full(0, np.int64, ())), em.full(20, np.int64, ()))
+    out = FUNCTIONS["numpy.take"](em, em.constant(_FACTORIALS), at)
+    return Traced(out.value, int, n.params)
+
+
+MATH.update(log=_log, pow=_pow, prod=_prod, ldexp=_ldexp, frexp=_frexp, modf=_modf,
+            factorial=_factorial)
