@@ -285,21 +285,34 @@ SHIFTED_TAPS = 128
 
 def _correlate_by_shifts(em, a, v, left, length, boolean, acc):
     """out[k] = sum_j a[k + j - left] * v[j], one term per j: the product of a's overlapping slice
-    with v[j], padded with zeros to the output's length (only overlapping elements are multiplied,
-    as NumPy: no inf * 0 from a pad), summed in j's order."""
+    with v[j] (only overlapping elements are multiplied, as NumPy: no inf * 0 from a pad), summed
+    in j's order. The outputs every tap overlaps are slices of one length, no pad (with pads IREE
+    made a pass per tap: mode="same" of 1e6 by 25 taps took 157 ms, "valid" 2.7 ms); the few at
+    each end are padded."""
+    n1, n2 = a.shape[0], v.shape[0]
+    lo_all, hi_all = left, n1 - n2 + 1 + left        # the k where a's index is inside for every j
+    if not 0 <= lo_all < hi_all <= length or (lo_all == 0 and hi_all == length):
+        return _shifted_terms(em, a, v, left, 0, length, boolean, acc)
+    parts = [_shifted_terms(em, a, v, left, k0, k1, boolean, acc)
+             for k0, k1 in ((0, lo_all), (lo_all, hi_all), (hi_all, length)) if k0 < k1]
+    return em.emit("concatenate", *parts, axis=0)
+
+
+def _shifted_terms(em, a, v, left, k0, k1, boolean, acc):
+    """_correlate_by_shifts' outputs k0 <= k < k1."""
     n1, n2 = a.shape[0], v.shape[0]
     total = None
     for j in range(n2):
-        lo, hi = max(0, left - j), min(length, n1 + left - j)    # the k where a's index is inside
+        lo, hi = max(k0, left - j), min(k1, n1 + left - j)    # the k where a's index is inside
         if lo >= hi:
             continue
         part = getitem(em, a, slice(lo + j - left, hi + j - left))
         term = em.emit("and" if boolean else "mul", part, em.broadcast(getitem(em, v, j), part.shape))
         term = em.cast(term, acc)
-        if lo or hi < length:
-            term = em.emit("pad", term, em.full(0, acc, ()), low=(lo,), high=(length - hi,), interior=(0,))
+        if lo > k0 or hi < k1:
+            term = em.emit("pad", term, em.full(0, acc, ()), low=(lo - k0,), high=(k1 - hi,), interior=(0,))
         total = term if total is None else em.emit("or" if boolean else "add", total, term)
-    return total if total is not None else em.full(0, acc, (length,))
+    return total if total is not None else em.full(0, acc, (k1 - k0,))
 
 
 def _correlate(em, a, v, mode, name):

@@ -164,6 +164,35 @@ AT = {np.add: ("numpy.sum", 0), np.subtract: ("numpy.sum", 0), np.multiply: ("nu
       np.maximum: ("numpy.max", None), np.minimum: ("numpy.min", None)}
 
 
+def _flat_positions(em, name, a, indices, b, keep):
+    """ufunc.at with a tuple of k integer index arrays (one per leading axis, broadcast together):
+    (a with its first k axes made one, the flat positions, b broadcast to the selection and made
+    rows of it), so the one-axis rule applies. Each index is checked on its own axis (NumPy's
+    IndexError) and negative ones count from that axis's end."""
+    k = len(indices)
+    if keep is not None or k > a.ndim or any(i is None or i is Ellipsis or isinstance(i, slice) for i in indices):
+        raise NotSupportedError(f"{name}.at: a tuple of integer index arrays, one per leading axis, is supported "
+                                "(not slices, None or ...)")
+    idxs = [as_array(em, i) for i in indices]
+    if any(i.dtype.kind not in "iu" for i in idxs):
+        raise NotSupportedError(f"{name}.at: the indices must be integer arrays")
+    try:
+        shape = np.broadcast_shapes(*[i.shape for i in idxs])
+    except ValueError as e:
+        raise ShapeError(f"IndexError: shape mismatch: indexing arrays could not be broadcast together ({e})") from None
+    flat = None
+    for axis, i in enumerate(idxs):
+        i = index_i64(em, FUNCTIONS["numpy.broadcast_to"](em, i, shape), a.shape[axis], "an index", axis=axis)
+        flat = i if flat is None else em.emit("add", em.emit("mul", flat, em.full(a.shape[axis], np.int64, shape)), i)
+    rest = a.shape[k:]
+    m = int(np.prod(shape, dtype=np.int64))
+    rows = reshape(em, a, (int(np.prod(a.shape[:k], dtype=np.int64)),) + rest)
+    if b is not None:
+        b = np.broadcast_to(np.asarray(b), shape + rest).reshape((m,) + rest) if is_static(b) else \
+            reshape(em, FUNCTIONS["numpy.broadcast_to"](em, as_array(em, b), shape + rest), (m,) + rest)
+    return rows, reshape(em, flat, (m,)), b
+
+
 def _at(ufunc, reduction, identity):
     impl = FUNCTIONS[f"numpy.{ufunc.__name__}"]
 
@@ -175,9 +204,10 @@ def _at(ufunc, reduction, identity):
             raise ShapeError(f"TypeError: {ufunc.__name__}.at() needs the values b for a binary ufunc")
         if not hasattr(a, "dtype") or is_static(a):
             raise NotSupportedError(f"{ufunc.__name__}.at: the first argument must be an array of the program")
-        if isinstance(indices, tuple):
-            if len(indices) != 1:
-                raise NotSupportedError(f"{ufunc.__name__}.at: indices along one axis are supported")
+        whole = a     # the array written; `a` below may be it with its first axes made one
+        if isinstance(indices, tuple) and len(indices) > 1:   # np.add.at(cm, (y_true, y_pred), 1)
+            a, indices, b = _flat_positions(em, ufunc.__name__, a, indices, b, keep)
+        elif isinstance(indices, tuple):
             indices = indices[0]
         idx = as_array(em, indices)
         if idx.dtype.kind not in "iu" or idx.ndim > 1 or a.ndim == 0:
@@ -206,7 +236,7 @@ def _at(ufunc, reduction, identity):
         if ufunc in (np.add, np.subtract):   # a scatter-add: work and memory grow with n + m
             combined = em.emit("scatter_add", em.full(0, values.dtype, (n,) + a.shape[1:]), idx, bb)
             new = impl(em, a, combined) if ufunc is np.add else FUNCTIONS["numpy.subtract"](em, a, combined)
-            store(em, a, Ellipsis, em.cast(new, a.dtype), f"np.{ufunc.__name__}.at")
+            store(em, whole, Ellipsis, reshape(em, em.cast(new, a.dtype), whole.shape), f"np.{ufunc.__name__}.at")
             return
         rest = (1,) * (a.ndim - 1)
         hit = FUNCTIONS["numpy.equal"](em, reshape(em, em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64)),
@@ -222,7 +252,7 @@ def _at(ufunc, reduction, identity):
         if ufunc in (np.maximum, np.minimum):   # positions no index names keep their value (NaN too)
             named = FUNCTIONS["numpy.any"](em, hit, axis=1)
             new = FUNCTIONS["numpy.where"](em, reshape(em, named, (n,) + rest), new, a)
-        store(em, a, Ellipsis, em.cast(new, a.dtype), f"np.{ufunc.__name__}.at")
+        store(em, whole, Ellipsis, reshape(em, em.cast(new, a.dtype), whole.shape), f"np.{ufunc.__name__}.at")
     at.selections = True     # masked.py passes selections of one mask as data and `keep`
     return at
 
