@@ -732,3 +732,36 @@ def test_math_errors_on_run_time_numbers_are_pythons(fn, args, error):
 def test_a_factorial_past_64_bits_is_the_overflow_error_of_compiled_python_ints():
     with pytest.raises(pyjitc.RunError, match="past 64 bits"):
         pyjitc.jit(lambda n: math.factorial(n))(21)
+
+
+def searches_in_lists_of_run_time_values(x):
+    l = [x[0], x[1], x[2]]
+    pairs = [(i, x[i]) for i in range(4)]
+    rows = [x[:2], x[2:]]
+    return (l.index(2.0), l.count(1.0), l.index(max(l)), (x[0], x[1]).index(x[1]), l.index(x[2], 1),
+            [x[3], x[0], x[3]].count(x[3]), 2.0 in l, x[3] in [1.0, 3.0], 5.0 in l,
+            max(pairs, key=lambda t: t[1]), min(pairs, key=lambda t: t[1]), max(rows, key=lambda r: r.sum()))
+
+
+def index_of_a_missing_value(x):
+    return [x[0], x[1]].index(7.0)
+
+
+def removal_decided_at_run_time(x):
+    items = [x[0], x[1]]
+    items.remove(3.0)
+    return items
+
+
+def test_list_index_count_in_and_max_by_key_over_run_time_values_match_python():
+    # l.count(v) returned 0 where Python gives 1 and l.index(v) raised ValueError where Python gives
+    # 2 (NumPy-level values compared while compiling); l.index(max(l)), `v in [a, b]`, max(pairs,
+    # key=...) were refused (probe R)
+    f = pyjitc.jit(searches_in_lists_of_run_time_values)
+    for x in (np.array([1.0, 3.0, 2.0, 1.0]), np.array([2.0, 2.0, 5.0, 3.0])):
+        assert_same(f(x), searches_in_lists_of_run_time_values(x))
+    with pytest.raises(pyjitc.RunError, match="not in list"):
+        pyjitc.jit(index_of_a_missing_value)(np.array([1.0, 3.0]))
+    with pytest.raises(pyjitc.JitError, match="list.remove") as e:
+        pyjitc.jit(removal_decided_at_run_time)(np.array([1.0, 3.0]))
+    assert "test_library_idioms.py" in str(e.value)

@@ -25,7 +25,7 @@ from . import appends, assignment, attributes, branches, compaction, indexing, l
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
-from .numpy.builtins import MATH   # (importing the numpy package registers every function)
+from .numpy.builtins import MATH, SEQUENCE_SEARCH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, container_changed, fold, hold, is_static, items_of, known
 from .unify import Deleted
@@ -493,7 +493,15 @@ class FunctionCompiler(ast.NodeVisitor):
                 if isinstance(owner, list) and target.__name__ == "sort" and not args:   # sorted()'s rules (key=, numbers)
                     owner[:] = registry.BUILTINS["sorted"](self.em, owner, **kwargs)
                     return None
+                if isinstance(owner, list) and target.__name__ == "remove" and len(args) == 1 and not kwargs \
+                        and not is_static(owner, *args):
+                    del owner[SEQUENCE_SEARCH["remove"](self.em, owner, args[0])]
+                    return None
                 return target(*args, **kwargs)
+            owner = target.__self__
+            if isinstance(owner, (list, tuple)) and target.__name__ in SEQUENCE_SEARCH and not kwargs \
+                    and not is_static(owner, *args):   # [x[0], x[1]].index(v), l.count(v)
+                return SEQUENCE_SEARCH[target.__name__](self.em, owner, *args)
             if not is_static(*args, *kwargs.values()):
                 raise NotSupportedError(f"{shown}() of values known only at run time")
             return fold(target, *args, **kwargs)

@@ -11,7 +11,7 @@ from ..errors import NotSupportedError
 from . import masked, masked_calls, python_ints
 from .regions import MergeError, unify
 from .registry import FUNCTIONS, refuse_complex
-from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, join_params
+from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, join_params
 
 _UNARY_OPS = {"USub": "numpy.negative", "UAdd": "numpy.positive", "Invert": "numpy.invert"}
 _BINARY_OPS = {"Add": "numpy.add", "Sub": "numpy.subtract", "Mult": "numpy.multiply",
@@ -115,6 +115,26 @@ def select_values(em, cond: Traced, a, b):
     return Traced(out.value, weak, params)
 
 
+def item_matches(em, container, item) -> list:
+    """Whether each item of a list or tuple is `item` as Python's `in`, list.index and list.count
+    see it: the same object, or equal (==); True/False where known now, run-time bools otherwise.
+    Arrays among them (Python's truth value of an array) are refused."""
+    out = []
+    for c in container:
+        if c is item:
+            out.append(True)
+        elif not isinstance(c, (Traced, bool, int, float, complex, np.generic)) or \
+                not isinstance(item, (Traced, bool, int, float, complex, np.generic)):
+            out.append(c == item if not isinstance(c, Traced) and not isinstance(item, Traced) else False)
+        else:
+            eq = apply_operator(em, "Eq", item, c)
+            if isinstance(eq, Traced) and eq.ndim:
+                raise NotSupportedError("comparing with arrays (`in`, list.index, list.count) is not supported: "
+                                        "Python would need the truth value of an array")
+            out.append(eq)
+    return out
+
+
 def membership(em, item, container):
     """`item in container` where one side is known only at run time: Python compares with ==
     (an array: any element equal; a tuple or list: any item equal)."""
@@ -125,14 +145,10 @@ def membership(em, item, container):
         return Traced(found.value, bool, found.params)
     if isinstance(container, (dict, set, frozenset)) and isinstance(item, Traced) and item.type.size == 1:
         container = list(container)   # its keys, known now: a number is in it where one equals it
-    if isinstance(container, (tuple, list, range)) and isinstance(item, Traced) and item.type.size == 1:
+    if isinstance(container, (tuple, list, range)) and (isinstance(item, Traced) and item.type.size == 1 or
+                                                        next(items_of(container, Traced), None) is not None):
         out = False
-        for c in container:
-            if not isinstance(c, (Traced, bool, int, float, complex, np.generic)):
-                continue   # None, a string, ...: never equal to a number
-            eq = apply_operator(em, "Eq", item, c)
-            if isinstance(eq, Traced) and eq.ndim:
-                raise NotSupportedError("`in` comparing with arrays is not supported")
+        for eq in item_matches(em, container, item):
             out = apply_operator(em, "BitOr", out, eq) if isinstance(out, Traced) or isinstance(eq, Traced) \
                 else (out or eq)
         return Traced(em.asarray(out).value, bool) if isinstance(out, Traced) else out

@@ -424,10 +424,13 @@ def _pick_by_key(em, fn, numpy_name, args, kwargs):
 
 
 def _chosen(em, items, position):
-    """items[position] for a run-time position: items of one type (as max/min of them needs)."""
+    """items[position] for a run-time position: items of one type and shape (as max/min of them
+    needs), or tuples of such items, chosen part by part (`max(pairs, key=lambda t: t[1])`)."""
+    if all(isinstance(v, tuple) for v in items) and len({len(v) for v in items}) == 1:
+        return tuple(_chosen(em, [v[c] for v in items], position) for c in range(len(items[0])))
     types = {em.dtype_of(v) for v in items}
-    if len(types) != 1 or any(em.shape_of(v) != () for v in items):
-        raise NotSupportedError("max()/min() with key= of items of different types or of arrays, chosen by keys "
+    if len(types) != 1 or len({em.shape_of(v) for v in items}) != 1:
+        raise NotSupportedError("max()/min() with key= of items of different types or shapes, chosen by keys "
                                 "known only at run time", hint="pick an index instead: max(range(n), key=...)")
     out = items[0]
     for i, item in enumerate(items[1:], 1):
@@ -437,6 +440,58 @@ def _chosen(em, items, position):
 
 
 _NO_DEFAULT = object()
+
+
+def _search(name):
+    """list.index / list.count (tuple's too) of a sequence holding run-time values: Python's
+    identity-or-equality test on each item (operators.item_matches); index is the first match (a
+    Python int), or Python's ValueError when the function runs."""
+    def impl(em, seq, value, *bounds):
+        from ..operators import item_matches
+        if name == "count" and bounds:
+            raise ShapeError(f"TypeError: {type(seq).__name__}.count() takes exactly one argument ({len(bounds) + 1} given)")
+        start, stop = (list(em.static(b, f"{name}: start/stop") for b in bounds) + [None, None])[:2]
+        lo, hi = slice(start, stop).indices(len(seq))[:2]
+        matches = item_matches(em, seq[lo:hi], value)
+        if name == "count":
+            total = 0
+            for m in matches:
+                total = apply_operator(em, "Add", total, m if isinstance(m, Traced) else int(m))
+            return Traced(em.cast(em.asarray(total), np.int64).value, int, join_params(matches)) \
+                if isinstance(total, Traced) else total
+        position = -1
+        for k in reversed(range(len(matches))):
+            m = matches[k]
+            if m is True:
+                position = lo + k
+            elif isinstance(m, Traced):
+                position = FUNCTIONS["numpy.where"](em, m, np.int64(lo + k), position)
+        if not isinstance(position, Traced):
+            if position < 0:
+                raise ShapeError(f"ValueError: {type(seq).__name__}.index(x): x not in {type(seq).__name__}")
+            return position
+        em.check(cmp(em, position, em.full(0, np.int64, ()), "LT"),
+                 f"ValueError: {type(seq).__name__}.index(x): x not in {type(seq).__name__}")
+        return Traced(em.cast(position, np.int64).value, int, join_params(matches))
+    return impl
+
+
+def _removed(em, seq, value):
+    """list.remove(value) of a list holding run-time values: the position of the first match, which
+    must be known now (the list's length must not depend on run-time values)."""
+    from ..operators import item_matches
+    for k, m in enumerate(item_matches(em, seq, value)):
+        if isinstance(m, Traced):
+            raise NotSupportedError("list.remove() comparing values known only at run time: which item goes (and "
+                                    "so the list's contents) would depend on them", hint="use an array and a mask")
+        if m:
+            return k
+    raise ShapeError("ValueError: list.remove(x): x not in list")
+
+
+# list.index and list.count (and tuple's) where the sequence or the value holds run-time values;
+# list.remove's position
+SEQUENCE_SEARCH = {"index": _search("index"), "count": _search("count"), "remove": _removed}
 
 
 def _pick_of_array(em, fn, x):
