@@ -697,6 +697,43 @@ def test_recursion_whose_depth_depends_on_run_time_values_is_a_located_error():
     assert "return doubles_until_large(x * 2.0)" in str(e.value)
 
 
+def adaptive_simpson(f, a, b, eps, whole, fa, fb, fm, depth):
+    m = (a + b) / 2
+    lm, rm = (a + m) / 2, (m + b) / 2
+    flm, frm = f(lm), f(rm)
+    left = (m - a) / 6 * (fa + 4 * flm + fm)
+    right = (b - m) / 6 * (fm + 4 * frm + fb)
+    if depth <= 0 or abs(left + right - whole) <= 15 * eps:
+        return left + right + (left + right - whole) / 15
+    return (adaptive_simpson(f, a, m, eps / 2, left, fa, fm, flm, depth - 1)
+            + adaptive_simpson(f, m, b, eps / 2, right, fm, fb, frm, depth - 1))
+
+
+def integral_of_a_square(a, b, eps, depth):
+    f = lambda x: x * x + 1.0
+    fa, fb, fm = f(a), f(b), f((a + b) / 2)
+    return adaptive_simpson(f, a, b, eps, (b - a) / 6 * (fa + 4 * fm + fb), fa, fb, fm, depth)
+
+
+def fft_if_positive(x):
+    if x.real.sum() > 0:
+        return halving_fft(x)
+    return x
+
+
+def test_recursion_under_run_time_ifs_is_compiled_up_to_a_bound_then_refused():
+    # adaptive Simpson with a depth of 10 written in the source compiled for minutes (2**10 inlined
+    # calls, both sides of each if; probe S): more than 32 such calls is a located refusal. A
+    # recursion decided at compile time inside a run-time if is not counted
+    f = pyjitc.jit(integral_of_a_square, static_argnames=("depth",))
+    assert_same(f(0.0, 3.0, 1e-6, 3), integral_of_a_square(0.0, 3.0, 1e-6, 3))
+    with pytest.raises(pyjitc.NotSupportedError, match="under a branch on run-time values") as e:
+        f(0.0, 3.0, 1e-6, 10)
+    assert "test_control_flow.py" in str(e.value) and "adaptive_simpson(f, " in str(e.value)
+    x = np.random.default_rng(3).random(64) + 0j
+    assert_same(pyjitc.jit(fft_if_positive)(x), fft_if_positive(x), accumulate=True)
+
+
 State = collections.namedtuple("State", "pos vel")
 
 

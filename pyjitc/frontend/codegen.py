@@ -35,6 +35,7 @@ from .source import SourceFunction, parse_function, real_signature
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
 MAX_RECURSION = 24   # levels of a function calling itself, each inlined (see _check_recursion)
+MAX_BRANCHED_RECURSION = 32   # its calls under run-time ifs within one outermost call (both sides compiled: 2**depth)
 
 
 _SOURCE_CACHE: dict[Any, SourceFunction] = {}
@@ -545,7 +546,21 @@ class FunctionCompiler(ast.NodeVisitor):
     def _check_recursion(self, key, shown, args):
         """Recursion is inlined while it is decided at compile time (`if n <= 1: return x` on a
         shape): each call is compiled for its own arguments. Deeper than MAX_RECURSION levels,
-        the depth is taken to depend on run-time values."""
+        the depth is taken to depend on run-time values; more than MAX_BRANCHED_RECURSION calls
+        under run-time ifs of the recursion itself is a located refusal (both sides compiled)."""
+        counts = self.em.branched_recursion
+        if key not in self.stack:    # an outermost call: its recursion counted afresh
+            counts[key] = [0, self.em.branch_depth]
+        elif self.em.branch_depth > counts.setdefault(key, [0, 0])[1]:   # a recursive call under a run-time if inside it
+            counts[key][0] += 1     # (the compiled function itself was entered at depth 0)
+            if counts[key][0] > MAX_BRANCHED_RECURSION:
+                error = NotSupportedError(
+                    f"{shown} calls itself under a branch on run-time values more than {MAX_BRANCHED_RECURSION} "
+                    "times: each call is inlined, and both sides of the branch are compiled, so the program grows "
+                    "as 2**depth (adaptive recursion, compiled for minutes)",
+                    hint="write it as a loop over an explicit stack of intervals or states, or pass a smaller depth")
+                error.final = True
+                raise error
         if sum(1 for s in self.stack if s is key) >= MAX_RECURSION:
             error = NotSupportedError(f"{shown} calls itself more than {MAX_RECURSION} levels deep; a recursion is "
                                       "compiled by inlining each call, so its depth must be decided at compile time "
