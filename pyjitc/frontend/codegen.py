@@ -4,12 +4,8 @@ Raises JitError with the location of the innermost AST node involved."""
 from __future__ import annotations
 
 import ast
-import dataclasses
-import functools
-import inspect
 import os
 import types
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,23 +15,18 @@ from ..ir.dims import NeedsStaticShape
 from ..ir.graph import Builder
 from ..ir.types import is_int
 from ..ir.ops import OpTypeError
-from ..template import bind_by_name
-from . import appends, assignment, attributes, branches, compaction, indexing, loops, masked, masked_calls, policy, raising, registry, \
+from . import appends, assignment, attributes, branches, calls, compaction, indexing, loops, masked, policy, raising, \
     selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
-from .numpy.builtins import MATH, SEQUENCE_SEARCH   # (importing the numpy package registers every function)
 from .operators import apply_operator, membership
-from .values import Emitter, NeedStatic, Traced, call_known, container_changed, fold, hold, is_static, items_of, known
+from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, known
 from .unify import Deleted
 from .regions import BOUND, BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, negate
-from .attributes import BoundMethod
-from .source import SourceFunction, parse_function, real_signature
+from .source import SourceFunction, parse_function
 
 DEBUG = os.environ.get("PYJITC_DEBUG", "") not in ("", "0")
-MAX_RECURSION = 24   # levels of a function calling itself, each inlined (see _check_recursion)
-MAX_BRANCHED_RECURSION = 32   # its calls under run-time ifs within one outermost call (both sides compiled: 2**depth)
 
 
 _SOURCE_CACHE: dict[Any, SourceFunction] = {}
@@ -76,19 +67,9 @@ def source_of(fn, check: bool = True) -> SourceFunction:
     return src
 
 
-@dataclass(eq=False)
-class LocalFunction:
-    """A function defined inside the compiled one (def or lambda): inlined where it is called,
-    reading the enclosing function's variables as they are at the call, like a Python closure."""
-    node: ast.FunctionDef | ast.Lambda
-    parent: "FunctionCompiler"
-    defaults: list
-
-    def __call__(self, *args, **kwargs):   # callable, as Python sees it (isinstance(f, Callable)); called by the compiler
-        raise TypeError("a function defined inside a @jit function is called by the compiler only")
-
-
 class FunctionCompiler(ast.NodeVisitor):
+    source_of = staticmethod(source_of)    # (for calls.inline)
+
     def __init__(self, src: SourceFunction, em: Emitter, env: dict[str, Any], stack=(), parent=None):
         self.src = src
         self.em = em
@@ -331,30 +312,10 @@ class FunctionCompiler(ast.NodeVisitor):
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise NotSupportedError("nested functions with *args, **kwargs or keyword-only parameters are not "
                                     "supported", hint="use plain parameters")
-        return LocalFunction(node, self, [self.visit(d) for d in a.defaults])
+        return calls.LocalFunction(node, self, [self.visit(d) for d in a.defaults])
 
-    def call_local(self, fn: LocalFunction, shown, args, kwargs):
-        self._check_recursion(fn.node, shown, (args, kwargs))
-        names = [p.arg for p in fn.node.args.args]
-        defaults = dict(zip(names[len(names) - len(fn.defaults):], fn.defaults))
-        env = bind_by_name(shown, names, args, kwargs, defaults)
-        src = dataclasses.replace(fn.parent.src, node=fn.node)
-        outer, c = [], fn.parent
-        while c is not None:     # (its arrays a closure may write: a loop in it carries them)
-            outer.append(c.env)
-            c = c.parent
-        self.em.enclosing_envs.extend(outer)
-        inner = FunctionCompiler(src, self.em, env, self.stack, parent=fn.parent)
-        try:
-            result = inner.run()
-        finally:
-            del self.em.enclosing_envs[len(self.em.enclosing_envs) - len(outer):]
-        for name in inner.nonlocals:   # `nonlocal` names: their values at the return, back where they live
-            c = fn.parent
-            while name not in c.env:
-                c = c.parent
-            c.env[name] = env[name]
-        return result
+    def call_value(self, func, shown, args, kwargs):
+        return calls.call_value(self, func, shown, args, kwargs)
 
     def lookup(self, name):
         c = self
@@ -463,138 +424,6 @@ class FunctionCompiler(ast.NodeVisitor):
             else:
                 kwargs[k.arg] = self.visit(k.value)
         return self.call_value(func, ast.unparse(node.func), args, kwargs)
-
-    def call_value(self, func, shown, args, kwargs):
-        """Call a value the program holds (a function, method, class) with compile-time or traced
-        arguments; library functions that take callables (map) reach it through em.call_function."""
-        if isinstance(func, LocalFunction):
-            return self.call_local(func, shown, args, kwargs)
-        if isinstance(func, BoundMethod):
-            return self.call_impl(func.impl, shown, (func.target, *args), kwargs)
-        if isinstance(func, functools.partial):   # its function, with the arguments it holds first
-            return self.call_value(func.func, shown, [*func.args, *args], {**func.keywords, **kwargs})
-        kind, target = policy.classify_call(func, shown)
-        if kind == "getattr":
-            return attributes.getattr_(self, shown, args, kwargs)
-        if kind == "cached":   # its cache changes nothing but time; its arguments must be hashable, as Python's
-            if not is_static(*args, *kwargs.values()):
-                raise NotSupportedError(f"{shown}() caches its results (functools.lru_cache), so Python would "
-                                        f"raise TypeError for an array argument (unhashable)")
-            try:
-                hash((tuple(args), tuple(kwargs.items())))
-            except TypeError as e:
-                raise JitError(f"{shown}(): TypeError: {e}") from None
-            return self.inline(target, shown, args, kwargs)
-        if kind in ("numpy", "builtin"):
-            return self.call_impl(target, shown, args, kwargs)
-        if kind == "method":   # a method of a str, list, dict, ... held while the program is built
-            if policy.python_method(target) == "mutating":
-                container_changed(self.em, f"{shown}()", type(target.__self__).__name__, container=target.__self__)
-                owner = target.__self__
-                if isinstance(owner, list) and target.__name__ == "sort" and not args:   # sorted()'s rules (key=, numbers)
-                    owner[:] = registry.BUILTINS["sorted"](self.em, owner, **kwargs)
-                    return None
-                if isinstance(owner, list) and target.__name__ == "remove" and len(args) == 1 and not kwargs \
-                        and not is_static(owner, *args):
-                    del owner[SEQUENCE_SEARCH["remove"](self.em, owner, args[0])]
-                    return None
-                return target(*args, **kwargs)
-            owner = target.__self__
-            if isinstance(owner, (list, tuple)) and target.__name__ in SEQUENCE_SEARCH and not kwargs \
-                    and not is_static(owner, *args):   # [x[0], x[1]].index(v), l.count(v)
-                return SEQUENCE_SEARCH[target.__name__](self.em, owner, *args)
-            if not is_static(*args, *kwargs.values()):
-                raise NotSupportedError(f"{shown}() of values known only at run time")
-            return fold(target, *args, **kwargs)
-        if kind == "namedtuple":
-            try:
-                return target(*args, **kwargs)
-            except TypeError as e:
-                raise JitError(f"{shown}(): TypeError: {e}") from None
-        if kind == "exception":
-            if not is_static(*args, *kwargs.values()):
-                raise NotSupportedError(f"{shown}(...) of values known only at run time can only be raised")
-            return target(*args, **kwargs)
-        if kind == "math":
-            args, kwargs = known(args), known(kwargs)
-            if is_static(*args, *kwargs.values()):
-                return fold(target, *args, **kwargs)
-            if target.__name__ in MATH:
-                return MATH[target.__name__](self.em, *args, **kwargs)
-            has_numpy = hasattr(np, target.__name__)   # (math.erf, math.gamma: NumPy has none)
-            raise NotSupportedError(f"{shown} is not supported on run-time values",
-                                    hint=f"use np.{target.__name__} on arrays" if has_numpy else
-                                    f"NumPy has no {target.__name__}: compute it outside the function")
-        return self.inline(target, shown, args, kwargs)
-
-    def call_impl(self, impl, shown, args, kwargs):
-        try:
-            inspect.signature(impl).bind(self.em, *args, **kwargs)
-        except TypeError as e:
-            raise JitError(f"{shown}(): {e}") from None
-        except ValueError:
-            pass
-
-        if masked.contains(args, kwargs):
-            return masked_calls.call(self.em, impl, shown, args, kwargs)
-
-        def call(em, *args, **kwargs):
-            registry.refuse_complex(impl, shown, args, kwargs)
-            return registry.fresh_results(impl, em, args, kwargs, impl(em, *args, **kwargs))
-        return call_known(self.em, call, args, kwargs)
-
-    def _check_recursion(self, key, shown, args):
-        """Recursion is inlined while it is decided at compile time (`if n <= 1: return x` on a
-        shape): each call is compiled for its own arguments. Deeper than MAX_RECURSION levels,
-        the depth is taken to depend on run-time values; more than MAX_BRANCHED_RECURSION calls
-        under run-time ifs of the recursion itself is a located refusal (both sides compiled)."""
-        counts = self.em.branched_recursion
-        if key not in self.stack:    # an outermost call: its recursion counted afresh
-            counts[key] = [0, self.em.branch_depth]
-        elif self.em.branch_depth > counts.setdefault(key, [0, 0])[1]:   # a recursive call under a run-time if inside it
-            counts[key][0] += 1     # (the compiled function itself was entered at depth 0)
-            if counts[key][0] > MAX_BRANCHED_RECURSION:
-                error = NotSupportedError(
-                    f"{shown} calls itself under a branch on run-time values more than {MAX_BRANCHED_RECURSION} "
-                    "times: each call is inlined, and both sides of the branch are compiled, so the program grows "
-                    "as 2**depth (adaptive recursion, compiled for minutes)",
-                    hint="write it as a loop over an explicit stack of intervals or states, or pass a smaller depth")
-                error.final = True
-                raise error
-        if sum(1 for s in self.stack if s is key) >= MAX_RECURSION:
-            error = NotSupportedError(f"{shown} calls itself more than {MAX_RECURSION} levels deep; a recursion is "
-                                      "compiled by inlining each call, so its depth must be decided at compile time "
-                                      "(by shapes or static values)", hint="write the recursion as a loop")
-            error.final = True   # no retry on the way out (each level's `a if c else f(n - 1)` retried both: 2**24)
-            params = frozenset().union(*(v.params for v in items_of(args, Traced) if v.params))
-            if params:   # countdown(x, n - 1): the scalar arguments it depends on, made static
-                raise NeedStatic(params, reason=error)
-            raise error
-
-    def inline(self, fn, shown, args, kwargs):
-        self._check_recursion(fn, shown, (args, kwargs))
-        src = source_of(fn, check=False)
-        try:
-            bound = real_signature(fn).bind(*args, **kwargs)
-        except TypeError as e:
-            raise JitError(f"{shown}(): {e}") from None
-        passed = set(bound.arguments)
-        bound.apply_defaults()
-        env = {k: v if k in passed and not isinstance(v, np.ndarray) else self.global_value(v, f"the default value of {k}")
-               for k, v in bound.arguments.items()}   # (a list passed in is the caller's: it may change)
-        if not (getattr(fn, "__module__", None) or "").startswith("numpy"):
-            return FunctionCompiler(src, self.em, env, self.stack).run()
-        try:   # NumPy's own Python code for a function the registry lacks
-            return FunctionCompiler(src, self.em, env, self.stack).run()
-        except JitError as e:
-            if e.span is not None and "/numpy/" not in e.span.filename:
-                raise
-            where, why = getattr(e, "numpy_stop", (e.span, e.message))   # the innermost reason
-            err = NotSupportedError(f"{shown} is not supported by pyjitc yet (compiling NumPy's own Python code "
-                                    f"for it stopped at {where}: {why})",
-                                    hint="see the supported-functions table in the README")
-            err.numpy_stop = (where, why)
-            raise err from None
 
     def visit_BinOp(self, node):
         return apply_operator(self.em, type(node.op).__name__, self.visit(node.left), self.visit(node.right))
