@@ -403,7 +403,7 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
             edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
         except (TypeError, ValueError) as e:
             raise ShapeError(f"histogram: {e}") from None
-    index, nb = _bin_index(em, a, edges)
+    index, nb = _uniform_bin_index(em, a, edges) if np.ndim(bins) == 0 else _bin_index(em, a, edges)
     if weights is None:
         counts = _counted(em, index, nb, None, np.dtype(np.intp))
     else:
@@ -440,6 +440,30 @@ def _bin_index(em, a, edges):
     index = sel(em, cmp(em, x, last, "EQ"), i64(nb - 1), index)
     outside = em.emit("or", cmp(em, index, i64(0), "LT"), cmp(em, index, i64(nb), "GE"))
     return sel(em, outside, i64(nb), index), nb
+
+
+def _uniform_bin_index(em, a, edges):
+    """_bin_index for edges of equal widths (bins=n), by NumPy's own fast path: the bin computed
+    as (a - first) / (last - first) * n, truncated, then moved by one where a comparison with its
+    edges says so; the same bins as the binary search, one multiplication and two reads of the
+    edges per element (np.histogram of 1e6 values in 50 bins: 25 ms, NumPy 8.5)."""
+    edges = em.asarray(edges)
+    nb = edges.shape[0] - 1
+    common = np.result_type(a.dtype, edges.dtype)
+    x, e = em.cast(a, common), em.cast(edges, common)
+    n = x.shape[0]
+    full = lambda v, dt=np.int64: em.full(v, dt, (n,))    # noqa: E731
+    first, last = (em.broadcast(getitem(em, e, k), (n,)) for k in (0, -1))
+    keep = em.emit("and", cmp(em, x, first, "GE"), cmp(em, x, last, "LE"))   # (NaN: in no bin)
+    inside = sel(em, keep, x, first)
+    f = em.emit("mul", em.emit("div", em.emit("sub", inside, first), em.emit("sub", last, first)), full(nb, common))
+    index = em.emit("min", em.emit("max", em.cast(f, np.int64), full(0)), full(nb - 1))
+    below = cmp(em, inside, em.emit("take", e, index), "LT")
+    index = sel(em, below, em.emit("max", em.emit("sub", index, full(1)), full(0)), index)
+    above = em.emit("and", cmp(em, inside, em.emit("take", e, em.emit("add", index, full(1))), "GE"),
+                    cmp(em, index, full(nb - 1), "NE"))
+    index = sel(em, above, em.emit("add", index, full(1)), index)
+    return sel(em, keep, index, full(nb)), nb
 
 
 def _counted(em, index, nb: int, weights, dtype):
