@@ -23,7 +23,10 @@ to give a located error.
 def table() -> str:
     from .frontend import numpy as _numpy_functions, registry  # noqa: F401 (importing the package registers them)
     methods: dict[object, list[str]] = {}
+    functions = set(registry.FUNCTIONS.values())
     for name, impl in registry.METHODS.items():
+        if impl not in functions and f"numpy.{name}" in registry.FUNCTIONS:
+            impl = registry.FUNCTIONS[f"numpy.{name}"]   # a method registered apart (.copy() of a scalar)
         methods.setdefault(impl, []).append(f"`.{name}()`")
     rows = []
     for name in sorted(registry.FUNCTIONS, key=lambda n: n.replace("numpy.", "")):

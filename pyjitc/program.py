@@ -36,8 +36,8 @@ def view_of(recipe, a: np.ndarray) -> np.ndarray:
         return np.broadcast_to(a, arg)
     if kind == "windows":
         return np.lib.stride_tricks.sliding_window_view(a, arg[0], axis=arg[1])
-    if kind == "index":
-        return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg)]
+    if kind == "index":   # (a trailing `...`: a view even where every index is an int, x[0, ...])
+        return a[tuple(it[1] if it[0] == "i" else None if it[0] == "n" else slice(*it[1:]) for it in arg) + (Ellipsis,)]
     if kind == "reshape":
         return a.reshape(arg)
     if kind == "transpose":

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pyjitc
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 
 
 def same_answer(fn, make_args, *, jitted=None):
@@ -770,3 +770,30 @@ def test_meshgrid_without_a_copy_returns_views_of_its_inputs():
     assert_same(a1, a2)
     with pytest.raises(pyjitc.JitError, match="broadcast array"):   # broadcast views: written, a located error
         pyjitc.jit(write_into_full_grid_without_copy)(np.arange(3.0))
+
+
+def zero_d_views_and_arrays(x):
+    v = x[0, ...]
+    x[0] = 100
+    w = x[1, ...]
+    w += 1
+    t = np.array(x[2])
+    t += 1
+    u = np.asarray(x.sum())
+    u[...] = 1.5
+    return v, w, np.asarray(x.sum()), t, u, np.asarray(2.5), np.array(x[1]).copy()
+
+
+def a_scalar_copied_is_still_a_scalar(x):
+    s = x.sum()
+    return s.copy(), np.nan_to_num(x[0]), np.copy(s)
+
+
+def test_zero_d_views_and_zero_d_arrays_are_numpys_arrays():
+    # x[0, ...] returned after x[0] = 100 gave the old value as a NumPy scalar (the view's recipe
+    # was replayed as x[0]: a scalar copy); np.asarray(x.sum()) was a scalar, so `u[...] = 1.5`
+    # was refused and `t += 1` rebound t (probe T)
+    x = np.arange(3.0)
+    got = assert_same_call(pyjitc.jit(zero_d_views_and_arrays), zero_d_views_and_arrays, x)
+    assert all(type(g) is np.ndarray for g in got)
+    assert_same_call(pyjitc.jit(a_scalar_copied_is_still_a_scalar), a_scalar_copied_is_still_a_scalar, x)

@@ -27,7 +27,7 @@ def store(em, base, index, value, shown):
     """`base[index] = value`: arrays are updated in place (the caller's array too, for an
     argument); Python lists and dicts only while the program is being built."""
     if isinstance(base, Traced):
-        if base.ndim == 0 and base.view is None and id(base) not in em.arguments | em.zero_d_arrays:
+        if not em.is_array(base):
             kind = type(base.weak(0)).__name__ if base.weak else f"numpy.{base.dtype}"
             raise JitError(f"TypeError: {shown}: a '{kind}' scalar does not support item assignment",
                            hint="NumPy's operations on 0-d arrays return scalars; use a 1-element array")
@@ -273,8 +273,7 @@ def _update_masked(em, old: masked.Masked, new, what: str):
 def in_place(em, old) -> bool:
     """Whether `old op= v` updates `old` itself (an array; NumPy scalars and Python numbers
     are immutable and rebind instead)."""
-    return isinstance(old, Traced) and not old.weak and bool(
-        old.ndim or old.view is not None or id(old) in em.arguments or id(old) in em.zero_d_arrays)
+    return isinstance(old, Traced) and em.is_array(old)
 
 
 def update_in_place(em, old: Traced, new, what: str):

@@ -56,7 +56,7 @@ def call(em, impl, shown: str, args, kwargs):
         return _unique_of_selection(em, impl, args[0])
     if getattr(impl, "selections", False) and len(args) == 3 and not kwargs:
         return _at_selected(em, impl, shown, *args)
-    if impl is FUNCTIONS["numpy.copy"] and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
+    if impl in _copies() and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         m = args[0]    # x[k:].copy(): the same positions of a copy
         return Masked(impl(em, m.data), m.axis, m.where, m.key, m.params, own=True)
     if impl is FUNCTIONS["numpy.linalg.norm"] and len(args) == 1 and not kwargs and isinstance(args[0], Masked) \
@@ -322,3 +322,9 @@ def _outer(em, impl, shown, a, b):
     m = first(a, b)
     out = impl(em, a.data if isinstance(a, Masked) else a, b.data if isinstance(b, Masked) else b)
     return Masked(out, 0 if m is a else 1, m.where, m.key, _join(a, b))
+
+
+def _copies() -> tuple:
+    """np.copy and the .copy() method (two registrations: a NumPy scalar's method keeps a scalar)."""
+    from .registry import FUNCTIONS, METHODS
+    return FUNCTIONS["numpy.copy"], METHODS["copy"]

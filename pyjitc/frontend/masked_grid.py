@@ -76,7 +76,7 @@ def call(em, impl, shown: str, args, kwargs):
         return _elementwise(em, impl, shown, args)
     if impl is astype_method() and len(args) == 2 and is_grid(args[0]) and not kwargs:
         return make(impl(em, ref.data, args[1]), ref.where[1], ref.params)
-    if impl is FUNCTIONS["numpy.copy"] and len(args) == 1 and not kwargs:
+    if impl in _copies() and len(args) == 1 and not kwargs:
         return make(impl(em, ref.data), ref.where[1], ref.params, own=True)
     if impl is FUNCTIONS["numpy.transpose"] and len(args) == 1 and not kwargs and ref.data.ndim == 2:
         return make(impl(em, ref.data), [(1 - p[0],) + p[1:] for p in ref.where[1]], ref.params, own=ref.own)
@@ -249,3 +249,9 @@ def _reduction(em, impl, name: str, m: Masked, axis):
 
 GRIDS.update(call=call, outer=outer, shape=shape, mask=mask, make=make, spans_two_axes=spans_two_axes,
              elementwise=_elementwise)
+
+
+def _copies() -> tuple:
+    """np.copy and the .copy() method (two registrations: a NumPy scalar's method keeps a scalar)."""
+    from .registry import FUNCTIONS, METHODS
+    return FUNCTIONS["numpy.copy"], METHODS["copy"]

@@ -300,6 +300,12 @@ class Emitter:
         self.globals: dict[int, tuple] = {}   # id(global array) -> (it, its frozen Traced, block, epoch made)
         self.global_containers: dict[int, str] = {}   # id(a list or dict from outside the function) -> its name
 
+    def is_array(self, t: "Traced") -> bool:
+        """Whether NumPy holds `t` as an ndarray (not a NumPy scalar or a Python number): it has
+        axes, or is a 0-d array (an argument, a view, np.array(3.0), np.asarray(x.sum()))."""
+        return not t.weak and bool(t.ndim or t.view is not None or id(t) in self.zero_d_arrays
+                                   or id(t.root) in self.arguments)
+
     def zero_d_array(self, t: "Traced") -> "Traced":
         """Mark a 0-d result as an array where NumPy returns a 0-d array, not a NumPy scalar."""
         if t.ndim == 0:

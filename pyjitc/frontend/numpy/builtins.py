@@ -337,7 +337,7 @@ def type_(em, x):
         return type(x)
     if x.weak is not None:
         return x.weak
-    if x.ndim or id(x) in em.zero_d_arrays or id(x.root) in em.arguments:
+    if em.is_array(x):
         return np.ndarray
     return np.dtype(x.dtype).type
 

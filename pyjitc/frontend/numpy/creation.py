@@ -302,15 +302,23 @@ def flatten(em, a, order="C"):
     return numpy_copy(em, ravel(em, a, order))
 
 
-@register("numpy.copy", method="copy", complex_ok=True)
+@register(method="copy", complex_ok=True)
 def numpy_copy(em, a, order="C"):
     if is_static(a):
         return np.copy(a)
-    return Traced(a.value, None, a.params)   # a new array object: in-place updates don't reach `a`
+    out = Traced(a.value, None, a.params)   # a new array object: in-place updates don't reach `a`
+    return em.zero_d_array(out) if em.is_array(a) else out   # (a NumPy scalar's .copy() is one)
 
 
-@register("numpy.asarray", complex_ok=True, views="copy")
+@register("numpy.copy", complex_ok=True)
+def copy_function(em, a, order="C", subok=False):
+    """np.copy: a new array, 0-d too (np.copy(x.sum()) is array(3.), x.sum().copy() a scalar)."""
+    return _zero_d(em, numpy_copy(em, a, order))
+
+
 def asarray(em, a, dtype=None, copy=None, order=None):
+    """np.asarray for the compiler's own use: a 0-d result may be a NumPy scalar (registered_asarray
+    is the user's np.asarray)."""
     if isinstance(copy, np._CopyMode):   # the enum array-API layers pass: IF_NEEDED is copy=None
         copy = {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None, np._CopyMode.NEVER: False}[copy]
     if isinstance(a, (list, tuple)) and _holds_run_time_values(a):   # nested lists: rows stacked
@@ -336,9 +344,25 @@ def asarray(em, a, dtype=None, copy=None, order=None):
 set_sequence_to_array(asarray)     # em.asarray of a list holding run-time numbers
 
 
+def _zero_d(em, out):
+    """np.asarray/np.array's result: a NumPy scalar or Python number made a new 0-d array, as NumPy
+    makes one (`np.asarray(x.sum())` is array(3.), and `y[...] = v` writes into it)."""
+    if isinstance(out, Traced) and out.ndim == 0 and not em.is_array(out):
+        return em.zero_d_array(Traced(out.value, None, out.params))
+    return out
+
+
+@register("numpy.asarray", complex_ok=True, views="copy")
+def registered_asarray(em, a, dtype=None, copy=None, order=None):
+    return _zero_d(em, asarray(em, a, dtype=dtype, copy=copy, order=order))
+
+
+registered_asarray.plain = asarray     # (the compiler's own conversions: 0-d stays as it is)
+
+
 @register("numpy.asanyarray", complex_ok=True, views=True)
 def asanyarray(em, a, dtype=None, order=None):
-    return asarray(em, a, dtype=dtype)
+    return _zero_d(em, asarray(em, a, dtype=dtype))
 
 
 @register("numpy.ascontiguousarray", "numpy.asfortranarray", complex_ok=True, views=True,
@@ -352,7 +376,7 @@ def ascontiguousarray(em, a, dtype=None):
 
 @register("numpy.asarray_chkfinite", complex_ok=True, views=True, note="a NaN or infinity raises ValueError at run time")
 def asarray_chkfinite(em, a, dtype=None, order=None):
-    out = asarray(em, a, dtype=dtype)
+    out = _zero_d(em, asarray(em, a, dtype=dtype))
     if is_static(out):
         return fold(np.asarray_chkfinite, out)
     if np.dtype(out.dtype).kind in "fc":
@@ -370,7 +394,10 @@ def asarray_chkfinite(em, a, dtype=None, order=None):
 @register("numpy.array", complex_ok=True, views="copy")
 def array(em, a, dtype=None, copy=True, order=None):
     """np.array copies unless told `copy=False`/`None` (then it is np.asarray)."""
-    return asarray(em, a, dtype=dtype, copy=copy, order=order)
+    return _zero_d(em, asarray(em, a, dtype=dtype, copy=copy, order=order))
+
+
+array.plain = lambda em, a, dtype=None: asarray(em, a, dtype=dtype, copy=True)
 
 
 def _array_of_a_masked(copy_default):
@@ -394,7 +421,7 @@ def _array_of_a_masked(copy_default):
     return rule
 
 
-asarray.on_masked = _array_of_a_masked(None)
+registered_asarray.on_masked = _array_of_a_masked(None)
 array.on_masked = _array_of_a_masked(True)
 
 

@@ -63,7 +63,7 @@ def apply_ufunc(em: Emitter, ufunc: np.ufunc, args, lower) -> Any:
     if any(isinstance(a, dims.Dim) for a in args):   # a run-time size: the Python int it is
         args = _sizes_as_values(em, ufunc, args)
     if any(_holds_run_time_values(a) for a in args):   # np.isnan([lo, hi]) of run-time numbers: an array
-        args = tuple(FUNCTIONS["numpy.asarray"](em, a) if _holds_run_time_values(a) else a for a in args)
+        args = tuple(FUNCTIONS["numpy.asarray"].plain(em, a) if _holds_run_time_values(a) else a for a in args)
     if is_static(*args):
         return fold(ufunc, *args)
     beyond = _compare_beyond_range(em, ufunc, args)
@@ -601,7 +601,7 @@ def nan_to_num(em, x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NumPy's own steps: NaN, +inf and -inf replaced (in each part of a complex number)."""
     if is_static(x, nan, posinf, neginf):
         return fold(np.nan_to_num, x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
-    given, x = x, FUNCTIONS["numpy.array"](em, x)
+    given, x = x, FUNCTIONS["numpy.array"].plain(em, x)
     if x.dtype.kind not in "fc":
         return given if copy is False and isinstance(given, Traced) and given.ndim else x
 
@@ -625,7 +625,7 @@ def nan_to_num(em, x, copy=True, nan=0.0, posinf=None, neginf=None):
 def sinc(em, x):
     if is_static(x):
         return fold(np.sinc, x)
-    x = apply_operator(em, "Mult", math.pi, FUNCTIONS["numpy.asarray"](em, x))
+    x = apply_operator(em, "Mult", math.pi, FUNCTIONS["numpy.asarray"].plain(em, x))
     eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
     y = FUNCTIONS["numpy.where"](em, x, x, x.dtype.type(eps) if x.dtype.kind == "f" else eps)
     return FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.sin"](em, y), y)
