@@ -765,3 +765,45 @@ def test_list_index_count_in_and_max_by_key_over_run_time_values_match_python():
     with pytest.raises(pyjitc.JitError, match="list.remove") as e:
         pyjitc.jit(removal_decided_at_run_time)(np.array([1.0, 3.0]))
     assert "test_library_idioms.py" in str(e.value)
+
+
+def list_and_tuple_comparisons(a, b):
+    return ((a[0], a[1]) == (1, 2), list(a) == list(a[::-1]), a.tolist() == [1, 2, 3], sorted(a) == sorted(b),
+            a.tolist() < b.tolist(), [a[0]] <= [a[0], 1], (a[0], a[1]) != (1, 2), [a[0], [a[1]]] == [1, [2]],
+            list(a) == list(b), (a[0],) == [a[0]], sum([(a[0], a[1]) == (1, 2), True]))
+
+
+def goal_reached(a, tr, tc):
+    r, c = a[0], a[1]
+    if (r, c) == (tr, tc):
+        return 1
+    return 0
+
+
+def test_list_and_tuple_comparisons_are_one_python_bool():
+    # `(a[0], a[1]) == (1, 2)` gave array([True, True]) and list(a) == list(a[::-1]) an array of
+    # element comparisons (NumPy's ==, not Python's list comparison); `if (r, c) == (tr, tc):`
+    # raised NumPy's truth-value error (probe U)
+    f = pyjitc.jit(list_and_tuple_comparisons)
+    for a, b in ((np.array([1, 2, 3]), np.array([2, 3, 3])), (np.array([1, 2, 1]), np.array([1, 2, 1])),
+                 (np.array([3, 1, 2]), np.array([2, 3, 1]))):
+        assert_same(f(a, b), list_and_tuple_comparisons(a, b))
+    g = pyjitc.jit(goal_reached)
+    assert g(np.array([1, 2]), 1, 2) == 1 and g(np.array([1, 3]), 1, 2) == 0
+
+
+def and_of_an_element_and_a_comparison(g, c):
+    n = 0
+    if g[0] and c == 2:
+        n += 1
+    while g[1] and n < 3 or not g[0] and n < 2:
+        n += 1
+    return n, (1 if g[1] or c > 5 else 2)
+
+
+def test_and_or_in_a_test_need_only_the_truth_of_the_deciding_value():
+    # `if g[0] and c == 2:` was a MergeError ("'value?...' changes type: Python bool on one path,
+    # i64[] on the other"): only its truth counts there (probe U: game of life neighbour loops)
+    f = pyjitc.jit(and_of_an_element_and_a_comparison)
+    for g, c in ((np.array([1, 0]), 2), (np.array([0, 1]), 7), (np.array([2, 3]), 1)):
+        assert_same(f(g, c), and_of_an_element_and_a_comparison(g, c))

@@ -821,3 +821,29 @@ def test_histograms_of_equal_bins_put_values_at_and_beside_edges_where_numpy_doe
                         np.nextafter(edges, np.inf).astype(dtype) if dtype != np.int64 else edges + 1,
                         np.array([0, 5, -5], dtype)]).astype(dtype)
     assert_same(pyjitc.jit(histograms_of_equal_bins)(x), histograms_of_equal_bins(x))
+
+
+def ufuncs_into_outputs_of_other_dtypes(x, y):
+    f = np.zeros(3)
+    np.add(x, 1, out=f)
+    h = np.zeros(3, np.int32)
+    np.add(x, x, out=h)
+    g = np.zeros(3, np.float32)
+    np.sqrt(x, out=g)
+    return f, h, g
+
+
+def an_output_of_the_wrong_shape(a):
+    np.multiply(a, 2, out=a[::2])
+    return a
+
+
+def test_ufunc_outputs_cast_by_numpys_same_kind_rule():
+    # out= of another dtype was refused where NumPy casts (same_kind); an out= of the wrong shape was
+    # an internal error (probe T)
+    x = np.arange(3)
+    assert_same_call(pyjitc.jit(ufuncs_into_outputs_of_other_dtypes), ufuncs_into_outputs_of_other_dtypes, x, x)
+    with pytest.raises(pyjitc.JitError, match="non-broadcastable output operand"):
+        pyjitc.jit(an_output_of_the_wrong_shape)(np.arange(10))
+    with pytest.raises(pyjitc.JitError, match="Cannot cast ufunc 'add' output"):
+        pyjitc.jit(lambda a: np.add(a, 0.5, out=a))(np.arange(3))

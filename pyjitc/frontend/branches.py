@@ -58,7 +58,7 @@ def guarded(fc, stmts):
 
 
 def if_statement(fc, node: ast.If):
-    test = fc.visit(node.test)
+    test = fc.test(node.test)
     if not isinstance(test, Traced):
         exec_body(fc, node.body if test else node.orelse)
         return

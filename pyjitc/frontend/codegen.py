@@ -467,19 +467,30 @@ class FunctionCompiler(ast.NodeVisitor):
     def visit_BoolOp(self, node):
         return self.bool_op(isinstance(node.op, ast.And), node.values)
 
-    def bool_op(self, is_and, values):
-        """Python's and/or: the first value that decides, evaluated lazily."""
-        value = self.visit(values[0])
+    def test(self, node):
+        """An expression whose truth alone counts (the test of an if, a while, a conditional
+        expression): `and`/`or` in it give the truth of the value that decides, so `if g[i] and c
+        == 2:` needs no merge of an array element with a Python bool (was a MergeError)."""
+        if isinstance(node, ast.BoolOp):
+            return self.bool_op(isinstance(node.op, ast.And), node.values, truth=True)
+        return self.visit(node)
+
+    def bool_op(self, is_and, values, truth=False):
+        """Python's and/or: the first value that decides, evaluated lazily (`truth`: its truth)."""
+        value = self.test(values[0]) if truth else self.visit(values[0])
+        if truth:
+            value = Traced(condition(self.em, value).value, bool, value.params) if isinstance(value, Traced) \
+                else bool(value)
         if len(values) == 1:
             return value
-        rest = lambda: self.bool_op(is_and, values[1:])
+        rest = lambda: self.bool_op(is_and, values[1:], truth)
         if not isinstance(value, Traced):
             return rest() if bool(value) == is_and else value
         keep = lambda: value
         return branches.select(self, value, rest, keep) if is_and else branches.select(self, value, keep, rest)
 
     def visit_IfExp(self, node):
-        test = self.visit(node.test)
+        test = self.test(node.test)
         if not isinstance(test, Traced):
             return self.visit(node.body if test else node.orelse)
         return branches.select(self, test, lambda: self.visit(node.body), lambda: self.visit(node.orelse))

@@ -272,7 +272,7 @@ def _unrolled_while(fc, node, marker):
                                     "condition known only at run time")
         if any(flags):
             break
-        test = fc.visit(node.test)
+        test = fc.test(node.test)
         if isinstance(test, Traced):
             if test.params:
                 raise NeedStatic(test.params, reason=fc.em.force_unroll.get(marker))
@@ -306,7 +306,7 @@ def _warn_unrolling(fc, node, total, why):
 
 
 def _truth_value(fc, test_node):
-    test = fc.visit(test_node)
+    test = fc.test(test_node)
     return condition(fc.em, test) if isinstance(test, Traced) else bool(test)
 
 

@@ -70,6 +70,8 @@ def _apply_operator(em: Emitter, op_name: str, *args):
     sequences = [a for a in args if isinstance(a, (list, tuple))]
     if op_name == "Add" and len(sequences) == 2 and type(args[0]) is type(args[1]):
         return args[0] + args[1]   # concatenation, whatever the items hold (run-time numbers, arrays)
+    if op_name in _SEQUENCE_COMPARISONS and len(sequences) == 2 and len(args) == 2:
+        return _sequence_compare(em, op_name, *args)   # Python's list/tuple comparison: one bool
     if op_name == "Mult" and len(sequences) == 1 and len(args) == 2:
         count = args[1] if sequences[0] is args[0] else args[0]
         if isinstance(count, (int, np.integer)):
@@ -113,6 +115,86 @@ def select_values(em, cond: Traced, a, b):
     out = em.emit("select", pred, em.cast(x, dtype), em.cast(y, dtype))
     params = join_params([cond, a, b])
     return Traced(out.value, weak, params)
+
+
+_SEQUENCE_COMPARISONS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+                         "Gt": operator.gt, "GtE": operator.ge}
+
+
+def _truth(em, v):
+    """bool(v) of a comparison's result inside a list comparison: a Python bool, or a run-time one;
+    an array's is NumPy's ValueError, as Python asks for it."""
+    if not isinstance(v, Traced):
+        return bool(v)
+    if v.ndim:
+        raise NotSupportedError("ValueError: The truth value of an array with more than one element is ambiguous "
+                                "(comparing lists or tuples that hold arrays)")
+    return Traced(em.cast(v, np.bool_).value, bool, v.params)
+
+
+def _python_bool(em, v):
+    return Traced(em.asarray(v, np.bool_).value, bool, v.params if isinstance(v, Traced) else frozenset()) \
+        if isinstance(v, Traced) or not isinstance(v, bool) else v
+
+
+def _either(em, cond, then, other):
+    """`then` where the run-time bool cond holds, else `other`: one type where both have it, else
+    Python bools (a list comparison's result type depends on where the lists first differ)."""
+    if then is other or (not isinstance(then, Traced) and not isinstance(other, Traced) and then == other
+                         and type(then) is type(other)):
+        return then
+    if isinstance(then, Traced) and isinstance(other, Traced) and then.weak == other.weak:
+        out = em.emit("select", cond, em.cast(then, np.bool_), em.cast(other, np.bool_))
+        return Traced(out.value, then.weak, join_params([cond, then, other]))
+    then, other = _python_bool(em, then), _python_bool(em, other)
+    out = em.emit("select", cond, em.asarray(then, np.bool_), em.asarray(other, np.bool_))
+    return Traced(out.value, bool, join_params([cond, then, other]))
+
+
+def _elements_equal(em, a, b):
+    """Python's equality test of two items of compared lists: the same object, or == true."""
+    if a is b:
+        return True
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return _sequence_compare(em, "Eq", a, b)
+    return _truth(em, apply_operator(em, "Eq", a, b))
+
+
+def _and(em, a, b):
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    if b is True:
+        return a
+    return Traced(em.emit("and", a, b).value, bool, join_params([a, b]))
+
+
+def _sequence_compare(em, op_name, a, b):
+    """`a op b` for two lists or tuples holding run-time values, as Python compares them: == is
+    one bool (same type, same length, every item equal: identity first); <, <=, >, >= decide at
+    the first items that differ, by those items' own comparison, else by the lengths."""
+    if op_name in ("Eq", "NotEq"):
+        same = type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b) if same else ():
+            same = _and(em, same, _elements_equal(em, x, y))
+        if op_name == "Eq":
+            return same
+        return (not same) if not isinstance(same, Traced) else Traced(em.emit("not", same).value, bool, same.params)
+    if type(a) is not type(b):
+        raise NotSupportedError(f"TypeError: '{OPERATOR_SYMBOLS.get(op_name, op_name)}' not supported between "
+                                f"instances of '{type(a).__name__}' and '{type(b).__name__}'")
+    result = _SEQUENCE_COMPARISONS[op_name](len(a), len(b))
+    for x, y in reversed(list(zip(a, b))):
+        equal = _elements_equal(em, x, y)
+        if equal is True:
+            continue
+        decided = _sequence_compare(em, op_name, x, y) if isinstance(x, (list, tuple)) and \
+            isinstance(y, (list, tuple)) else apply_operator(em, op_name, x, y)
+        if isinstance(decided, Traced) and decided.ndim:
+            _truth(em, decided)   # (Python's ValueError)
+        result = decided if equal is False else _either(em, equal, result, decided)
+    return result
 
 
 def item_matches(em, container, item) -> list:

@@ -183,17 +183,23 @@ def _numpy_scalar(x):
 
 def _into(em, np_ufunc, out, result):
     """ufunc(..., out=y): the result written into y in place (views and arguments see it), and y
-    returned itself. The result's dtype must be y's (other casts: a located error)."""
+    returned itself; cast to y's dtype where NumPy's default rule (same_kind) allows."""
     from ..assignment import store
     out = _out_array(np_ufunc.__name__, out)
     if np_ufunc.nout != 1 or not isinstance(result, Traced):
         raise NotSupportedError(f"{np_ufunc.__name__}: out= is supported for single-output ufuncs")
-    if result.dtype != out.dtype:
-        raise NotSupportedError(f"{np_ufunc.__name__}: out= of dtype {out.dtype} for a {result.dtype} result",
-                                hint="cast the result and assign it: y[...] = ...")
-    if dims.broadcast_shapes(result.shape, out.shape) != out.shape:
-        raise ShapeError(f"ValueError: non-broadcastable output operand with shape {out.shape} doesn't match "
-                         f"the broadcast shape {np.broadcast_shapes(result.shape, out.shape)}")
+    if result.dtype != out.dtype:   # NumPy's default casting="same_kind" (np.add(i, 1, out=floats))
+        if not np.can_cast(result.dtype, out.dtype, casting="same_kind"):
+            raise ShapeError(f"UFuncTypeError: Cannot cast ufunc '{np_ufunc.__name__}' output from "
+                             f"dtype('{result.dtype}') to dtype('{out.dtype}') with casting rule 'same_kind'")
+        result = em.cast(result, out.dtype)
+    try:
+        fits = dims.broadcast_shapes(result.shape, out.shape) == out.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"ValueError: non-broadcastable output operand with shape {tuple(out.shape)} doesn't match "
+                         f"the broadcast shape {tuple(result.shape)}")
     store(em, out, Ellipsis, result, f"np.{np_ufunc.__name__}(..., out=)")
     return out
 
