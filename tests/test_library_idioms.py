@@ -807,3 +807,34 @@ def test_and_or_in_a_test_need_only_the_truth_of_the_deciding_value():
     f = pyjitc.jit(and_of_an_element_and_a_comparison)
     for g, c in ((np.array([1, 0]), 2), (np.array([0, 1]), 7), (np.array([2, 3]), 1)):
         assert_same(f(g, c), and_of_an_element_and_a_comparison(g, c))
+
+
+def walk_by_moves(dirs):
+    moves = [(0, 1), (1, 0), (0, -1), (-1, 0)]
+    x = y = 0
+    for d in dirs:
+        dx, dy = moves[d]
+        x += dx
+        y += dy
+    return x, y
+
+
+def picked_at_run_time(v, k):
+    return (v[0], v[1] * 2, v[2])[k], [1, 2, 3][-k], [v[2], v[0]][k % 2]
+
+
+def rot13(codes):
+    a = ord(chr(ord('a')))
+    return np.where((codes >= a) & (codes <= ord('z')), (codes - a + 13) % 26 + a, codes)
+
+
+def test_lists_of_numbers_or_tuples_indexed_at_run_time_and_ord_of_a_literal():
+    # moves[d] with d an array element: "an index into a Python value must be known at compile
+    # time"; ord('a'): "the builtin ord() is not supported inside @jit" (probe U)
+    assert_same(pyjitc.jit(walk_by_moves)(np.array([0, 1, 1, 3, 2, 1])), walk_by_moves(np.array([0, 1, 1, 3, 2, 1])))
+    f = pyjitc.jit(picked_at_run_time)
+    for k in (0, 1, 2):
+        assert_same(f(np.arange(3.0), k), picked_at_run_time(np.arange(3.0), k))
+    with pytest.raises(pyjitc.RunError, match="IndexError"):
+        f(np.arange(3.0), 3)
+    assert_same(pyjitc.jit(rot13)(np.array([97, 120, 65, 122])), rot13(np.array([97, 120, 65, 122])))

@@ -20,6 +20,7 @@ from . import appends, assignment, attributes, branches, calls, compaction, inde
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
+from .numpy.builtins import SEQUENCE_SEARCH
 from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, known
 from .unify import Deleted
@@ -581,6 +582,9 @@ class FunctionCompiler(ast.NodeVisitor):
             masked.need(masked.first(base, index), "indexing")
         if isinstance(base, Traced) or base is np.r_ or base is np.c_:
             return call_known(self.em, _getitem, (base, index))
+        if isinstance(base, (list, tuple)) and isinstance(index, Traced) and index.ndim == 0 and base \
+                and (index.weak in (int, bool) or is_int(index.dtype)) and all(map(_plain_item, base)):
+            return SEQUENCE_SEARCH["item"](self.em, base, index)   # moves[d]: the item picked at run time
         index = self.em.static(index, "an index into a Python value")
         try:
             return hold(self.em, base[index])   # np.mgrid[...] makes an array the program holds
@@ -620,6 +624,13 @@ class FunctionCompiler(ast.NodeVisitor):
 # the syntax the compiler interprets: every node type FunctionCompiler has a visit_ method for
 ALLOWED_SYNTAX = frozenset(getattr(ast, name[len("visit_"):]) for name in vars(FunctionCompiler)
                            if name.startswith("visit_") and name != "visit_")
+
+
+def _plain_item(v) -> bool:
+    """A number, a NumPy value or a tuple of them: an item a run-time index may pick."""
+    if isinstance(v, tuple):
+        return all(map(_plain_item, v))
+    return isinstance(v, (Traced, bool, int, float, complex, np.generic))
 
 
 def _integer(v) -> bool:

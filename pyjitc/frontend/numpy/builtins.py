@@ -489,9 +489,21 @@ def _removed(em, seq, value):
     raise ShapeError("ValueError: list.remove(x): x not in list")
 
 
+def _item_at(em, seq, index):
+    """seq[i] of a list or tuple of numbers (or of tuples of them) at a run-time int i: the item
+    chosen at run time (`dx, dy = moves[d]`), Python's negative indices, its IndexError."""
+    from ..index_checks import index_i64
+    position = index_i64(em, index, len(seq), f"{type(seq).__name__} index")
+    try:
+        return _chosen(em, list(seq), position)
+    except NotSupportedError:
+        raise NotSupportedError(f"a {type(seq).__name__} indexed by a value known only at run time must hold items "
+                                "of one type and shape", hint="use an array") from None
+
+
 # list.index and list.count (and tuple's) where the sequence or the value holds run-time values;
-# list.remove's position
-SEQUENCE_SEARCH = {"index": _search("index"), "count": _search("count"), "remove": _removed}
+# list.remove's position; seq[i] at a run-time i
+SEQUENCE_SEARCH = {"index": _search("index"), "count": _search("count"), "remove": _removed, "item": _item_at}
 
 
 def _pick_of_array(em, fn, x):
@@ -511,6 +523,16 @@ def _pick_of_array(em, fn, x):
 
 register(builtin="max")(_pick(max, "numpy.greater", "use np.maximum or np.max for arrays"))
 register(builtin="min")(_pick(min, "numpy.less", "use np.minimum or np.min for arrays"))
+
+
+@register(builtin="ord", note="of a string known at compile time")
+def ord_(em, c):
+    return ord(em.static(c, "ord()"))
+
+
+@register(builtin="chr", note="of an int known at compile time")
+def chr_(em, i):
+    return chr(em.static(i, "chr()"))
 
 
 @register(builtin="isinstance")
