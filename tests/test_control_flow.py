@@ -691,6 +691,22 @@ def test_recursion_decided_at_compile_time_is_inlined_and_matches_numpy():
     assert_same(pyjitc.jit(halving_fft)(x), halving_fft(x), accumulate=True)
 
 
+def memoised_fibonacci(n):
+    memo = {0: 0, 1: 1}
+
+    def f(k):
+        if k not in memo:
+            memo[k] = f(k - 1) + f(k - 2)
+        return memo[k]
+    return f(n)
+
+
+def test_a_recursion_of_compile_time_values_may_go_deeper_than_one_on_run_time_values():
+    # fib(50) memoised in a dict: "f calls itself more than 24 levels deep" (probe U); a recursion
+    # whose arguments are all known at compile time may go 200 levels deep
+    assert_same(pyjitc.jit(memoised_fibonacci)(60), memoised_fibonacci(60))
+
+
 def test_recursion_whose_depth_depends_on_run_time_values_is_a_located_error():
     with pytest.raises(pyjitc.NotSupportedError, match="calls itself more than 24 levels") as e:
         pyjitc.jit(doubles_until_large)(np.ones(2))

@@ -23,6 +23,7 @@ from .source import real_signature
 from .values import NeedStatic, Traced, call_known, container_changed, fold, is_static, items_of, known
 
 MAX_RECURSION = 24   # levels of a function calling itself, each inlined (see check_recursion)
+MAX_STATIC_RECURSION = 200   # ... whose arguments are all known at compile time (Python itself allows 1000)
 MAX_BRANCHED_RECURSION = 32   # its calls under run-time ifs within one outermost call (both sides compiled: 2**depth)
 
 
@@ -161,8 +162,10 @@ def check_recursion(fc, key, shown, args):
                 hint="write it as a loop over an explicit stack of intervals or states, or pass a smaller depth")
             error.final = True
             raise error
-    if sum(1 for s in fc.stack if s is key) >= MAX_RECURSION:
-        error = NotSupportedError(f"{shown} calls itself more than {MAX_RECURSION} levels deep; a recursion is "
+    known_now = next(items_of(args, Traced), None) is None   # f(k - 1) of compile-time values (memoised recursion)
+    if sum(1 for s in fc.stack if s is key) >= (MAX_STATIC_RECURSION if known_now else MAX_RECURSION):
+        error = NotSupportedError(f"{shown} calls itself more than {MAX_STATIC_RECURSION if known_now else MAX_RECURSION} "
+                                  "levels deep; a recursion is "
                                   "compiled by inlining each call, so its depth must be decided at compile time "
                                   "(by shapes or static values)", hint="write the recursion as a loop")
         error.final = True   # no retry on the way out (each level's `a if c else f(n - 1)` retried both: 2**24)
