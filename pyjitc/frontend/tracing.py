@@ -4,6 +4,8 @@ needs its variable at compile time is unrolled (NeedStatic), an append statement
 gets the type of what it appends (appends.AppendPlan)."""
 from __future__ import annotations
 
+import sys
+
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,20 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, a
     """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec).
     A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
     the interpretation restarts with that loop marked, until nothing more needs it."""
+    limit = sys.getrecursionlimit()
+    if limit < TRACE_RECURSION_LIMIT:   # (each inlined call is some 17 frames of the interpreter)
+        sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
+    try:
+        return _trace_until_done(src, specs, fast_trig, aliases)
+    finally:
+        if limit < TRACE_RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
+
+
+TRACE_RECURSION_LIMIT = 6000   # Python frames while tracing: 200 levels of an inlined recursion
+
+
+def _trace_until_done(src, specs, fast_trig, aliases) -> Program:
     force_unroll: dict[str, JitError | None] = {}
     append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
     while True:
