@@ -31,7 +31,7 @@ from .frontend import codegen, tracing
 from .frontend.source import real_signature
 from .frontend.raising import UserRaised
 from .frontend.values import NeedStatic
-from .stages import Compiled, Lowered, NeedsLibm
+from .stages import Compiled, Lowered, NeedsLibm, native_loops
 from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of, static_identity
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits",
@@ -446,7 +446,8 @@ class JitFunction:
                 specs, hints = dynamic.symbolic_specs(self._param_names, self._in_order(values), specs, axes)
             try:
                 with dims.tracing(hints) as shape_questions:
-                    program = tracing.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name))
+                    program = tracing.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name),
+                                            element_loops=self._element_loops())
                     program = self._transform(program, specs)
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.
@@ -468,6 +469,11 @@ class JitFunction:
     def _transform(self, program, specs):
         """The program to compile, from the traced one (autodiff/api.py extends it)."""
         return program
+
+    def _element_loops(self) -> bool:
+        """Whether writes through slices with run-time steps may be loops over their elements: on
+        targets that run scalar loops natively, for programs compiled as traced (not transformed)."""
+        return type(self)._transform is JitFunction._transform and native_loops(self._target)
 
     @_user_facing
     def lower(self, *args, **kwargs) -> Lowered:

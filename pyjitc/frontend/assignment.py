@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError
 from . import indexing, masked, selections
+from .reversed_slices import element_update
 from .operators import apply_operator
 from .sequences import Seq
 from .registry import FUNCTIONS, PROPERTIES
@@ -204,6 +205,10 @@ def augmented_assign(fc, node: ast.AugAssign):
         holder = Traced(base.value, None, base.params)
         update_in_place(em, holder, apply_operator(em, op, holder, value), shown)
         base.value = indexing.masked_update(em, base, index, holder).value
+        return
+    looped = element_update(em, base, index, op, value, shown)   # s[2 * d::d] += d, d a run-time step
+    if looped is not None:
+        store(em, base, Ellipsis, looped, shown)
         return
     old = indexing.getitem(em, base, index)
     new = apply_operator(em, op, old, value)

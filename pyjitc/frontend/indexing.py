@@ -13,7 +13,7 @@ from . import masked
 from .registry import FUNCTIONS
 from .store_values import values_for
 from .index_checks import dslice_start, failed_read, in_range, index_i64, raise_where_run, reached_only_at_run_time
-from .reversed_slices import forward_of_reversed, run_time_step_mask, unit_step
+from .reversed_slices import element_store, forward_of_reversed, run_time_step_mask, unit_step
 from .values import Emitter, FlatIter, Traced, make_view
 from .index_items import Item, is_int_scalar, leading_indices, parse, rows_then_window
 
@@ -472,6 +472,9 @@ def _setitem(em: Emitter, x: Traced, index, value, what: str) -> Traced:
     among = _mask_among(x, index)
     if among is not None:
         return _write_mask_axis(em, x, *among, value, what)
+    looped = element_store(em, x, index, value, what)   # x[a::s] = v, s a run-time step: a loop over its elements
+    if looped is not None:
+        return looped
     stepped = run_time_step_mask(em, x, index)
     if stepped is not None:
         return _set_mask(em, x, stepped, value, what)

@@ -24,15 +24,18 @@ from .source import SourceFunction
 from .values import Emitter, NeedStatic, Traced, items_of
 
 
-def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, aliases=()) -> Program:
+def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, aliases=(),
+          element_loops: bool = False) -> Program:
     """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec).
     A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
-    the interpretation restarts with that loop marked, until nothing more needs it."""
+    the interpretation restarts with that loop marked, until nothing more needs it.
+    `element_loops`: the target runs scalar loops natively (CPU), so a write through a slice with
+    a run-time step may be a loop over its elements (reversed_slices.element_loop)."""
     limit = sys.getrecursionlimit()
     if limit < TRACE_RECURSION_LIMIT:   # (each inlined call is some 17 frames of the interpreter)
         sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
     try:
-        return _trace_until_done(src, specs, fast_trig, aliases)
+        return _trace_until_done(src, specs, fast_trig, aliases, element_loops)
     finally:
         if limit < TRACE_RECURSION_LIMIT:
             sys.setrecursionlimit(limit)
@@ -41,12 +44,12 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, a
 TRACE_RECURSION_LIMIT = 6000   # Python frames while tracing: 200 levels of an inlined recursion
 
 
-def _trace_until_done(src, specs, fast_trig, aliases) -> Program:
+def _trace_until_done(src, specs, fast_trig, aliases, element_loops) -> Program:
     force_unroll: dict[str, JitError | None] = {}
     append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
     while True:
         try:
-            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans)
+            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops)
         except appends.AppendPlan as plan:
             if plan.key in append_plans:
                 raise JitError("internal error: an append statement asked for its plan again") from None
@@ -61,12 +64,13 @@ def _trace_until_done(src, specs, fast_trig, aliases) -> Program:
                 force_unroll[m] = need.reason
 
 
-def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None) -> Program:
+def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None, element_loops=False) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
     em.append_plans = {} if append_plans is None else append_plans
     em.fast_trig = fast_trig
+    em.element_loops = element_loops
     dynamic = [leaf for name, spec in specs.items() for leaf in leaves((name,), spec)]
     block = builder.open_block([s.tensor_type for _, s in dynamic])
     values = {}
