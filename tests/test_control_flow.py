@@ -1205,7 +1205,7 @@ def by_run_time_steps(x, s):
 def test_ranges_with_a_run_time_step_are_one_loop_with_pythons_count():
     # the step of an outer loop's variable unrolled the outer loop (a totient sieve at n = 200: 28 s
     # to compile; a probe of algorithmic code); a step argument was made a compile-time value
-    phi = np.arange(150)
+    phi = np.arange(60)
     f = pyjitc.jit(totient_sieve)
     assert_same(f(phi.copy()), totient_sieve(phi.copy()))
     assert "while" in f.lower(phi.copy()).as_text()
@@ -1271,7 +1271,7 @@ def test_a_list_appended_once_per_pass_keeps_the_loop_one_run_time_loop():
     # list.append in a run-time loop unrolled it (a logistic regression's loss history: 100 epochs
     # compiled in 17 s); the appended values are now rows of an array the loop carries
     rng = np.random.default_rng(7)
-    X, y = rng.standard_normal((60, 4)), (rng.random(150) > 0.5).astype(float)
+    X, y = rng.standard_normal((60, 4)), (rng.random(60) > 0.5).astype(float)
     f = pyjitc.jit(loss_history)
     got = assert_same_call(f, loss_history, X, y, 0.1, 40)
     assert all(type(v) is float for v in got[2])
