@@ -838,3 +838,19 @@ def test_lists_of_numbers_or_tuples_indexed_at_run_time_and_ord_of_a_literal():
     with pytest.raises(pyjitc.RunError, match="IndexError"):
         f(np.arange(3.0), 3)
     assert_same(pyjitc.jit(rot13)(np.array([97, 120, 65, 122])), rot13(np.array([97, 120, 65, 122])))
+
+
+def romberg_weights(k, n):
+    out = 0.0
+    for j in range(1, n):
+        out += 4 ** -j
+    return out, 2 ** -k, 2 ** k
+
+
+def test_a_python_int_to_a_run_time_power_has_pythons_type():
+    # `2 ** -k` with k a Python int argument raised at run time ("the result's type would depend on
+    # the exponent's sign"; probe S): the argument is made static, and a loop variable's known sign
+    # decides it (4 ** -j is a float)
+    f = pyjitc.jit(romberg_weights)
+    for k in (3, -3, 0):
+        assert_same(f(k, 6), romberg_weights(k, 6))

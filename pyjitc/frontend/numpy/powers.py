@@ -8,7 +8,7 @@ from ...errors import NotSupportedError, ShapeError
 from ...ir import dims
 from ..python_ints import is_python_int, is_python_number
 from ..registry import FUNCTIONS, register
-from ..values import Traced, is_static, join_params
+from ..values import NeedStatic, Traced, is_static, join_params
 from . import accurate
 from .dtypes import cast_impl
 from .elementwise import cmp, const, sel
@@ -152,6 +152,14 @@ def _power_operator(em, a, b):
             base = Traced(em.cast(a, np.float64).value, float, a.params) if isinstance(a, Traced) else float(a)
             return _unchecked_power.operator(em, base, float(b))
         if ints and isinstance(b, Traced):
+            sign = em.int_bounds.get(b.value.id) or em.range_of(b)   # (`4 ** -j`, j a loop variable >= 1)
+            if sign is not None and sign[1] < 0:
+                base = Traced(em.cast(a, np.float64).value, float, a.params) if isinstance(a, Traced) else float(a)
+                return _unchecked_power.operator(em, base, Traced(em.cast(b, np.float64).value, float, b.params))
+            if sign is not None and sign[0] >= 0:
+                return _unchecked_power.operator(em, a, b)
+            if b.params:   # a Python int argument: its sign decides the result's type, so it is made static
+                raise NeedStatic(b.params)
             em.check(cmp(em, b, const(em, 0, b), "LT"),
                      "ValueError: a Python int to a negative power is a float in Python, so the result's type would "
                      "depend on the exponent's sign at run time; write the base as a float (2.0 ** -k)")
