@@ -572,8 +572,8 @@ def clip(em, a, a_min=None, a_max=None, out=None, **kwargs):
 @register("numpy.round", "numpy.around", method="round")
 def round_(em, a, decimals=0, out=None):
     decimals = em.static(decimals, "round: decimals")
-    if out is not None:
-        raise NotSupportedError("round: out= is not supported")
+    if out is not None:   # np.round(x / 3, 1, out=x): written by NumPy's ufuncs (same_kind casting)
+        return into_out(em, "round", out, round_(em, a, decimals), "same_kind")
     if is_static(a):
         return fold(np.round, a, decimals)
     a = em.asarray(a)
