@@ -860,3 +860,16 @@ def test_np_round_writes_into_out_as_numpy_does():
     assert_same_call(pyjitc.jit(rounded_into_outputs), rounded_into_outputs, np.arange(5.0), np.zeros(5))
     with pytest.raises(pyjitc.JitError, match="same_kind"):
         pyjitc.jit(rounded_into_outputs)(np.arange(5.0), np.zeros(5, np.int64))
+
+
+def ufuncs_with_a_casting_rule(x, f):
+    np.add(x, 1.5, out=x, casting="unsafe")
+    np.multiply(f, 2, out=f, casting="safe")
+    return x, f, np.add(x, 1.5, casting="unsafe")
+
+
+def test_ufunc_casting_rules_with_out_match_numpy():
+    # `np.add(x, 1.5, out=x, casting="unsafe")`: "the arguments casting are not supported" (probe T)
+    assert_same_call(pyjitc.jit(ufuncs_with_a_casting_rule), ufuncs_with_a_casting_rule, np.arange(4), np.arange(4.0))
+    with pytest.raises(pyjitc.JitError, match="casting rule 'safe'"):
+        pyjitc.jit(lambda x: np.add(x, 1.5, out=x, casting="safe"))(np.arange(4))

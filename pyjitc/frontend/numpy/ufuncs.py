@@ -146,9 +146,14 @@ def _compare_beyond_range(em, ufunc, args):
 
 def ufunc_impl(np_ufunc, lower):
     """The implementation of a ufunc (not registered): `lower` sees operands in its loop dtypes."""
-    def impl(em, *args, out=None, where=True, dtype=None, **kwargs):
+    def impl(em, *args, out=None, where=True, dtype=None, casting="same_kind", **kwargs):
         if out is None and len(args) == np_ufunc.nin + np_ufunc.nout:   # np.add(x, y, z): z is out
             args, out = args[:np_ufunc.nin], args[np_ufunc.nin:]
+        casting = em.static(casting, f"{np_ufunc.__name__}: casting")
+        if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            raise ShapeError("ValueError: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'")
+        if casting not in ("same_kind", "unsafe") and out is None:
+            kwargs["casting"] = casting    # (the inputs' casts checked by it: not supported)
         if (where is not True and out is None) or kwargs:   # (without out=, NumPy leaves those places unset)
             raise NotSupportedError(f"{np_ufunc.__name__}: the arguments {', '.join(['where'] * (where is not True) + list(kwargs))} are not supported",
                                     hint="pass out= with where=, or use np.where")
@@ -158,7 +163,7 @@ def ufunc_impl(np_ufunc, lower):
                 target = _out_array(np_ufunc.__name__, out)
                 if isinstance(result, Traced) and result.dtype == target.dtype:
                     result = FUNCTIONS["numpy.where"](em, where, result, target)
-            return _into(em, np_ufunc, out, result)
+            return _into(em, np_ufunc, out, result, casting)
         if len(args) != np_ufunc.nin:
             raise ShapeError(f"{np_ufunc.__name__}() takes {np_ufunc.nin} positional arguments but {len(args)} were given")
         if dtype is not None:
@@ -181,17 +186,17 @@ def _numpy_scalar(x):
     return Traced(x.value, None, x.params) if isinstance(x, Traced) and x.weak is not None and x.view is None else x
 
 
-def _into(em, np_ufunc, out, result):
+def _into(em, np_ufunc, out, result, casting="same_kind"):
     """ufunc(..., out=y): the result written into y in place (views and arguments see it), and y
-    returned itself; cast to y's dtype where NumPy's default rule (same_kind) allows."""
+    returned itself; cast to y's dtype where the rule `casting` (NumPy's default same_kind) allows."""
     from ..assignment import store
     out = _out_array(np_ufunc.__name__, out)
     if np_ufunc.nout != 1 or not isinstance(result, Traced):
         raise NotSupportedError(f"{np_ufunc.__name__}: out= is supported for single-output ufuncs")
-    if result.dtype != out.dtype:   # NumPy's default casting="same_kind" (np.add(i, 1, out=floats))
-        if not np.can_cast(result.dtype, out.dtype, casting="same_kind"):
+    if result.dtype != out.dtype:   # by `casting`, NumPy's default same_kind (np.add(i, 1, out=floats))
+        if not np.can_cast(result.dtype, out.dtype, casting=casting):
             raise ShapeError(f"UFuncTypeError: Cannot cast ufunc '{np_ufunc.__name__}' output from "
-                             f"dtype('{result.dtype}') to dtype('{out.dtype}') with casting rule 'same_kind'")
+                             f"dtype('{result.dtype}') to dtype('{out.dtype}') with casting rule '{casting}'")
         result = em.cast(result, out.dtype)
     try:
         fits = dims.broadcast_shapes(result.shape, out.shape) == out.shape
