@@ -873,3 +873,15 @@ def test_ufunc_casting_rules_with_out_match_numpy():
     assert_same_call(pyjitc.jit(ufuncs_with_a_casting_rule), ufuncs_with_a_casting_rule, np.arange(4), np.arange(4.0))
     with pytest.raises(pyjitc.JitError, match="casting rule 'safe'"):
         pyjitc.jit(lambda x: np.add(x, 1.5, out=x, casting="safe"))(np.arange(4))
+
+
+def operator_methods_and_polyint(p, q):
+    return (p.__truediv__(q), p.__radd__(1), p.__neg__(), p.__lt__(q), p.__matmul__(q), q.__rpow__(2),
+            np.polyint(p), np.polyint(p, 2, [1.0, 2.0]))
+
+
+def test_ndarray_operator_methods_are_the_operators():
+    # p.__truediv__(q) ("the array attribute .__truediv__ is not supported"), so NumPy's own
+    # np.polyint was refused (probe S)
+    p, q = np.array([3.0, 2.0, 1.0]), np.array([1.0, 2.0, 4.0])
+    assert_same(pyjitc.jit(operator_methods_and_polyint)(p, q), operator_methods_and_polyint(p, q))

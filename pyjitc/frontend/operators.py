@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import NotSupportedError
 from . import masked, masked_calls, python_ints
 from .regions import MergeError, unify
-from .registry import FUNCTIONS, refuse_complex
+from .registry import FUNCTIONS, refuse_complex, register
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, join_params
 
 _UNARY_OPS = {"USub": "numpy.negative", "UAdd": "numpy.positive", "Invert": "numpy.invert"}
@@ -238,3 +238,26 @@ def membership(em, item, container):
         raise NotSupportedError(f"`in` on a {type(container).__name__} is not supported here")
     raise NotSupportedError("`in` with an array on the left is not supported" if isinstance(item, Traced)
                             else "`in` on arrays is not supported")
+
+
+# ---------------------------------------------------------------- ndarray's operator methods
+
+def _operator_method(op_name: str, reflected: bool = False, unary: bool = False):
+    """x.__add__(y) (x.__radd__(y): y + x; x.__neg__()): the operator, as ndarray's methods are
+    (library code calls them: NumPy's own np.polyint uses p.__truediv__)."""
+    if unary:
+        return lambda em, a: apply_operator(em, op_name, a)
+    if reflected:
+        return lambda em, a, b: apply_operator(em, op_name, b, a)
+    return lambda em, a, b: apply_operator(em, op_name, a, b)
+
+
+for _name, _op in {"add": "Add", "sub": "Sub", "mul": "Mult", "truediv": "Div", "floordiv": "FloorDiv", "mod": "Mod",
+                   "pow": "Pow", "matmul": "MatMult", "and": "BitAnd", "or": "BitOr", "xor": "BitXor",
+                   "lshift": "LShift", "rshift": "RShift"}.items():
+    register(method=f"__{_name}__", complex_ok=True)(_operator_method(_op))
+    register(method=f"__r{_name}__", complex_ok=True)(_operator_method(_op, reflected=True))
+for _name, _op in {"eq": "Eq", "ne": "NotEq", "lt": "Lt", "le": "LtE", "gt": "Gt", "ge": "GtE"}.items():
+    register(method=f"__{_name}__", complex_ok=True)(_operator_method(_op))
+for _name, _op in {"neg": "USub", "pos": "UAdd", "invert": "Invert"}.items():
+    register(method=f"__{_name}__", complex_ok=True)(_operator_method(_op, unary=True))
