@@ -3,6 +3,7 @@ NumPy: try/except decided at compile time, methods of strings, lists and dicts, 
 the function, `with np.errstate`, np.r_/np.c_, np.nonzero(mask) as an index, np.ndindex loops,
 generator expressions, and the shape/dtype questions (np.shape, np.result_type, ...)."""
 import functools
+import cmath
 import math
 import itertools
 import sys
@@ -854,3 +855,17 @@ def test_a_python_int_to_a_run_time_power_has_pythons_type():
     f = pyjitc.jit(romberg_weights)
     for k in (3, -3, 0):
         assert_same(f(k, 6), romberg_weights(k, 6))
+
+
+def twiddles_with_cmath(x, k, n):
+    z = x[0] + 1j * x[1]
+    return (cmath.exp(-2j * cmath.pi * k / n), cmath.sqrt(x[2]), cmath.log(z), cmath.log(z, 2), cmath.phase(z),
+            cmath.polar(z), cmath.rect(x[0], x[1]), cmath.isfinite(z), cmath.exp(2j * cmath.pi / 8))
+
+
+def test_the_cmath_module_on_run_time_numbers_gives_python_complex_numbers():
+    # `import cmath` was refused at decoration (probe S)
+    x = np.array([1.5, -0.5, -4.0])
+    assert_same(pyjitc.jit(twiddles_with_cmath)(x, 3, 8), twiddles_with_cmath(x, 3, 8))
+    with pytest.raises(pyjitc.RunError, match="math domain error"):
+        pyjitc.jit(twiddles_with_cmath)(np.zeros(3), 1, 4)

@@ -18,7 +18,7 @@ from ..errors import JitError, NotSupportedError
 from ..template import bind_by_name
 from . import attributes, masked, masked_calls, policy, registry
 from .attributes import BoundMethod
-from .numpy.builtins import MATH, SEQUENCE_SEARCH   # (importing the numpy package registers every function)
+from .numpy.builtins import CMATH, MATH, SEQUENCE_SEARCH   # (importing the numpy package registers every function)
 from .source import real_signature
 from .values import NeedStatic, Traced, call_known, container_changed, fold, is_static, items_of, known
 
@@ -118,8 +118,9 @@ def call_value(fc, func, shown, args, kwargs):
         args, kwargs = known(args), known(kwargs)
         if is_static(*args, *kwargs.values()):
             return fold(target, *args, **kwargs)
-        if target.__name__ in MATH:
-            return MATH[target.__name__](fc.em, *args, **kwargs)
+        table = CMATH if getattr(target, "__module__", None) == "cmath" else MATH
+        if target.__name__ in table:
+            return table[target.__name__](fc.em, *args, **kwargs)
         has_numpy = hasattr(np, target.__name__)   # (math.erf, math.gamma: NumPy has none)
         raise NotSupportedError(f"{shown} is not supported on run-time values",
                                 hint=f"use np.{target.__name__} on arrays" if has_numpy else

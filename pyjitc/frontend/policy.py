@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
 import functools
 import importlib
 import math
@@ -18,7 +19,7 @@ from ..tree import is_namedtuple
 from . import numpy as _numpy_functions, registry  # noqa: F401 (importing the package registers them)
 from .source import SourceFunction
 
-ALLOWED_MODULES = ("numpy", "math")
+ALLOWED_MODULES = ("numpy", "math", "cmath")
 
 # Why each of these has no meaning in compiled code: compiled code computes arrays from arrays;
 # it has no terminal, no files, no Python interpreter and no access to Python-side state.
@@ -346,7 +347,8 @@ def classify_call(obj, shown: str):
         if impl is None:
             raise NotSupportedError(f"the builtin {shown}() is not supported inside @jit")
         return "builtin", impl
-    if getattr(obj, "__module__", None) == "math" or (isinstance(obj, types.BuiltinFunctionType) and obj is getattr(math, getattr(obj, "__name__", ""), None)):
+    if getattr(obj, "__module__", None) in ("math", "cmath") or (isinstance(obj, types.BuiltinFunctionType) and any(
+            obj is getattr(m, getattr(obj, "__name__", ""), None) for m in (math, cmath))):
         return "math", obj
     if isinstance(obj, types.FunctionType):
         return "user", obj

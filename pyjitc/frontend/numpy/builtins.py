@@ -783,3 +783,60 @@ def _factorial(em, n):
 
 MATH.update(log=_log, pow=_pow, prod=_prod, ldexp=_ldexp, frexp=_frexp, modf=_modf,
             factorial=_factorial)
+
+
+# ---------------------------------------------------------------- the cmath module on run-time values
+
+def _complex(em, x) -> Traced:
+    """A run-time number as cmath converts it: a complex128 0-d value."""
+    t = em.asarray(x)
+    if t.type.size != 1:
+        raise ShapeError("TypeError: only 0-dimensional arrays can be converted to Python scalars")
+    t = em.cast(reshape(em, t, ()) if t.ndim else t, np.complex128)
+    return Traced(t.value, None, t.params)
+
+
+def _cmath(np_name, result=complex, domain=None):
+    """cmath.f(z) of a run-time number: NumPy's complex128 function, a Python complex (`result`:
+    float for phase); cmath's ValueError where `domain` holds (log of 0)."""
+    def impl(em, z):
+        c = _complex(em, z)
+        if domain is not None:
+            em.check(domain(em, c), "ValueError: math domain error")
+        out = FUNCTIONS[np_name](em, c)
+        return Traced(out.value, result, out.params)
+    return impl
+
+
+def _at_zero(em, c):
+    return cmp(em, FUNCTIONS["numpy.absolute"](em, c), em.full(0.0, np.float64, ()), "EQ")
+
+
+def _clog(em, z, base=None):
+    out = _cmath("numpy.log", domain=_at_zero)(em, z)
+    if base is None:
+        return out
+    den = _cmath("numpy.log", domain=_at_zero)(em, base)
+    return Traced(FUNCTIONS["numpy.divide"](em, Traced(out.value), Traced(den.value)).value, complex,
+                  join_params([out, den]))
+
+
+def _polar(em, z):
+    c = _complex(em, z)
+    r, phi = FUNCTIONS["numpy.absolute"](em, c), FUNCTIONS["numpy.angle"](em, c)
+    return Traced(r.value, float, r.params), Traced(phi.value, float, phi.params)
+
+
+def _rect(em, r, phi):
+    r, phi = (_float(em, v) for v in (r, phi))
+    re = FUNCTIONS["numpy.multiply"](em, r, FUNCTIONS["numpy.cos"](em, phi))
+    im = FUNCTIONS["numpy.multiply"](em, r, FUNCTIONS["numpy.sin"](em, phi))
+    return Traced(em.emit("complex", re, im).value, complex, join_params([r, phi]))
+
+
+# (the complex trigonometric functions and log10 are not compiled yet: cmath.sin of a run-time value
+# is a located error, as np.sin of a complex array)
+CMATH = dict(exp=_cmath("numpy.exp"), sqrt=_cmath("numpy.sqrt"), log=_clog, phase=_cmath("numpy.angle", result=float),
+             polar=_polar, rect=_rect, isnan=_cmath("numpy.isnan", result=bool),
+             isinf=_cmath("numpy.isinf", result=bool), isfinite=_cmath("numpy.isfinite", result=bool))
+
