@@ -18,7 +18,8 @@ from ..errors import JitError, NotSupportedError
 from ..template import bind_by_name
 from . import attributes, masked, masked_calls, policy, registry
 from .attributes import BoundMethod
-from .numpy.builtins import CMATH, MATH, SEQUENCE_SEARCH   # (importing the numpy package registers every function)
+from .numpy.builtins import SEQUENCE_SEARCH   # (importing the numpy package registers every function)
+from .numpy.math_module import CMATH, MATH
 from .source import real_signature
 from .values import NeedStatic, Traced, call_known, container_changed, fold, is_static, items_of, known
 

@@ -25,12 +25,13 @@ this package registers them all.
     calculus.py      diff, ediff1d, gradient, trapezoid, interp, polyval, vander, convolve, correlate
     statistics.py    ptp, average, median, percentile, quantile, cov, corrcoef, bincount, histogram
     bits.py          gcd, lcm, bitwise_count; frexp, ldexp, modf (from the representation)
-    builtins.py      Python builtins (len, range, min, ...) and the math module on run-time numbers
+    builtins.py      Python builtins (len, range, min, ...); list.index/count of run-time values
+    math_module.py   the math and cmath modules on run-time numbers
     iteration.py     itertools (product, combinations, ...) and functools.reduce, run while compiling
     spectral.py      svd values, eigvalsh, norm 2/nuc, cond, matrix_rank, pinv, lstsq (jacobi.py's methods)
     scipy_calls.py   SciPy routines NumPy-level library code calls: scipy.special.rel_entr, BLAS nrm2
     as_python.py     apply_along_axis, written as the NumPy code a user would write (compiled as a helper)
 """
 from . import (accurate, as_python, bits, builtins, calculus, comparisons, complex, contractions, creation, dtypes,  # noqa: F401
-               editing, elementwise, fft, introspection, iteration, linalg, powers, reductions, scipy_calls, sets, shapes, sorting, spectral,
-               statistics, ufunc_methods, ufuncs)
+               editing, elementwise, fft, introspection, iteration, linalg, math_module, powers, reductions, scipy_calls,
+               sets, shapes, sorting, spectral, statistics, ufunc_methods, ufuncs)
