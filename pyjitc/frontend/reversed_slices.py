@@ -1,7 +1,9 @@
-"""reversed_slices: a slice with step -1 and run-time bounds (`x[i::-1]`, `A[k, j:i:-1]`) read as
-the step-1 slice of the same elements (a run-time-length slice, masked.py), then reversed: NumPy's
-bounds for negative steps, worked out when the function runs. Other static steps (`x[k::3]`,
-`x[i::-2]`) are the step +-1 slice, then every |step|-th element of it."""
+"""reversed_slices: slices with run-time bounds and steps other than 1. A slice with step -1
+(`x[i::-1]`, `A[k, j:i:-1]`) is read as the step-1 slice of the same elements (a run-time-length
+slice, masked.py), then reversed: NumPy's bounds for negative steps, worked out when the function
+runs. Other static steps (`x[k::3]`, `x[i::-2]`) are the step +-1 slice, then every |step|-th
+element of it. A positive run-time step (`flags[i * i::i]`) is a mask of the positions it holds,
+or, for one number written into a 1-D one on CPU, a loop over its elements."""
 from __future__ import annotations
 
 import numpy as np
@@ -125,13 +127,16 @@ def run_time_step_mask(em, x: Traced, index):
     return em.emit("and", inside, on_step)
 
 
-def _scalar(value) -> bool:
-    return isinstance(value, (bool, int, float, complex, np.generic)) or isinstance(value, Traced) and value.ndim == 0
+def _loops_over(em, x: Traced, index, value) -> bool:
+    """Whether `x[index] = value` (or `op=`) is element_loop's: one number into a 1-D slice with a
+    run-time positive step, on a target that runs scalar loops natively."""
+    one = isinstance(value, (bool, int, float, complex, np.generic)) or isinstance(value, Traced) and value.ndim == 0
+    return one and em.element_loops and x.ndim == 1 and _positive_run_time_step(em, x, index) is not None
 
 
 def element_store(em, x: Traced, index, value, what):
     """`x[a::s] = v` (v one number) by element_loop; None where that does not apply."""
-    if not _scalar(value) or _positive_run_time_step(em, x, index) is None or not em.element_loops:
+    if not _loops_over(em, x, index, value):
         return None
     from .store_values import values_for
     v = values_for(em, value, x.dtype, (), what, scalar=True)     # (converted once, before the loop)
@@ -141,8 +146,7 @@ def element_store(em, x: Traced, index, value, what):
 def element_update(em, x: Traced, index, op: str, value, what):
     """`x[a::s] op= v` (v one number) by element_loop, cast back by NumPy's same_kind rule as
     x[a::s].__iadd__(v) does; None where that does not apply."""
-    if not _scalar(value) or _positive_run_time_step(em, x, index) is None or not em.element_loops \
-            or x.ndim != 1:
+    if not _loops_over(em, x, index, value):
         return None
     from ..errors import ShapeError
     from .operators import apply_operator
