@@ -1,6 +1,6 @@
 """calls: what a call in compiled code does, by what is called (policy.classify_call): a
 registered NumPy function or builtin (the registry's implementation), a method of a Python object
-held now, a function of the math module, a local function or another Python function (inlined:
+held now, a function of the math or cmath module, a local function or another Python function (inlined:
 compiled for its own arguments, recursion included while its depth is decided at compile time).
 `fc` is the FunctionCompiler (codegen.py) reading the call."""
 from __future__ import annotations
