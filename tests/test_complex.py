@@ -205,6 +205,17 @@ def test_comparisons_nan_to_num_and_kron_on_complex_arrays_match_numpy(dtype):
     assert_same(comparisons_and_more(z), numpy_result(comparisons_and_more.__wrapped__, z), accumulate=True)
 
 
+def operator_methods_of_complex_arrays(z, w):
+    return (z.__add__(w), z.__radd__(1j), z.__sub__(w), z.__rsub__(2), z.__mul__(w), z.__rmul__(0.5),
+            z.__truediv__(w), z.__rtruediv__(1), z.__pow__(2), z.__rpow__(2), z.__matmul__(w), w.__rmatmul__(z),
+            z.__eq__(w), z.__ne__(w), z.__neg__(), z.__pos__())
+
+
+def test_ndarray_operator_methods_on_complex_arrays_are_the_operators():
+    z, w = np.array([1 + 2j, -0.5j, 3.0]), np.array([2 - 1j, 1 + 1j, -1j])
+    assert_same(pyjitc.jit(operator_methods_of_complex_arrays)(z, w), operator_methods_of_complex_arrays(z, w))
+
+
 def test_every_function_allowed_on_complex_numbers_is_tested_here():
     import pathlib
     import re

@@ -252,12 +252,13 @@ def _operator_method(op_name: str, reflected: bool = False, unary: bool = False)
     return lambda em, a, b: apply_operator(em, op_name, a, b)
 
 
+_COMPLEX_OK = {"add", "sub", "mul", "truediv", "pow", "matmul", "eq", "ne", "neg", "pos"}   # (NumPy's on complex)
 for _name, _op in {"add": "Add", "sub": "Sub", "mul": "Mult", "truediv": "Div", "floordiv": "FloorDiv", "mod": "Mod",
                    "pow": "Pow", "matmul": "MatMult", "and": "BitAnd", "or": "BitOr", "xor": "BitXor",
                    "lshift": "LShift", "rshift": "RShift"}.items():
-    register(method=f"__{_name}__", complex_ok=True)(_operator_method(_op))
-    register(method=f"__r{_name}__", complex_ok=True)(_operator_method(_op, reflected=True))
+    register(method=f"__{_name}__", complex_ok=_name in _COMPLEX_OK)(_operator_method(_op))
+    register(method=f"__r{_name}__", complex_ok=_name in _COMPLEX_OK)(_operator_method(_op, reflected=True))
 for _name, _op in {"eq": "Eq", "ne": "NotEq", "lt": "Lt", "le": "LtE", "gt": "Gt", "ge": "GtE"}.items():
-    register(method=f"__{_name}__", complex_ok=True)(_operator_method(_op))
+    register(method=f"__{_name}__", complex_ok=_name in _COMPLEX_OK)(_operator_method(_op))
 for _name, _op in {"neg": "USub", "pos": "UAdd", "invert": "Invert"}.items():
-    register(method=f"__{_name}__", complex_ok=True)(_operator_method(_op, unary=True))
+    register(method=f"__{_name}__", complex_ok=_name in _COMPLEX_OK)(_operator_method(_op, unary=True))
