@@ -46,8 +46,8 @@ def attribute(compiler, base, attr: str, shown_base: str, shown: str):
             raise err
         if base.weak in (bool, int, float, complex) and base.ndim == 0 and attr in ("real", "imag"):
             part = call_known(compiler.em, registry.PROPERTIES[attr], (base,))   # a Python number's part: one too
-            return part if not isinstance(part, Traced) else Traced(part.value, float if base.weak is complex else int if base.weak is bool else base.weak,
-                          part.params)
+            kind = {complex: float, bool: int}.get(base.weak, base.weak)
+            return Traced(part.value, kind, part.params) if isinstance(part, Traced) else part
         if attr in registry.PROPERTIES:
             return call_known(compiler.em, registry.PROPERTIES[attr], (base,))
         if attr in registry.METHODS:

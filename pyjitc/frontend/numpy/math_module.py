@@ -172,8 +172,9 @@ def _pow(em, x, y):
     zero = em.full(0.0, np.float64, ())
     finite = em.emit("and", em.emit("is_finite", x), em.emit("is_finite", y))
     fractional = cmp(em, FUNCTIONS["numpy.floor"](em, y), y, "NE")
-    bad = em.emit("or", em.emit("and", cmp(em, x, zero, "EQ"), em.emit("and", em.emit("is_finite", y), cmp(em, y, zero, "LT"))),
-                  em.emit("and", finite, em.emit("and", cmp(em, x, zero, "LT"), fractional)))
+    zero_to_negative = em.emit("and", cmp(em, x, zero, "EQ"), em.emit("and", em.emit("is_finite", y), cmp(em, y, zero, "LT")))
+    negative_to_fraction = em.emit("and", finite, em.emit("and", cmp(em, x, zero, "LT"), fractional))
+    bad = em.emit("or", zero_to_negative, negative_to_fraction)
     em.check(bad, "ValueError: math domain error")
     em.check(em.emit("and", finite, em.emit("not", em.emit("is_finite", out))), "OverflowError: math range error")
     return _python_float(out)
