@@ -793,6 +793,27 @@ def test_list_and_tuple_comparisons_are_one_python_bool():
     assert g(np.array([1, 2]), 1, 2) == 1 and g(np.array([1, 3]), 1, 2) == 0
 
 
+def lists_of_one_element_arrays_compared(a, b):
+    return [a[:1], a[1]] == [b[:1], b[1]], (a[1:2],) != (b[1:2],)
+
+
+def lists_of_longer_arrays_compared(a, b):
+    return [a] == [b]
+
+
+def test_lists_holding_arrays_compare_by_the_truth_of_each_items_equality():
+    # an item that is a size-1 array has a truth value (Python's list == asks bool(x == y)): it
+    # was refused as "ambiguous"; longer arrays still raise NumPy's ValueError
+    f = pyjitc.jit(lists_of_one_element_arrays_compared)
+    for a, b in ((np.array([1.0, 2.0]), np.array([1.0, 2.0])), (np.array([1.0, 2.0]), np.array([1.0, 3.0])),
+                 (np.array([0.0, 2.0]), np.array([1.0, 2.0]))):
+        assert_same(f(a, b), lists_of_one_element_arrays_compared(a, b))
+    with pytest.raises(ValueError, match="ambiguous"):
+        lists_of_longer_arrays_compared(np.ones(2), np.ones(2))
+    with pytest.raises(pyjitc.JitError, match="ambiguous"):
+        pyjitc.jit(lists_of_longer_arrays_compared)(np.ones(2), np.ones(2))
+
+
 def and_of_an_element_and_a_comparison(g, c):
     n = 0
     if g[0] and c == 2:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import NotSupportedError
 from . import masked, masked_calls, python_ints
-from .regions import MergeError, unify
+from .regions import MergeError, condition, unify
 from .registry import FUNCTIONS, refuse_complex, register
 from .values import Emitter, NeedStatic, Traced, call_known, fold, is_static, items_of, join_params
 
@@ -122,14 +122,11 @@ _SEQUENCE_COMPARISONS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator
 
 
 def _truth(em, v):
-    """bool(v) of a comparison's result inside a list comparison: a Python bool, or a run-time one;
-    an array's is NumPy's ValueError, as Python asks for it."""
+    """bool(v) of a comparison's result inside a list comparison: a Python bool, or a run-time one
+    (regions.condition: NumPy's ValueError for an array of more than one element)."""
     if not isinstance(v, Traced):
         return bool(v)
-    if v.ndim:
-        raise NotSupportedError("ValueError: The truth value of an array with more than one element is ambiguous "
-                                "(comparing lists or tuples that hold arrays)")
-    return Traced(em.cast(v, np.bool_).value, bool, v.params)
+    return Traced(condition(em, v).value, bool, v.params)
 
 
 def _python_bool(em, v):
@@ -192,7 +189,9 @@ def _sequence_compare(em, op_name, a, b):
         decided = _sequence_compare(em, op_name, x, y) if isinstance(x, (list, tuple)) and \
             isinstance(y, (list, tuple)) else apply_operator(em, op_name, x, y)
         if isinstance(decided, Traced) and decided.ndim:
-            _truth(em, decided)   # (Python's ValueError)
+            _truth(em, decided)   # (Python's ValueError past one element)
+            raise NotSupportedError("ordering lists or tuples that hold arrays (Python's result is then one of "
+                                    "the arrays' own comparisons): compare the items one by one")
         result = decided if equal is False else _either(em, equal, result, decided)
     return result
 
