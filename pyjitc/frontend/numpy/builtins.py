@@ -443,38 +443,45 @@ def _chosen(em, items, position):
 _NO_DEFAULT = object()
 
 
-def _search(name):
-    """list.index / list.count (tuple's too) of a sequence holding run-time values: Python's
-    identity-or-equality test on each item (operators.item_matches); index is the first match (a
-    Python int), or Python's ValueError when the function runs."""
-    def impl(em, seq, value, *bounds):
-        from ..operators import item_matches
-        if name == "count" and bounds:
-            raise ShapeError(f"TypeError: {type(seq).__name__}.count() takes exactly one argument ({len(bounds) + 1} given)")
-        start, stop = (list(em.static(b, f"{name}: start/stop") for b in bounds) + [None, None])[:2]
-        lo, hi = slice(start, stop).indices(len(seq))[:2]
-        matches = item_matches(em, seq[lo:hi], value)
-        if name == "count":
-            total = 0
-            for m in matches:
-                total = apply_operator(em, "Add", total, m if isinstance(m, Traced) else int(m))
-            return Traced(em.cast(em.asarray(total), np.int64).value, int, join_params(matches)) \
-                if isinstance(total, Traced) else total
-        position = -1
-        for k in reversed(range(len(matches))):
-            m = matches[k]
-            if m is True:
-                position = lo + k
-            elif isinstance(m, Traced):
-                position = FUNCTIONS["numpy.where"](em, m, np.int64(lo + k), position)
-        if not isinstance(position, Traced):
-            if position < 0:
-                raise ShapeError(f"ValueError: {type(seq).__name__}.index(x): x not in {type(seq).__name__}")
-            return position
-        em.check(cmp(em, position, em.full(0, np.int64, ()), "LT"),
-                 f"ValueError: {type(seq).__name__}.index(x): x not in {type(seq).__name__}")
-        return Traced(em.cast(position, np.int64).value, int, join_params(matches))
-    return impl
+def _matches(em, seq, value, bounds, name):
+    """Python's identity-or-equality test (operators.item_matches) of value against each item of
+    seq[start:stop], and start."""
+    from ..operators import item_matches
+    start, stop = (list(em.static(b, f"{name}: start/stop") for b in bounds) + [None, None])[:2]
+    lo, hi = slice(start, stop).indices(len(seq))[:2]
+    return item_matches(em, seq[lo:hi], value), lo
+
+
+def _count(em, seq, value, *more):
+    """list.count / tuple.count of a sequence holding run-time values: the number of matches."""
+    if more:
+        raise ShapeError(f"TypeError: {type(seq).__name__}.count() takes exactly one argument ({len(more) + 1} given)")
+    matches, _ = _matches(em, seq, value, (), "count")
+    total = 0
+    for m in matches:
+        total = apply_operator(em, "Add", total, m if isinstance(m, Traced) else int(m))
+    return Traced(em.cast(em.asarray(total), np.int64).value, int, join_params(matches)) \
+        if isinstance(total, Traced) else total
+
+
+def _index(em, seq, value, *bounds):
+    """list.index / tuple.index of a sequence holding run-time values: the first match (a Python
+    int), or Python's ValueError (when the function runs, where the match is decided then)."""
+    matches, lo = _matches(em, seq, value, bounds, "index")
+    missing = f"ValueError: {type(seq).__name__}.index(x): x not in {type(seq).__name__}"
+    position = -1
+    for k in reversed(range(len(matches))):
+        m = matches[k]
+        if m is True:
+            position = lo + k
+        elif isinstance(m, Traced):
+            position = FUNCTIONS["numpy.where"](em, m, np.int64(lo + k), position)
+    if not isinstance(position, Traced):
+        if position < 0:
+            raise ShapeError(missing)
+        return position
+    em.check(cmp(em, position, em.full(0, np.int64, ()), "LT"), missing)
+    return Traced(em.cast(position, np.int64).value, int, join_params(matches))
 
 
 def _removed(em, seq, value):
@@ -504,7 +511,7 @@ def _item_at(em, seq, index):
 
 # list.index and list.count (and tuple's) where the sequence or the value holds run-time values;
 # list.remove's position; seq[i] at a run-time i
-SEQUENCE_SEARCH = {"index": _search("index"), "count": _search("count"), "remove": _removed, "item": _item_at}
+SEQUENCE_SEARCH = {"index": _index, "count": _count, "remove": _removed, "item": _item_at}
 
 
 def _pick_of_array(em, fn, x):
