@@ -733,3 +733,42 @@ def test_arrays_swapped_or_rotated_by_names_each_step_run_as_one_native_loop():
         for steps in (0, 1, 2, 3, 7):
             assert_same(f(x, steps), fn(x, steps))
         assert "flow.dispatch.region" in f.lower(x, 3).as_text()
+
+
+def two_copies_rotated(u0, steps):
+    a = u0.copy()
+    b = u0.copy()
+    for _ in range(steps):
+        c = np.zeros(u0.shape[0])
+        for i in range(u0.shape[0]):
+            c[i] = b[i] + a[i]
+        a = b
+        b = c
+    return b
+
+
+def history_starting_with_the_argument(x, steps):
+    cur = x
+    out = [x]
+    for _ in range(steps):
+        nxt = np.zeros_like(cur)
+        for i in range(x.shape[0]):
+            nxt[i] = 1 - cur[i]
+        cur = nxt
+        out.append(cur)
+    return np.stack(out)
+
+
+def test_loops_starting_from_two_equal_copies_read_both_each_call():
+    # A run-time loop starting from two copies of one argument, rotated each step, read a buffer
+    # the copy was never written to (IREE dropped that dispatch's wait): wrong sums that changed
+    # from call to call; a history list starting with the argument read zeros for it (a probe of
+    # physics codes: the wave equation and a cellular automaton written with element loops)
+    f = pyjitc.jit(two_copies_rotated)
+    x = np.arange(6.0)
+    for steps in (1, 2, 3, 1, 2, 3):
+        assert_same(f(x, steps), two_copies_rotated(x, steps))
+    g = pyjitc.jit(history_starting_with_the_argument)
+    x = np.array([1.0, 0, 1, 1, 0])
+    for steps in (2, 3):
+        assert_same(g(x, steps), history_starting_with_the_argument(x, steps))

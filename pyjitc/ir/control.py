@@ -367,6 +367,19 @@ def _lower_while(ctx, operands, guard=(), **_):
     inits = [to_u8(v, t) if b else v for v, t, b in zip(operands, carried, bools)]
     if guarded:
         inits.append(ctx.distinct_barrier(ctx.splat(0, trip_t), loop_number))   # a constant scalar, as the others
+    # Every init passes one barrier together: IREE 3.13 otherwise lost the dependency of the loop
+    # on the dispatch that made one of two equal inits (`a = u0.copy(); b = u0.copy()`, rotated
+    # `a = b; b = c` with c filled element by element): its stream scheduling dropped that
+    # dispatch's timepoint, so the loop read an unwritten buffer (a silent wrong answer that
+    # changed from call to call, a probe of physics codes). The barrier waits for all of them.
+    # (Arrays only: with the loop's scalars in it, IREE 3.13 failed a loop at run time, "indirect
+    # buffer reference slot 0 is out range": the suite's statement fuzzer, seed 20261214.)
+    arrays = [k for k, t in enumerate(carried) if t.ndim]
+    if len(arrays) > 1:
+        waited = ctx.op("stablehlo.optimization_barrier", [inits[k] for k in arrays],
+                        [inits[k].type for k in arrays]).results
+        for k, v in zip(arrays, waited):
+            inits[k] = v
     op = ctx.op("stablehlo.while", inits, [ctx.mlir_type(t) for t in arg_types], regions=2)
     raw: list = []   # the body's arguments as the IR sees them (booleans as i1), the trip counter last
 
