@@ -814,6 +814,40 @@ def test_lists_holding_arrays_compare_by_the_truth_of_each_items_equality():
         pyjitc.jit(lists_of_longer_arrays_compared)(np.ones(2), np.ones(2))
 
 
+def list_slots_written_at_run_time_positions(x):
+    scores = [0.0, 0.0, 0.0]
+    scores[x[0]] = 2.5
+    scores[-1] += x[1]
+    counts = [0] * 4
+    counts[x[0] % 4] += 1
+    counts[x[2]] -= 2
+    return scores, counts
+
+
+def counted_in_a_run_time_loop(x):
+    counts = [0] * 5
+    for v in x:
+        counts[v % 5] += 1
+    return counts
+
+
+def test_list_slots_written_at_positions_known_only_at_run_time():
+    # `counts[x[0] % 4] += 1`: "an index into a Python list or dict must be known at compile
+    # time"; now each slot takes the value where the position names it (Python's negative
+    # positions and IndexError). In a run-time loop: a located refusal (unrolling it compiled
+    # a selection per slot per step: minutes for 2000 steps)
+    f = pyjitc.jit(list_slots_written_at_run_time_positions)
+    for x in (np.array([1, 2, 3]), np.array([-2, 5, 0]), np.array([0, -1, -4])):
+        assert_same(f(x), list_slots_written_at_run_time_positions(x))
+    with pytest.raises(IndexError):
+        list_slots_written_at_run_time_positions(np.array([3, 1, 0]))
+    with pytest.raises(pyjitc.RunError, match="IndexError"):
+        f(np.array([3, 1, 0]))
+    with pytest.raises(pyjitc.JitError, match="use an array") as e:
+        pyjitc.jit(counted_in_a_run_time_loop)(np.arange(300))
+    assert "test_library_idioms.py" in str(e.value) and "counts[v % 5] += 1" in str(e.value)
+
+
 def and_of_an_element_and_a_comparison(g, c):
     n = 0
     if g[0] and c == 2:

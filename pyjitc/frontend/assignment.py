@@ -14,6 +14,7 @@ from . import indexing, masked, selections
 from .reversed_slices import element_update
 from .operators import apply_operator
 from .sequences import Seq
+from .numpy.builtins import SEQUENCE_SEARCH
 from .registry import FUNCTIONS, PROPERTIES
 from .values import Traced, call_known, container_changed, contains_unknown, is_static, items_of, known
 
@@ -44,7 +45,16 @@ def store(em, base, index, value, shown):
         if not store_known(em, base, index, value):
             base.value = indexing.setitem(em, base, index, value, shown).value
     elif isinstance(base, (list, dict)):
+        if run_time_position(base, index) and em.loop_depth and index.params is None:
+            # (unrolling the loop would leave the position a run-time value all the same, and a
+            # selection per item per step: 2000 steps took 20 minutes to compile)
+            raise NotSupportedError(f"{shown}: a Python list written at a position that depends on array values, "
+                                    "inside a loop that runs at run time", hint="use an array: "
+                                    "counts = np.zeros(k, dtype=int) and counts[i] += 1")
         container_changed(em, shown, type(base).__name__, item=True, container=base)   # (both sides of a run-time if are built)
+        if run_time_position(base, index):
+            SEQUENCE_SEARCH["store"](em, base, index, value)   # counts[k] = ...: each slot chosen at run time
+            return
         index = em.static(index, "an index into a Python list or dict")
         try:
             base[index] = value
@@ -52,6 +62,12 @@ def store(em, base, index, value, shown):
             raise JitError(f"{shown}: {type(e).__name__}: {e}") from None
     else:
         raise JitError(f"{shown}: a {type(base).__name__} does not support item assignment")
+
+
+def run_time_position(base, index) -> bool:
+    """base[index] picks one of a list's numbers by a run-time integer (`counts[k]`)."""
+    return isinstance(base, list) and isinstance(index, Traced) and index.ndim == 0 and len(base) > 0 \
+        and (index.weak in (int, bool) or np.issubdtype(index.dtype, np.integer))
 
 
 def _chain(t: Traced):
@@ -176,6 +192,10 @@ def augmented_assign(fc, node: ast.AugAssign):
     if not isinstance(node.target, ast.Subscript):
         raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
     base, index = fc.subscript(node.target, read=False)
+    if run_time_position(base, known(index)):   # counts[k] += 1: the item read and written at run time
+        old = SEQUENCE_SEARCH["item"](em, base, known(index))
+        store(em, base, known(index), apply_operator(em, op, old, fc.visit(node.value)), shown)
+        return
     if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back
         key = em.static(known(index), "an index into a Python list or dict")
         try:

@@ -509,9 +509,37 @@ def _item_at(em, seq, index):
                                 "of one type and shape", hint="use an array") from None
 
 
+def _number_kind(em, v):
+    """A number's type as a list slot holds it: the dtype NumPy sees and its Python type (None for
+    a NumPy value)."""
+    if isinstance(v, Traced):
+        return em.dtype_of(v), v.weak if v.ndim == 0 else "array"
+    if isinstance(v, (bool, int, float, complex)):
+        return em.dtype_of(v), type(v)
+    return (em.dtype_of(v), None) if isinstance(v, np.generic) else None
+
+
+def _store_at(em, seq, index, value):
+    """seq[i] = value for a list of numbers and a run-time int i (`counts[k] += 1`, `dp[j] = ...`):
+    each slot takes value where i names it, Python's negative indices and IndexError. Every slot
+    and value must have one type, as the list's type may not depend on where i falls."""
+    from ..index_checks import index_i64
+    kinds = {_number_kind(em, v) for v in [*seq, value]}
+    if None in kinds or len(kinds) != 1 or next(iter(kinds))[1] == "array":
+        raise NotSupportedError("a list item written at an index known only at run time: the list must hold numbers "
+                                "of one type, and the value must have that type too (the list's types would "
+                                "otherwise depend on the index)", hint="use an array: np.zeros(n, dtype=...)")
+    dtype, weak = next(iter(kinds))
+    position = index_i64(em, index, len(seq), "list assignment index")
+    for k, old in enumerate(seq):
+        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, k), value, old)
+        seq[k] = Traced(em.asarray(out).value, weak, join_params([index, value, old])) \
+            if weak is not None else out
+
+
 # list.index and list.count (and tuple's) where the sequence or the value holds run-time values;
-# list.remove's position; seq[i] at a run-time i
-SEQUENCE_SEARCH = {"index": _index, "count": _count, "remove": _removed, "item": _item_at}
+# list.remove's position; seq[i] at a run-time i, and its store
+SEQUENCE_SEARCH = {"index": _index, "count": _count, "remove": _removed, "item": _item_at, "store": _store_at}
 
 
 def _pick_of_array(em, fn, x):
