@@ -97,7 +97,8 @@ CASES = {
                "np.einsum('i,j->ij', x[0], x[1]), np.einsum('ij,jk', x, x.T)", [F, I]),
     "einsum_general": ("np.einsum('ij,jk,kl->il', x, x.T, x), np.einsum('ii', x[:, :3]), np.einsum('ii->i', x[:, :3]), "
                        "np.einsum('...j,j', x, x[0]), np.einsum('i...->...', x), np.einsum('ij,ij,ij', x, x, x), "
-                       "np.einsum('ij->ji', x, dtype=np.float64), np.einsum('ij->j', x, dtype=np.float64), np.einsum('i,i...->...', x[:, 0], x[:, None, :])",
+                       "np.einsum('ij->ji', x, dtype=np.float64), np.einsum('ij->j', x, dtype=np.float64), np.einsum('i,i...->...', x[:, 0], x[:, None, :]), "
+                       "np.einsum('ik,jl,kl->ij', x[:3, :3], x[:3, :3], x[:3, :3]), np.einsum('ij,kl->ijkl', x, x[:2])",
                        [F, I, I.astype(np.int8)]),
     "split": ("np.split(x, 2, axis=1), np.array_split(x, 3, axis=1), np.split(x, [1, 3], axis=1)", [F, I]),
     "tile_repeat": ("np.tile(x, 2), np.tile(x[0], (2, 1)), np.repeat(x, 2), np.repeat(x, [1, 0, 2], axis=0), "

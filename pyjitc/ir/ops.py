@@ -511,7 +511,7 @@ def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
                                                     ctx.in_types[0].ndim - len(lhs_contract) - len(lhs_batch))
     b, rhs_contract, rhs_batch = _through_transpose(ctx, b, rhs_contract, rhs_batch,
                                                     ctx.in_types[1].ndim - len(rhs_contract) - len(rhs_batch))
-    if not lhs_batch and ctx.in_types[0].ndim == 2 and ctx.in_types[1].ndim == 2:
+    if not lhs_batch and lhs_contract and ctx.in_types[0].ndim == 2 and ctx.in_types[1].ndim == 2:
         # a matrix times a vector held as a (k, 1) or (1, k) matrix: the matrix goes where its
         # contracted axis is IREE's usual one (`A(m, k) @ v(k, 1)`, `v(1, k) @ A(k, m)`); the
         # folded `A.T @ r` as `A(k, m)` contracted on axis 0 against r(k, 1) took 7 ms where
