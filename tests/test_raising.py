@@ -139,3 +139,28 @@ def test_a_view_returned_after_a_run_time_check_is_built_where_it_is_returned():
     assert_same(pyjitc.jit(checked_then_moved_axes)(c), checked_then_moved_axes(c))
     with pytest.raises(ValueError, match="bad"):
         pyjitc.jit(checked_then_moved_axes)(c - 1000)
+
+
+def step_by_method(x, method):
+    if method == "euler":
+        return x + 1.0, x
+    raise ValueError(f"unknown method {method!r}")
+
+
+def steps_through_a_validating_helper(x0, n, method):
+    s = x0
+    for _ in range(n):
+        t = step_by_method(s, method)
+        s = t[0]
+    return s
+
+
+def test_a_helper_that_raises_on_every_path_stops_its_callers_path_there():
+    # under a run-time loop the helper's raise is recorded for run time, but its caller went on
+    # with its result, None: "t[0]: TypeError: 'NoneType' object is not subscriptable" at compile
+    # time, even where the loop never runs (a probe of library-style code)
+    f = pyjitc.jit(steps_through_a_validating_helper)
+    assert f(1.0, 0, "rk9") == steps_through_a_validating_helper(1.0, 0, "rk9") == 1.0
+    with pytest.raises(ValueError, match="unknown method 'rk9'"):
+        f(1.0, 3, "rk9")
+    assert f(1.0, 3, "euler") == steps_through_a_validating_helper(1.0, 3, "euler") == 4.0

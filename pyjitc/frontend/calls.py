@@ -18,6 +18,7 @@ from ..errors import JitError, NotSupportedError
 from ..template import bind_by_name
 from . import attributes, masked, masked_calls, policy, registry
 from .attributes import BoundMethod
+from .raising import raised_everywhere, stop_here
 from .numpy.builtins import SEQUENCE_SEARCH   # (importing the numpy package registers every function)
 from .numpy.math_module import CMATH, MATH
 from .source import real_signature
@@ -53,7 +54,7 @@ def call_local(fc, fn: LocalFunction, shown, args, kwargs):
     fc.em.enclosing_envs.extend(outer)
     inner = type(fc)(src, fc.em, env, fc.stack, parent=fn.parent)
     try:
-        result = inner.run()
+        result = _run(fc, inner)
     finally:
         del fc.em.enclosing_envs[len(fc.em.enclosing_envs) - len(outer):]
     for name in inner.nonlocals:   # `nonlocal` names: their values at the return, back where they live
@@ -177,6 +178,14 @@ def check_recursion(fc, key, shown, args):
         raise error
 
 
+def _run(fc, inner):
+    """The called function's result; where every path of it raised, the caller's path stops too."""
+    result = inner.run()
+    if raised_everywhere(inner):
+        stop_here(fc)
+    return result
+
+
 def inline(fc, fn, shown, args, kwargs):
     check_recursion(fc, fn, shown, (args, kwargs))
     src = fc.source_of(fn, check=False)
@@ -189,9 +198,9 @@ def inline(fc, fn, shown, args, kwargs):
     env = {k: v if k in passed and not isinstance(v, np.ndarray) else fc.global_value(v, f"the default value of {k}")
            for k, v in bound.arguments.items()}   # (a list passed in is the caller's: it may change)
     if not (getattr(fn, "__module__", None) or "").startswith("numpy"):
-        return type(fc)(src, fc.em, env, fc.stack).run()
+        return _run(fc, type(fc)(src, fc.em, env, fc.stack))
     try:   # NumPy's own Python code for a function the registry lacks
-        return type(fc)(src, fc.em, env, fc.stack).run()
+        return _run(fc, type(fc)(src, fc.em, env, fc.stack))
     except JitError as e:
         if e.span is not None and "/numpy/" not in e.span.filename:
             raise

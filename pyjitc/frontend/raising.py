@@ -60,9 +60,20 @@ def fail(fc, cls, args) -> None:
             raise JitError(f"can't make the exception {cls.__name__}{tuple(args)!r}: {e}") from None
         raise UserRaised(exc)
     em.check(em.constant(np.bool_(True)), encode_user_exception(cls, args, em.b.span), located=False)
+    stop_here(fc)
+
+
+def stop_here(fc) -> None:
+    """The path being interpreted raised (its error code is recorded): it goes no further."""
     fc.env[RETURN_VALUE] = RAISED
     fc.env[RETURN] = True
     raise Exit()
+
+
+def raised_everywhere(inner) -> bool:
+    """Whether every path of a called function raised (at run time): the caller's path stops at
+    the call, as Python's would (its result is never seen)."""
+    return inner.env.get(RETURN) is True and inner.env.get(RETURN_VALUE) is RAISED
 
 
 def exception(fc, node) -> tuple[type, tuple]:
