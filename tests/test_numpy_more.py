@@ -797,15 +797,24 @@ def convolutions_in_every_mode(x, w):
             np.correlate(x, w, "same"), np.correlate(w, x, "full"))
 
 
-@pytest.mark.parametrize("n, k", [(1, 1), (5, 1), (5, 4), (4, 5), (9, 3), (30, 7), (31, 8), (40, 12)])
+@pytest.mark.parametrize("n, k", [(1, 1), (5, 1), (5, 4), (4, 5), (9, 3), (30, 7), (31, 8), (40, 12), (300, 150),
+                                  (140, 260)])
 def test_convolutions_of_many_lengths_match_numpy_with_infinities_at_the_ends(n, k):
     # the outputs every tap overlaps are now computed without pads (mode="same" of 1e6 values by 25
     # taps: 157 ms, now 3.2 ms; NumPy 10.6); the ends keep NumPy's rule of multiplying only the
-    # overlapping elements (an inf at the edge gives no NaN from a pad's 0)
+    # overlapping elements (an inf at the edge gives no NaN from a pad's 0). More than 128 taps:
+    # one dot product per output in a native loop (calculus.correlation_loop)
     rng = np.random.default_rng(n * 100 + k)
     x, w = rng.standard_normal(n), rng.standard_normal(k)
     x[0], x[-1] = np.inf, -np.inf
     assert_same(pyjitc.jit(convolutions_in_every_mode)(x, w), convolutions_in_every_mode(x, w))
+
+
+def test_long_integer_convolutions_are_exact():
+    rng = np.random.default_rng(5)
+    for dtype in (np.int64, np.int32):
+        x, w = rng.integers(-50, 50, 260).astype(dtype), rng.integers(-50, 50, 190).astype(dtype)
+        assert_same(pyjitc.jit(convolutions_in_every_mode)(x, w), convolutions_in_every_mode(x, w))
 
 
 def histograms_of_equal_bins(x):

@@ -279,7 +279,8 @@ def vander(em, x, N=None, increasing=False):
 
 # The shorter array's length up to which correlate/convolve sum one shifted slice per element of it
 # (a 31-tap FIR filter on 20,000 samples: 17 ms as one gather of every window, NumPy 0.7 ms);
-# longer ones gather the windows (length x taps elements).
+# longer ones take one dot product per output in a loop (CPU: correlation_loop), else gather the
+# windows (length x taps elements).
 SHIFTED_TAPS = 128
 
 
@@ -315,6 +316,20 @@ def _shifted_terms(em, a, v, left, k0, k1, boolean, acc):
     return total if total is not None else em.full(0, acc, (k1 - k0,))
 
 
+def correlation_loop(a, v, left, length):
+    """out[k] = a[k + j - left] . v[j] over the j where a's index is inside, one dot product of two
+    overlapping slices per output: compiled by pyjitc itself as a run-time loop, which runs as one
+    native loop on CPU (np.correlate(x, x, "full") of 2000 samples: 19.8 ms as one gather of every
+    window, 3.5 ms so; NumPy 0.46 ms)."""
+    n1, n2 = a.shape[0], v.shape[0]
+    out = np.zeros(length, dtype=a.dtype)
+    for k in range(length):
+        lo = max(0, left - k)
+        hi = min(n2, n1 + left - k)
+        out[k] = np.dot(a[k + lo - left:k + hi - left], v[lo:hi])
+    return out
+
+
 def _correlate(em, a, v, mode, name):
     """NumPy's _pyarray_correlate: the longer array first (reversing the result if swapped),
     out[k] = sum_j a[k + j - left] * v[j] over the j where a's index is inside (NumPy multiplies
@@ -342,6 +357,9 @@ def _correlate(em, a, v, mode, name):
     if isinstance(n2, int) and isinstance(n1, int) and n2 <= SHIFTED_TAPS:
         out = _correlate_by_shifts(em, a, v, left, length, boolean, acc)
         out = em.cast(out, dt)
+        return FUNCTIONS["numpy.flip"](em, out) if inverted else out
+    if em.element_loops and dt.kind in "iuf" and dt.itemsize >= 4:   # (CPU: the loop is native)
+        out = em.call_function(correlation_loop, name, [a, v, left, length], {})
         return FUNCTIONS["numpy.flip"](em, out) if inverted else out
     shape = (length, n2)
     i64 = np.dtype(np.int64)
