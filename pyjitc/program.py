@@ -4,6 +4,7 @@ function's results and the call's arguments. The call path (stages.py) needs thi
 frontend code."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,9 +74,13 @@ class Argument:
 
 @dataclass(frozen=True)
 class ViewOf:
-    """NumPy's view of another returned array or argument, made by `recipes` (see view_of)."""
+    """NumPy's view of another returned array or argument, made by `recipes` (see view_of);
+    `late`: taken after the program's last write into the argument it comes from, so made after
+    the write-backs (where NumPy's reshape copies, an F-ordered argument's `A.ravel()`, the copy
+    holds the written values)."""
     base: Result | Argument | Known
     recipes: tuple
+    late: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,12 +118,27 @@ class OutputTree:
     treedef: TreeDef
     leaves: tuple[Leaf, ...]
 
-    def build(self, results: list[np.ndarray], arguments: dict):
-        """The Python result; `arguments`: the call's argument values by name."""
+    def build(self, results: list[np.ndarray], arguments: dict, write_back=None):
+        """The Python result; `arguments`: the call's argument values by name; `write_back`: copies
+        the arguments' new contents into the caller's arrays, called once the leaves made from the
+        values passed in are made (copies of arguments), before the views taken after the writes."""
         made: dict[int, Any] = {}
-        if self.treedef.kind is None:   # one array returned: the common case, on every call
-            return _build(self.leaves[0], results, arguments, made)
-        return self.treedef.unflatten([_build(leaf, results, arguments, made) for leaf in self.leaves])
+        if self.treedef.kind is None and not self.late:   # one array returned: the common case, on every call
+            out = _build(self.leaves[0], results, arguments, made)
+            if write_back is not None:
+                write_back()
+            return out
+        early = [None if _late(leaf) else _build(leaf, results, arguments, made) for leaf in self.leaves]
+        for leaf in self.leaves:
+            _copies_first(leaf, results, arguments, made)
+        if write_back is not None:
+            write_back()
+        leaves = [_build(leaf, results, arguments, made) if _late(leaf) else out for leaf, out in zip(self.leaves, early)]
+        return leaves[0] if self.treedef.kind is None else self.treedef.unflatten(leaves)
+
+    @functools.cached_property
+    def late(self) -> bool:
+        return any(map(_late, self.leaves))
 
 
     def flat(self):
@@ -130,6 +150,21 @@ class OutputTree:
         if any(type(leaf) is not Result for leaf in leaves) or len({leaf.index for leaf in leaves}) != len(leaves):
             return None
         return td.kind, leaves
+
+
+def _late(node: Leaf) -> bool:
+    return isinstance(node, ViewOf) and node.late
+
+
+def _copies_first(node: Leaf, results, arguments: dict, made: dict) -> None:
+    """Make the argument copies a late view is taken from, from the values passed in."""
+    if isinstance(node, Argument) and node.copy:
+        _build(node, results, arguments, made)
+    elif isinstance(node, ViewOf):
+        _copies_first(node.base, results, arguments, made)
+    elif isinstance(node, Either):
+        _copies_first(node.then, results, arguments, made)
+        _copies_first(node.other, results, arguments, made)
 
 
 def _build(node: Leaf, results, arguments: dict, made: dict):

@@ -208,7 +208,8 @@ def _leaf_out(n):
     if isinstance(n, Argument):
         return {"input": list(n.path), "shape": None if n.shape is None else list(n.shape), "copy": n.copy}
     if isinstance(n, ViewOf):
-        return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes]}
+        return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes],
+                **({"late": True} if n.late else {})}
     if isinstance(n, Trimmed):
         return {"trimmed": _leaf_out(n.data), "count": _leaf_out(n.count)}
     if isinstance(n, Either):
@@ -222,7 +223,7 @@ def _leaf_in(d):
     if "input" in d:
         return Argument(tuple(d["input"]), None if d["shape"] is None else tuple(d["shape"]), d["copy"])
     if "view" in d:
-        return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]))
+        return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]), d.get("late", False))
     if "trimmed" in d:
         return Trimmed(_leaf_in(d["trimmed"]), _leaf_in(d["count"]))
     if "either" in d:

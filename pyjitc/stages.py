@@ -260,10 +260,10 @@ class Compiled:
                 raise ArgumentError(f"argument {path_name(path)} is updated in place but the array is read-only")
         results = (self._invoke or self._invoker())(arrays)
         self._raise_on_error(results)
-        out = self.signature.out_tree.build(results, values)   # before write-backs: copies see the values passed in
-        for path, index in self.signature.writebacks:
-            np.copyto(at_path(values, path), results[index])
-        return out
+        def write_back():
+            for path, index in self.signature.writebacks:
+                np.copyto(at_path(values, path), results[index])
+        return self.signature.out_tree.build(results, values, write_back)   # copies of arguments see the values passed in
 
     _invoke = None
 
@@ -335,11 +335,14 @@ class Compiled:
             elif flat is not None:   # a tuple or list of distinct results: built without the tree walk
                 kind, parts = flat
                 out = kind([part.take(results) for part in parts])
-            else:   # before write-backs: copies see the values passed in
-                out = build(results, dict(zip(names, args)))
+            else:   # (copies of arguments see the values passed in; views taken after the writes, the written ones)
+                return build(results, dict(zip(names, args)), lambda: write_back(args, results))
+            write_back(args, results)
+            return out
+
+        def write_back(args, results):
             for i, _, index in writebacks:
                 np.copyto(args[i], results[index])
-            return out
         return run
 
 

@@ -797,3 +797,39 @@ def test_zero_d_views_and_zero_d_arrays_are_numpys_arrays():
     got = assert_same_call(pyjitc.jit(zero_d_views_and_arrays), zero_d_views_and_arrays, x)
     assert all(type(g) is np.ndarray for g in got)
     assert_same_call(pyjitc.jit(a_scalar_copied_is_still_a_scalar), a_scalar_copied_is_still_a_scalar, x)
+
+
+def written_then_flattened(A):
+    A[0] = 1.0
+    return A.ravel()
+
+
+def updated_then_reshaped(A):
+    A += 1.0
+    return A.reshape(A.shape[1], A.shape[0]), A.sum()
+
+
+def flattened_then_written(A):
+    r = A.reshape(-1)
+    A[0] = 5.0
+    return r
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "transposed"])
+def test_a_reshape_of_an_argument_taken_after_writes_holds_the_written_values(layout):
+    # where NumPy's reshape copies (an F-ordered or transposed argument), the copy was made from
+    # the values passed in: `A[0] = 1; return A.ravel()` returned A's old values (a probe of
+    # in-place simulation code); C-ordered, the result stays a view of the caller's array
+    def make():
+        a = np.arange(12.0).reshape(3, 4)
+        return {"C": a, "F": np.asfortranarray(a), "transposed": np.arange(12.0).reshape(4, 3).T}[layout]
+    for fn in (written_then_flattened, updated_then_reshaped):
+        a, b = make(), make()
+        got, want = pyjitc.jit(fn)(a), fn(b)
+        assert_same(got, want)
+        np.testing.assert_array_equal(a, b)
+        first = got[0] if isinstance(got, tuple) else got
+        assert np.shares_memory(first, a) == np.shares_memory(want[0] if isinstance(want, tuple) else want, b)
+    if layout == "C":   # a view taken before the write follows it, as NumPy's does
+        a, b = make(), make()
+        assert_same(pyjitc.jit(flattened_then_written)(a), flattened_then_written(b))

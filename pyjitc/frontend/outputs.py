@@ -53,7 +53,9 @@ def output_leaf(em, value, outputs, argument_source, argument_object, seen):
         if id(value) in arguments:   # the caller's own array (updated in place by the write-back)
             node = Argument(arguments[id(value)], None if is_symbolic(value.shape) else value.shape)
         elif isinstance(base_node, (Result, Known, Argument, Either)) and base.ndim:
-            node = ViewOf(base_node, tuple(recipes))   # a view of another result, an argument or a copy of one, as in NumPy
+            # a view of another result, an argument or a copy of one, as in NumPy; made after the
+            # write-backs where taken after the program's last write into that array
+            node = ViewOf(base_node, tuple(recipes), late=value.view.root_seen is value.root._value)
         elif path is not None and (argument_object(value) or value.ndim or id(value) in em.zero_d_arrays):
             # (a new 0-d value holding an argument's contents, np.sum of a 0-d array, is a NumPy scalar)
             node = Argument(path, value.shape, copy=not argument_object(value))
