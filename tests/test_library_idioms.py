@@ -314,6 +314,20 @@ def test_nested_lists_holding_run_time_numbers_make_arrays():
         assert_same(g, w)
 
 
+def skew_and_rodrigues(v, theta):
+    K = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    return K, np.eye(3) + np.sin(theta) * K + (1 - np.cos(theta)) * (K @ K)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matrices_written_element_by_element_with_negated_items_compile(dtype):
+    # the skew-symmetric (cross-product) matrix failed inside IREE ("'tensor.expand_shape' op
+    # expected dimension 0 of collapsed type to be static value of 2"; a probe of geometry code):
+    # nested lists of single values are now stacked at once, then shaped
+    v = np.array([0.3, -1.2, 2.0], dtype)
+    assert_same(pyjitc.jit(skew_and_rodrigues)(v, 0.7), skew_and_rodrigues(v, 0.7))
+
+
 def test_asarray_chkfinite_raises_at_run_time_on_nan():
     f = pyjitc.jit(lambda x: np.asarray_chkfinite(x) * 2)
     with pytest.raises(ValueError, match="array must not contain infs or NaNs"):

@@ -17,7 +17,7 @@ from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_static, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
 from .elementwise import cmp
-from .shapes import STACK_PARTS, concatenate, moveaxis, ravel, reshape, stack, strong
+from .shapes import concatenate, moveaxis, ravel, reshape, stack, strong
 
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
@@ -323,7 +323,7 @@ def asarray(em, a, dtype=None, copy=None, order=None):
         copy = {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None, np._CopyMode.NEVER: False}[copy]
     if isinstance(a, (list, tuple)) and _holds_run_time_values(a):   # nested lists: rows stacked
         grid = _single_values(em, a)
-        if grid is not None:   # many single values in nested lists: stacked all at once, then shaped
+        if grid is not None:   # single values in nested lists: stacked all at once, then shaped
             out = reshape(em, stack(em, grid[1]), grid[0])
         else:
             out = stack(em, [asarray(em, r) if isinstance(r, (list, tuple)) else r for r in a])
@@ -433,10 +433,12 @@ def as_array(em, a) -> Traced:
 
 
 def _single_values(em, a):
-    """(shape, values) of nested lists of more than STACK_PARTS single values in all (0-d arrays,
-    numbers), rectangular; else None. (Stacked row by row, `np.array([[np.sqrt(d @ d) for b in B]
-    for a in A])` gave IREE one buffer per value, bound to one dispatch: "binding count 36 > 32"
-    when called, probe R.)"""
+    """(shape, values) of nested lists of single values (0-d arrays, numbers), rectangular; else
+    None. Stacked row by row, `np.array([[np.sqrt(d @ d) for b in B] for a in A])` gave IREE one
+    buffer per value, bound to one dispatch: "binding count 36 > 32" when called (probe R); and
+    a skew-symmetric matrix `np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], ...])` failed to
+    compile ("'tensor.expand_shape' op expected dimension 0 of collapsed type to be static value
+    of 2", a probe of geometry code): all at once, then shaped."""
     def walk(x):
         if not isinstance(x, (list, tuple)):
             single = is_static(x) and np.ndim(x) == 0 or isinstance(x, Traced) and x.ndim == 0
@@ -446,7 +448,7 @@ def _single_values(em, a):
             return None
         return (len(parts),) + parts[0][0], [v for p in parts for v in p[1]]
     found = walk(a)
-    return found if found is not None and len(found[0]) > 1 and len(found[1]) > STACK_PARTS else None
+    return found if found is not None and len(found[0]) > 1 else None
 
 
 def _holds_run_time_values(a) -> bool:
