@@ -187,6 +187,23 @@ def test_cov_with_frequency_and_analytic_weights():
         f(x, fw, -aw)
 
 
+def gillespie_steps(x, u):
+    t = 0.0
+    for i in range(u.shape[0]):
+        a = np.cumsum(x)
+        t += x.sum()
+        t += np.searchsorted(a, u[i] * t, side="right")
+    return t
+
+
+def test_a_search_of_one_value_beside_a_sum_in_a_run_time_loop_compiles():
+    # IREE fused the search's element reads into the sum's dispatch and crashed vectorizing it
+    # (iree-compile error code -11, also on the host-loop fallback; a probe of stochastic
+    # simulations: Gillespie's method picking a reaction)
+    x, u = np.array([5.0, 50.0]), np.random.default_rng(3).random(40)
+    assert_same(pyjitc.jit(gillespie_steps)(x, u), gillespie_steps(x, u))
+
+
 def search_many(a1, a8, a100, v):
     return [np.searchsorted(a, v, side=side) for a in (a1, a8, a100) for side in ("left", "right")] + \
         [np.searchsorted(a8, v[:0]), np.interp(v, a100[:-3], a100[:-3] * 2)]   # NaN in xp: unspecified

@@ -383,6 +383,9 @@ def count_before(em, a, v, side, window=None):
     window: run-time int64 bounds (lo, hi), lo <= hi, to search a[lo:hi] only (the answer then
     counts from 0, not lo)."""
     n = a.shape[0]
+    alone = v.ndim == 0   # (see the end)
+    if alone:
+        v = em.emit("barrier", v)
     if window is None:
         lo, hi = em.full(0, np.int64, v.shape), em.full(n, np.int64, v.shape)
     else:
@@ -398,7 +401,11 @@ def count_before(em, a, v, side, window=None):
         before = _before(em, em.emit("take", a, em.emit("min", mid, last)), v, side)
         lo = sel(em, em.emit("and", active, before), em.emit("add", mid, one), lo)
         hi = sel(em, em.emit("and", active, em.emit("not", before)), mid, hi)
-    return lo
+    # one value's search between barriers: IREE 3.13 fused its steps' element reads into a sum's
+    # dispatch, the sum's consumer or its producer (`t += x.sum() + np.searchsorted(np.cumsum(x),
+    # t)` in a loop, Gillespie's method), and crashed vectorizing it (iree-compile error code -11;
+    # a probe of stochastic simulations)
+    return em.emit("barrier", lo) if alone else lo
 
 
 @register("numpy.digitize", note="bins known at compile time, or a run-time array checked at run time "
