@@ -118,13 +118,22 @@ def run_time_step_mask(em, x: Traced, index):
     if it is None:
         return None
     n = x.shape[0]
+    # one mask per slice expression and block: a read and a write through the same slice
+    # (`phi[i::i] -= phi[i::i] // i`, Euler's totient sieve) are then the same selection
+    block = em.b.blocks[-1]
+    key = (id(block), n) + tuple(p.value.id if isinstance(p, Traced) else ("n", p) for p in (it.start, it.stop, it.step))
+    known = em.step_masks.get(key)
+    if known is not None and known[0] is block and any(r.id == known[1].value.id for op in block.ops for r in op.results):
+        return known[1]     # (still in the block: a pass rolled back may have dropped it)
     lo, hi, _, _ = masked.bounds(em, it.start, it.stop, n)
     i64 = np.dtype(np.int64)
     k = em.emit("iota", shape=(n,), dim=0, dtype=i64)
     lo, hi, step = em.broadcast(lo, (n,)), em.broadcast(hi, (n,)), em.broadcast(em.cast(it.step, np.int64), (n,))
     inside = em.emit("and", em.emit("compare", k, lo, direction="GE"), em.emit("compare", k, hi, direction="LT"))
     on_step = em.emit("compare", em.emit("rem", em.emit("sub", k, lo), step), em.full(0, np.int64, (n,)), direction="EQ")
-    return em.emit("and", inside, on_step)
+    mask = em.emit("and", inside, on_step)
+    em.step_masks[key] = (block, mask)
+    return mask
 
 
 def _loops_over(em, x: Traced, index, value) -> bool:

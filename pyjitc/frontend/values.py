@@ -278,6 +278,7 @@ class Emitter:
         self.branch_depth = 0          # > 0 while interpreting a branch of a run-time if
         self.loop_markers: list[str] = []   # the run-time loops being interpreted, innermost last
         self.element_loops = False     # tracing.trace's element_loops
+        self.step_masks: dict = {}     # reversed_slices.run_time_step_mask's masks, per slice and block
         self.branched_recursion: dict = {}   # function -> [recursive calls under its run-time ifs, branch depth]
         self.region_containers: list[set] = []   # ids of the lists/dicts reachable when each run-time
         # loop or branch being interpreted began, innermost last (a list made inside one is its own)
