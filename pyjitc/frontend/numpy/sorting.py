@@ -166,28 +166,33 @@ def argwhere(em, a):
     return masked.Masked(Traced(stacked.value, None, frozenset()), 0, coords[0].where, coords[0].key, None)
 
 
-@register("numpy.unique", note="of a run-time array (axis=None): sorted, NaNs as one (equal_nan=True); the values, "
-                                "and return_index / return_counts, are selections (usable in elementwise operations, "
-                                "reductions, len(), .size and as results); return_inverse has the array's shape; "
-                                "axis= is refused")
+@register("numpy.unique", note="of a run-time array: sorted, NaNs as one (equal_nan=True); axis=0 (or the "
+                                "first axis given as negative): unique rows (sub-arrays), ordered as NumPy's (each "
+                                "column in turn, NaN last; rows holding NaN all distinct); the values, and "
+                                "return_index / return_counts, are selections (usable in elementwise operations, "
+                                "reductions, len(), .size and as results); return_inverse has the array's shape "
+                                "(axis=None) or one entry per row; other axes are refused")
 def unique(em, ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     if is_static(ar):
         return fold(np.unique, ar, return_index=return_index, return_inverse=return_inverse,
                     return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    if axis is not None:
-        _dynamic_shape(em, ar)
     a = em.asarray(ar)
-    flat = reshape(em, a, -1)
     extras = return_index or return_inverse or return_counts
-    x, order = sort_along(em, flat, 0, with_index=True) if extras else (sort(em, flat, axis=0), None)
+    if axis is None:
+        flat = reshape(em, a, -1)
+        x, order = sort_along(em, flat, 0, with_index=True) if extras else (sort(em, flat, axis=0), None)
+        inverse_shape = a.shape
+    else:
+        x, order = _sorted_rows(em, a, em.static(axis, "unique: axis"))
+        inverse_shape = (x.shape[0],)
     n = x.shape[0]
     if n == 0:
         empty = em.asarray(np.zeros((0,), np.int64))
-        outs = [x] + [empty] * bool(return_index) + [reshape(em, empty, a.shape)] * bool(return_inverse) \
+        outs = [x] + [empty] * bool(return_index) + [reshape(em, empty, inverse_shape)] * bool(return_inverse) \
             + [empty] * bool(return_counts)
         return tuple(outs) if extras else x
-    flags = run_starts(em, x, equal_nan)
+    flags = run_starts(em, x, equal_nan) if axis is None else _row_starts(em, x)
     key = ("flags", mask_key(em, flags), (n,))
 
     def selected(values):
@@ -198,7 +203,7 @@ def unique(em, ar, return_index=False, return_inverse=False, return_counts=False
     if return_inverse:   # each element's run number, sent back to where the sort took it from
         run = em.emit("sub", FUNCTIONS["numpy.cumsum"](em, em.cast(flags, np.int64)), em.full(1, np.int64, (n,)))
         inverse = em.emit("scatter_add", em.full(0, np.int64, (n,)), order, run)
-        outs.append(reshape(em, inverse, a.shape))
+        outs.append(reshape(em, inverse, inverse_shape))
     if return_counts:   # the next run's start minus this one's
         iota = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
         starts = em.emit("select", flags, iota, em.full(n, np.int64, (n,)))
@@ -208,6 +213,36 @@ def unique(em, ar, return_index=False, return_inverse=False, return_counts=False
                             em.full(n, np.int64, (1,)), axis=0)
         outs.append(selected(em.emit("sub", following, iota)))
     return tuple(outs) if extras else outs[0]
+
+
+def _sorted_rows(em, a: Traced, axis):
+    """np.unique(a, axis=0)'s order: the sub-arrays along axis 0 sorted by their first entry, then
+    the next, ... (NumPy compares them as records of their entries; NaN last), stably; and that
+    order (the sort's indices)."""
+    if a.ndim == 0 or normalize_axis(axis, a.ndim, "unique") != 0:
+        raise NotSupportedError("np.unique: axis=0 (unique rows) is supported; other axes are not",
+                                hint="move the axis first: np.unique(np.moveaxis(a, k, 0), axis=0)")
+    n = a.shape[0]
+    rows = reshape(em, a, (n, -1))
+    if rows.shape[1] == 0 or n == 0:
+        raise NotSupportedError("np.unique(axis=0) of an array with no rows or empty rows")
+    columns = [FUNCTIONS["numpy.take"](em, rows, j, axis=1) for j in reversed(range(rows.shape[1]))]
+    order = lexsort(em, columns)
+    return FUNCTIONS["numpy.take"](em, a, order, axis=0), order
+
+
+def _row_starts(em, x: Traced) -> Traced:
+    """Over rows sorted by _sorted_rows: whether each row differs from the one before in some
+    entry (NaN differs from everything, as NumPy's record comparison)."""
+    n = x.shape[0]
+    first = em.full(True, np.bool_, (1,))
+    if n == 1:
+        return first
+    rows = reshape(em, x, (n, -1))
+    later = em.emit("slice", rows, start=(1, 0), limit=rows.shape, strides=(1, 1))
+    earlier = em.emit("slice", rows, start=(0, 0), limit=(n - 1, rows.shape[1]), strides=(1, 1))
+    new = em.emit("reduce", cmp(em, later, earlier, "NE"), kind="or", axes=(1,))
+    return em.emit("concatenate", first, new, axis=0)
 
 
 def run_starts(em, x: Traced, equal_nan: bool) -> Traced:
