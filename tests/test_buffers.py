@@ -148,6 +148,30 @@ def test_updating_a_copy_leaves_the_argument_alone(jitted):
     assert_same(x, want_x)
 
 
+def writes_into_a_copy(x):
+    y = x.copy()
+    y[0] = 1.0
+    return y
+
+
+def writes_into_a_flat_copy(x):
+    w = x.flatten()
+    w[2] = 5.0
+    return w
+
+
+@pytest.mark.parametrize("where", ["aligned", "passed back"])
+def test_writing_into_a_copy_of_a_large_argument_leaves_the_callers_array_alone(where):
+    # `y = x.copy(); y[0] = 1` wrote the caller's x too once x was 64 KiB or larger (imported
+    # without a copy: IREE updated the argument's buffer in place; a probe of longer programs,
+    # a 128x128 heat simulation whose boundary helper wrote into its copy)
+    x = aligned(SHAPE, np.float64, 0.5) if where == "aligned" else pyjitc.jit(scale)(np.zeros(SHAPE))
+    before = x.copy()
+    for fn in (writes_into_a_copy, writes_into_a_flat_copy):
+        assert_same(pyjitc.jit(fn)(x), fn(before.copy()))
+        assert_same(x, before)
+
+
 def test_in_place_update_of_a_passed_back_result_writes_it(jitted):
     x = np.random.default_rng(2).standard_normal(SHAPE)
     y = jitted["scale"](x)

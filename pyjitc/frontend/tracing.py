@@ -137,7 +137,9 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
     builder.close_block(outputs)
     prune(block)
     fn_name = src.name if src.name.isidentifier() else "lambda"
-    function = Function(fn_name, block, [path_name(p) for p, _ in dynamic])
+    back = {path for path, _ in writebacks}
+    function = Function(fn_name, block, [path_name(p) for p, _ in dynamic],
+                        frozenset(i for i, (p, _) in enumerate(dynamic) if p in back))
     return Program(function, out_tree, tuple(writebacks), checks=tuple(em.checks), error_index=error_index,
                    guards=tuple(em.guard_list()))
 

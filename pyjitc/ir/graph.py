@@ -46,6 +46,7 @@ class Function:
     name: str
     body: Block
     param_names: list[str]
+    written_back: frozenset = frozenset()   # positions of the params whose new values the caller's arrays receive
 
     @property
     def params(self) -> list[Value]:

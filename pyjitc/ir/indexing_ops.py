@@ -80,6 +80,12 @@ def _lower_dynamic_update_slice(ctx, operands, in_bounds=False):
         # op has invalid Write access range", statement fuzzer seed 7020); the second value
         # behind a barrier is an update of its own
         update = ctx.barrier(update)
+    if ctx.in_types[0].size and not ctx.writes_in_a_copy() and ctx.view_of_kept_argument(x):
+        # an argument the caller keeps (`y = x.copy(); y[0] = 1`: the copy is x's value until it
+        # is written): IREE 3.13 updated the argument's buffer in place, which for a large array
+        # (64 KiB and up, imported without a copy) is the caller's own memory (a silent change of
+        # the caller's array; a probe of longer programs: a 128x128 heat simulation)
+        x = ctx.distinct_copy(x, ctx.in_types[0])
     if ctx.writes_in_a_copy() and ctx.in_types[0].size:
         # an argument written in place that is also read elsewhere is written in a copy: IREE 3.13
         # folded `b = x * 1.0` into x and then updated x's buffer in place, so b came back with

@@ -501,6 +501,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
             env = {v.id: a for v, a in zip(fn.params, entry.arguments)}
             written = written_parameters(fn)
             _options.written_arguments = {a for v, a in zip(fn.params, entry.arguments) if v.id in written}
+            _options.kept_arguments = {a for i, a in enumerate(entry.arguments) if i not in fn.written_back}
             with ir.InsertionPoint(entry):
                 _options.dims = _dimension_sizes(fn, entry.arguments)
                 scalar_loop.begin_function()

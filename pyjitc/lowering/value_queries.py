@@ -50,6 +50,12 @@ class ValueQueries:
         return False
 
     @classmethod
+    def view_of_kept_argument(cls, value: ir.Value) -> bool:
+        """Whether `value` is a function argument the caller's array keeps unchanged (one the
+        function does not write back), or a slice, reshape or transpose of one."""
+        return cls.view_root(value) in getattr(module_state, "kept_arguments", ())
+
+    @classmethod
     def view_of_argument(cls, value: ir.Value) -> bool:
         """Whether `value` is an argument (of the function or a region) seen through slices,
         reshapes and transposes, or the argument itself."""
