@@ -201,3 +201,4 @@ class Program:
     checks: tuple[str, ...] = ()                      # run-time error messages (code k -> checks[k-1])
     guards: tuple = ()                                # globals read as constants (see api.Guard)
     error_index: int | None = None                    # which result holds the error code
+    c_order: tuple = ()                               # paths of arguments written through a reshape (C order assumed)

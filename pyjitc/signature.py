@@ -14,7 +14,7 @@ from .errors import ArgumentError
 from .ir.dims import Dim, is_symbolic
 from .ir.types import short_name
 from .program import Argument, Either, Known, OutputTree, Result, Trimmed, ViewOf
-from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, leaves
+from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, leaves, path_name
 from .tree import LEAF, TreeDef, is_namedtuple
 
 FORMAT = 2
@@ -34,6 +34,18 @@ class Signature:
     target: str = "llvm-cpu"
     has_loops: bool = False                      # run-time loops: worth the multi-threaded driver
     input_alignment: int = 64                    # bytes the code assumes of inputs used in place (target.py)
+    c_order: tuple[tuple, ...] = ()              # arguments written through a reshape: C-contiguous ones only
+
+    def check_layout(self, values) -> None:
+        """An argument written through a reshape of it must be C-contiguous: the function was
+        compiled with the reshape a view of it, which NumPy makes a copy of for another layout."""
+        for path in self.c_order:
+            a = at_path(values, path)
+            if isinstance(a, np.ndarray) and not a.flags.c_contiguous:
+                raise ArgumentError(f"argument {path_name(path)} is not C-contiguous, and {self.name} writes through a "
+                                    "reshape or ravel of it: NumPy makes that reshape a copy for this layout (the "
+                                    "writes would not reach the argument), the compiled function a view; pass "
+                                    f"np.ascontiguousarray({path_name(path)}), or copy the reshape in the function")
 
     @property
     def symbolic(self) -> bool:
@@ -58,7 +70,7 @@ class Signature:
             "out_tree": _tree_out(self.out_tree),
             "writebacks": [[list(p), i] for p, i in self.writebacks],
             "checks": list(self.checks), "error_index": self.error_index, "has_loops": self.has_loops,
-            "input_alignment": self.input_alignment,
+            "input_alignment": self.input_alignment, "c_order": [list(p) for p in self.c_order],
         }, separators=(",", ":"))
 
     @classmethod
@@ -73,7 +85,7 @@ class Signature:
         return cls(d["name"], tuple((n, _spec_in(s)) for n, s in d["params"]), tuple(results),
                    _tree_in(d["out_tree"]), tuple((tuple(p), i) for p, i in d["writebacks"]),
                    tuple(d["checks"]), d["error_index"], d.get("target", "llvm-cpu"), d.get("has_loops", False),
-                   d.get("input_alignment", 64))
+                   d.get("input_alignment", 64), tuple(tuple(p) for p in d.get("c_order", ())))
 
 
 def _type_out(shape, dtype) -> str:

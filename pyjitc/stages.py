@@ -40,7 +40,7 @@ class Lowered:
                                    tuple((v.type.shape, v.type.dtype) for v in fn.results),
                                    program.out_tree, tuple(program.writebacks),
                                    tuple(program.checks), program.error_index, target.backend,
-                                   _has_loops(fn.body), target.input_alignment())
+                                   _has_loops(fn.body), target.input_alignment(), tuple(program.c_order))
         self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})],
                                        scalar_loops=native_loops(target))
         self.phases: dict[str, float] = {}
@@ -254,6 +254,8 @@ class Compiled:
 
     def call_dynamic(self, values: dict[str, Any]):
         """Call with already-checked arguments (a name -> value mapping)."""
+        if self.signature.c_order:
+            self.signature.check_layout(values)
         arrays = [host_input(at_path(values, p), s) for p, s in self._dynamic]
         for path, _ in self.signature.writebacks:
             if not at_path(values, path).flags.writeable:
@@ -303,7 +305,7 @@ class Compiled:
         container (those go through call_dynamic)."""
         sig = self.signature
         names = [n for n, _ in sig.params]
-        if any(len(p) != 1 for p, _ in self._dynamic) or any(len(p) != 1 for p, _ in sig.writebacks):
+        if any(len(p) != 1 for p, _ in self._dynamic) or any(len(p) != 1 for p, _ in sig.writebacks) or sig.c_order:
             return None
         inputs = [(names.index(p[0]), s, isinstance(s, ScalarSpec)) for p, s in self._dynamic]
         writebacks = [(names.index(p[0]), path_name(p), i) for p, i in sig.writebacks]

@@ -833,3 +833,29 @@ def test_a_reshape_of_an_argument_taken_after_writes_holds_the_written_values(la
     if layout == "C":   # a view taken before the write follows it, as NumPy's does
         a, b = make(), make()
         assert_same(pyjitc.jit(flattened_then_written)(a), flattened_then_written(b))
+
+
+def written_through_its_ravel(A):
+    A.ravel()[0] = 99.0
+    flat = A.reshape(-1)
+    flat[1] += 1.0
+    return A
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_writes_through_a_reshape_of_an_argument_need_a_c_contiguous_argument(layout):
+    # compiled, the reshape of an argument is a view; NumPy copies it for an F-ordered or strided
+    # array, so writes through it did reach such an argument where NumPy's leave it alone (a
+    # probe of HPC-style kernels): a located ArgumentError for those layouts, NumPy's answer for C
+    base = np.arange(12.0).reshape(3, 4)
+    a = {"C": base.copy(), "F": np.asfortranarray(base), "strided": np.arange(24.0).reshape(3, 8)[:, ::2]}[layout]
+    f = pyjitc.jit(written_through_its_ravel)
+    if layout == "C":
+        b = a.copy()
+        assert_same(f(a), written_through_its_ravel(b))
+        assert_same(a, b)
+        return
+    before = a.copy()
+    with pytest.raises(pyjitc.ArgumentError, match="not C-contiguous"):
+        f(a)
+    assert_same(a, before)

@@ -141,7 +141,8 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
     function = Function(fn_name, block, [path_name(p) for p, _ in dynamic],
                         frozenset(i for i, (p, _) in enumerate(dynamic) if p in back))
     return Program(function, out_tree, tuple(writebacks), checks=tuple(em.checks), error_index=error_index,
-                   guards=tuple(em.guard_list()))
+                   guards=tuple(em.guard_list()),
+                   c_order=tuple(path for path, t in params.items() if id(t) in em.c_order_writes))
 
 
 def _argument(values, path, spec):

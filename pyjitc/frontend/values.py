@@ -120,6 +120,8 @@ class Traced:
                 raise NotSupportedError(
                     "writing into this array: NumPy may or may not write through to the array it was "
                     "made from (it depends on memory layout)", hint="call .copy() first, or write into the base")
+            if v.c_order is not None:
+                v.c_order.add(id(v.base))
             v.base.value = v.backward(v.base.value, new)
             v.seen, v.epoch = v.base.value, Builder.epoch
         self._value = new
@@ -157,22 +159,25 @@ class Traced:
 class View:
     """How a view relates to its base: forward(base value) -> view value; backward(base value,
     new view value) -> new base value. None where NumPy's aliasing depends on memory layout."""
-    __slots__ = ("base", "forward", "backward", "seen", "recipe", "epoch", "root_seen")
+    __slots__ = ("base", "forward", "backward", "seen", "recipe", "epoch", "root_seen", "c_order")
 
-    def __init__(self, base: Traced, forward, backward, recipe=None):
+    def __init__(self, base: Traced, forward, backward, recipe=None, c_order=None):
         self.base, self.forward, self.backward, self.recipe = base, forward, backward, recipe
         self.seen, self.epoch = base.value, Builder.epoch
         self.root_seen = base.root._value    # (the array all views of it come from, as it was)
+        # a reshape of an argument that is a view only if the caller's array is C-contiguous: the
+        # set that a write through it adds the argument to (Emitter.c_order_writes)
+        self.c_order = c_order
 
 
-def make_view(base: Traced, result: Traced, forward, backward, recipe=None) -> Traced:
+def make_view(base: Traced, result: Traced, forward, backward, recipe=None, c_order=None) -> Traced:
     """Mark `result` (already computed from base) as a NumPy view of `base`.
     A view of a view whose aliasing NumPy decides by layout is opaque (no forward/backward).
     `recipe` says how NumPy makes the view from the base's array (see view_of): it keeps a view
     of a known array known, and a returned view of a returned array a view of it."""
     if base.view is not None and base.view.forward is None:
         forward = backward = recipe = None
-    return Traced(result._value, result.weak, result.params, View(base, forward, backward, recipe))
+    return Traced(result._value, result.weak, result.params, View(base, forward, backward, recipe, c_order))
 
 
 class FlatIter(Traced):
@@ -279,6 +284,7 @@ class Emitter:
         self.loop_markers: list[str] = []   # the run-time loops being interpreted, innermost last
         self.element_loops = False     # tracing.trace's element_loops
         self.step_masks: dict = {}     # reversed_slices.run_time_step_mask's masks, per slice and block
+        self.c_order_writes: set = set()   # ids of arguments written through a reshape of them (View.c_order)
         self.branched_recursion: dict = {}   # function -> [recursive calls under its run-time ifs, branch depth]
         self.region_containers: list[set] = []   # ids of the lists/dicts reachable when each run-time
         # loop or branch being interpreted began, innermost last (a list made inside one is its own)

@@ -83,8 +83,12 @@ def reshape(em, a, *shape, order="C", newshape=None, copy=None):
         if not layout:          # NumPy copies: a new array
             return Traced(out.value, out.weak, out.params)
     old = a.shape
+    # of an argument itself: a view if the caller's array is C-contiguous, as compiled (a write
+    # through it is checked against the array passed: Signature.c_order)
+    c_order = em.c_order_writes if id(a) in em.arguments and \
+        [d for d in a.shape if d != 1] != [d for d in new if d != 1] else None
     return make_view(a, out, lambda base: em.b.emit("reshape", base, shape=tuple(new)),
-                     lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", tuple(new)))
+                     lambda base, v: em.b.emit("reshape", v, shape=old), ("reshape", tuple(new)), c_order)
 
 
 @register("numpy.transpose", method="transpose", complex_ok=True, views=True)
