@@ -143,3 +143,16 @@ def test_transpose_of_nonzero_is_argwhere():
     # internal compiler error (AttributeError: 'tuple' object has no attribute 'data')
     x = np.array([[0, 1, 3], [2, 0, 0]])
     assert_same(pyjitc.jit(positions_as_rows)(x), positions_as_rows(x))
+
+
+def scaled_by_max_or_one(mag):
+    mag /= mag.max() if mag.max() > 0 else 1
+    return mag
+
+
+def test_a_conditional_expression_of_two_types_names_the_expression_not_a_compiler_variable():
+    # the MergeError named "'value?140317218587328' changes type" (a probe of longer programs:
+    # normalising a Sobel magnitude); it now names the expression and says what to do
+    with pytest.raises(pyjitc.JitError, match="`a if test else b` has a different type on each side") as e:
+        pyjitc.jit(scaled_by_max_or_one)(np.arange(4.0))
+    assert "value?" not in str(e.value) and "1.0" in str(e.value) and "test_policy_errors.py" in str(e.value)

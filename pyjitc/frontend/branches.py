@@ -99,8 +99,16 @@ def select(fc, test: Traced, then, orelse):
     if eager is not None:
         return eager
     key = f"value?{id(then)}"
-    run_time_if(fc, test, [lambda: fc.env.__setitem__(key, then()),
-                           lambda: fc.env.__setitem__(key, orelse())])
+    try:
+        run_time_if(fc, test, [lambda: fc.env.__setitem__(key, then()),
+                               lambda: fc.env.__setitem__(key, orelse())])
+    except (MergeError, NeedStatic) as e:
+        error = e if isinstance(e, MergeError) else e.reason
+        if isinstance(error, MergeError) and error.name == key:   # (named by the expression, not the key)
+            error.message = error.message.replace(f"'{key}' changes type",
+                                                  "`a if test else b` has a different type on each side")
+            error.hint = "give both sides one type (e.g. 1.0 or np.float64(1) beside a float64 value, not 1)"
+        raise
     value = fc.env.pop(key)
     if isinstance(value, Undefined):
         raise value.error()
