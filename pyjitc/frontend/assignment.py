@@ -13,8 +13,7 @@ from ..errors import JitError, NotSupportedError, ShapeError, UnsupportedSyntaxE
 from . import indexing, masked, selections
 from .reversed_slices import element_update
 from .operators import apply_operator
-from .sequences import Seq
-from .numpy.builtins import SEQUENCE_SEARCH
+from .sequences import Seq, item_at, store_at
 from .registry import FUNCTIONS, PROPERTIES
 from .values import Traced, call_known, container_changed, contains_unknown, is_static, items_of, known
 
@@ -53,7 +52,7 @@ def store(em, base, index, value, shown):
                                     "counts = np.zeros(k, dtype=int) and counts[i] += 1")
         container_changed(em, shown, type(base).__name__, item=True, container=base)   # (both sides of a run-time if are built)
         if run_time_position(base, index):
-            SEQUENCE_SEARCH["store"](em, base, index, value)   # counts[k] = ...: each slot chosen at run time
+            store_at(em, base, index, value)   # counts[k] = ...: each slot chosen at run time
             return
         index = em.static(index, "an index into a Python list or dict")
         try:
@@ -193,7 +192,7 @@ def augmented_assign(fc, node: ast.AugAssign):
         raise NotSupportedError(f"in-place update of {ast.unparse(node.target)} is not supported")
     base, index = fc.subscript(node.target, read=False)
     if run_time_position(base, known(index)):   # counts[k] += 1: the item read and written at run time
-        old = SEQUENCE_SEARCH["item"](em, base, known(index))
+        old = item_at(em, base, known(index))
         store(em, base, known(index), apply_operator(em, op, old, fc.visit(node.value)), shown)
         return
     if isinstance(base, (list, dict)):   # L[i] += v: the item's own += (in place for an array), stored back

@@ -20,7 +20,7 @@ from . import appends, assignment, attributes, branches, calls, compaction, inde
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
-from .numpy.builtins import SEQUENCE_SEARCH
+from .sequences import item_at
 from .operators import apply_operator, membership
 from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, known
 from .unify import Deleted
@@ -584,7 +584,7 @@ class FunctionCompiler(ast.NodeVisitor):
             return call_known(self.em, _getitem, (base, index))
         if isinstance(base, (list, tuple)) and isinstance(index, Traced) and index.ndim == 0 and base \
                 and (index.weak in (int, bool) or is_int(index.dtype)) and all(map(_plain_item, base)):
-            return SEQUENCE_SEARCH["item"](self.em, base, index)   # moves[d]: the item picked at run time
+            return item_at(self.em, base, index)   # moves[d]: the item picked at run time
         index = self.em.static(index, "an index into a Python value")
         try:
             return hold(self.em, base[index])   # np.mgrid[...] makes an array the program holds

@@ -1,11 +1,15 @@
 """sequences: what a loop can run over at run time (a range with run-time bounds, the rows of an
 array, enumerate and zip of those), and the builtins range/enumerate/zip that make them. A loop over
-any other Python iterable is unrolled; numpy/builtins.py registers the three builtins."""
+any other Python iterable is unrolled; numpy/builtins.py registers the three builtins. And a list's
+items read or written at a run-time position (`moves[d]`, `counts[k] += 1`)."""
 from __future__ import annotations
 
-from ..errors import JitError, ShapeError
+import numpy as np
+
+from ..errors import JitError, NotSupportedError, ShapeError
 from ..ir.dims import Dim
 from ..ir.types import is_int
+from .index_checks import index_i64
 from .indexing import getitem
 from .operators import apply_operator
 from .registry import FUNCTIONS
@@ -216,3 +220,59 @@ def zip_(em, *its):
     if any(isinstance(i, (Traced, Seq, range)) for i in its) and any(isinstance(i, (Traced, Seq)) for i in its):
         return ZipSeq([as_seq(i) or ListSeq(i) for i in its])
     return list(zip(*its))
+
+
+# ---------------------------------------------------------------- a list's items at run-time positions
+
+def chosen(em, items, position):
+    """items[position] for a run-time position: items of one type and shape (as max/min of them
+    needs), or tuples of such items, chosen part by part (`max(pairs, key=lambda t: t[1])`)."""
+    if all(isinstance(v, tuple) for v in items) and len({len(v) for v in items}) == 1:
+        return tuple(chosen(em, [v[c] for v in items], position) for c in range(len(items[0])))
+    types = {em.dtype_of(v) for v in items}
+    if len(types) != 1 or len({em.shape_of(v) for v in items}) != 1:
+        raise NotSupportedError("max()/min() with key= of items of different types or shapes, chosen by keys "
+                                "known only at run time", hint="pick an index instead: max(range(n), key=...)")
+    out = items[0]
+    for i, item in enumerate(items[1:], 1):
+        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, i), item, out)
+    weak = next(iter(types))
+    return Traced(em.asarray(out).value, weak, join_params(items)) if isinstance(weak, type) else out
+
+
+def item_at(em, seq, index):
+    """seq[i] of a list or tuple of numbers (or of tuples of them) at a run-time int i: the item
+    chosen at run time (`dx, dy = moves[d]`), Python's negative indices, its IndexError."""
+    position = index_i64(em, index, len(seq), f"{type(seq).__name__} index")
+    try:
+        return chosen(em, list(seq), position)
+    except NotSupportedError:
+        raise NotSupportedError(f"a {type(seq).__name__} indexed by a value known only at run time must hold items "
+                                "of one type and shape", hint="use an array") from None
+
+
+def _number_kind(em, v):
+    """A number's type as a list slot holds it: the dtype NumPy sees and its Python type (None for
+    a NumPy value)."""
+    if isinstance(v, Traced):
+        return em.dtype_of(v), v.weak if v.ndim == 0 else "array"
+    if isinstance(v, (bool, int, float, complex)):
+        return em.dtype_of(v), type(v)
+    return (em.dtype_of(v), None) if isinstance(v, np.generic) else None
+
+
+def store_at(em, seq, index, value):
+    """seq[i] = value for a list of numbers and a run-time int i (`counts[k] += 1`, `dp[j] = ...`):
+    each slot takes value where i names it, Python's negative indices and IndexError. Every slot
+    and value must have one type, as the list's type may not depend on where i falls."""
+    kinds = {_number_kind(em, v) for v in [*seq, value]}
+    if None in kinds or len(kinds) != 1 or next(iter(kinds))[1] == "array":
+        raise NotSupportedError("a list item written at an index known only at run time: the list must hold numbers "
+                                "of one type, and the value must have that type too (the list's types would "
+                                "otherwise depend on the index)", hint="use an array: np.zeros(n, dtype=...)")
+    dtype, weak = next(iter(kinds))
+    position = index_i64(em, index, len(seq), "list assignment index")
+    for k, old in enumerate(seq):
+        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, k), value, old)
+        seq[k] = Traced(em.asarray(out).value, weak, join_params([index, value, old])) \
+            if weak is not None else out

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
-from ..sequences import Seq, enumerate_, ndenumerate, ndindex, range_, zip_
+from ..sequences import Seq, chosen, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params, known, weak_number
 from .elementwise import cmp
 from .shapes import reshape
@@ -421,23 +421,7 @@ def _pick_by_key(em, fn, numpy_name, args, kwargs):
         better = FUNCTIONS[numpy_name](em, k, best)
         best = FUNCTIONS["numpy.where"](em, better, k, best)
         position = FUNCTIONS["numpy.where"](em, better, i, position)
-    return _chosen(em, items, position)
-
-
-def _chosen(em, items, position):
-    """items[position] for a run-time position: items of one type and shape (as max/min of them
-    needs), or tuples of such items, chosen part by part (`max(pairs, key=lambda t: t[1])`)."""
-    if all(isinstance(v, tuple) for v in items) and len({len(v) for v in items}) == 1:
-        return tuple(_chosen(em, [v[c] for v in items], position) for c in range(len(items[0])))
-    types = {em.dtype_of(v) for v in items}
-    if len(types) != 1 or len({em.shape_of(v) for v in items}) != 1:
-        raise NotSupportedError("max()/min() with key= of items of different types or shapes, chosen by keys "
-                                "known only at run time", hint="pick an index instead: max(range(n), key=...)")
-    out = items[0]
-    for i, item in enumerate(items[1:], 1):
-        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, i), item, out)
-    weak = next(iter(types))
-    return Traced(em.asarray(out).value, weak, join_params(items)) if isinstance(weak, type) else out
+    return chosen(em, items, position)
 
 
 _NO_DEFAULT = object()
@@ -497,49 +481,9 @@ def _removed(em, seq, value):
     raise ShapeError("ValueError: list.remove(x): x not in list")
 
 
-def _item_at(em, seq, index):
-    """seq[i] of a list or tuple of numbers (or of tuples of them) at a run-time int i: the item
-    chosen at run time (`dx, dy = moves[d]`), Python's negative indices, its IndexError."""
-    from ..index_checks import index_i64
-    position = index_i64(em, index, len(seq), f"{type(seq).__name__} index")
-    try:
-        return _chosen(em, list(seq), position)
-    except NotSupportedError:
-        raise NotSupportedError(f"a {type(seq).__name__} indexed by a value known only at run time must hold items "
-                                "of one type and shape", hint="use an array") from None
-
-
-def _number_kind(em, v):
-    """A number's type as a list slot holds it: the dtype NumPy sees and its Python type (None for
-    a NumPy value)."""
-    if isinstance(v, Traced):
-        return em.dtype_of(v), v.weak if v.ndim == 0 else "array"
-    if isinstance(v, (bool, int, float, complex)):
-        return em.dtype_of(v), type(v)
-    return (em.dtype_of(v), None) if isinstance(v, np.generic) else None
-
-
-def _store_at(em, seq, index, value):
-    """seq[i] = value for a list of numbers and a run-time int i (`counts[k] += 1`, `dp[j] = ...`):
-    each slot takes value where i names it, Python's negative indices and IndexError. Every slot
-    and value must have one type, as the list's type may not depend on where i falls."""
-    from ..index_checks import index_i64
-    kinds = {_number_kind(em, v) for v in [*seq, value]}
-    if None in kinds or len(kinds) != 1 or next(iter(kinds))[1] == "array":
-        raise NotSupportedError("a list item written at an index known only at run time: the list must hold numbers "
-                                "of one type, and the value must have that type too (the list's types would "
-                                "otherwise depend on the index)", hint="use an array: np.zeros(n, dtype=...)")
-    dtype, weak = next(iter(kinds))
-    position = index_i64(em, index, len(seq), "list assignment index")
-    for k, old in enumerate(seq):
-        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, k), value, old)
-        seq[k] = Traced(em.asarray(out).value, weak, join_params([index, value, old])) \
-            if weak is not None else out
-
-
 # list.index and list.count (and tuple's) where the sequence or the value holds run-time values;
-# list.remove's position; seq[i] at a run-time i, and its store
-SEQUENCE_SEARCH = {"index": _index, "count": _count, "remove": _removed, "item": _item_at, "store": _store_at}
+# list.remove's position
+SEQUENCE_SEARCH = {"index": _index, "count": _count, "remove": _removed}
 
 
 def _pick_of_array(em, fn, x):
