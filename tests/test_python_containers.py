@@ -335,6 +335,41 @@ def test_items_appended_under_a_run_time_if_become_numpys_array(fn, args):
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
 
 
+def history_until_converged(x, tol):
+    hist = []
+    for _ in range(60):
+        x = x * 0.5
+        hist.append(x.sum())
+        if x.sum() < tol:
+            break
+    return x, np.array(hist), len(hist)
+
+
+def arrival_times_until(u, tmax):
+    t = 0.0
+    times = []
+    for i in range(u.shape[0]):
+        t += -np.log(u[i])
+        if t > tmax:
+            break
+        times.append(t)
+    return np.array(times), len(times)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (history_until_converged, (np.ones(3), 0.1)), (history_until_converged, (np.ones(3), 1e-30)),
+    (history_until_converged, (np.ones(3), 10.0)),
+    (arrival_times_until, (np.random.default_rng(12).random(80), 6.0)),
+    (arrival_times_until, (np.random.default_rng(12).random(80), -1.0)),   # none appended
+])
+def test_items_appended_before_a_break_become_numpys_array(fn, args):
+    # a convergence loop recording its history, a simulation recording event times until a
+    # horizon: "hist.append(): changing a Python list inside a loop or branch that runs at run
+    # time" (probes of longer programs and of stochastic simulations); the passes that ran before
+    # the break append, flagged as under a run-time if
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
 def appended_positions_returned_as_a_list(x):
     out = []
     for i in range(len(x)):

@@ -29,7 +29,7 @@ class AppendedItems(Masked):
     that needs it as a Python list (returning it, iterating it, sum(out)) asks for its length at
     compile time: a located error."""
     __slots__ = ()
-    what = "list's length depends on the data (a loop appended to it under a run-time if)"
+    what = "list's length depends on the data (a loop appended to it under a run-time if or before a break)"
     hint = "make it an array first, np.array(items) (then return it, reduce it or compute with it), or len(items)"
 
 
@@ -88,11 +88,23 @@ def _in_branch(loop, stmt) -> bool | None:
     return None
 
 
+def _breaks(loop) -> bool:
+    """Whether the loop's own body holds a `break` (not one of a loop nested in it)."""
+    todo = list(loop.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Break):
+            return True
+        if not isinstance(n, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
 def _eligible(loop, stmt, name) -> bool:
     if _in_branch(loop, stmt) is None:
         return False
     for n in ast.walk(loop):
-        if isinstance(n, (ast.Break, ast.Return, ast.Yield)):
+        if isinstance(n, (ast.Return, ast.Yield)) or isinstance(n, ast.Break) and not _breaks(loop):
             return False
     reads = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name]
     return len(reads) == 1      # the append's own `name`
@@ -113,7 +125,14 @@ def statement(fc, node) -> bool:
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
     conditional = _in_branch(loop, node)
-    if em.branch_depth != branches + conditional or (conditional and (target or _held_elsewhere(fc, target, name))):
+    if _breaks(loop):   # the passes before a `break` append: which ones is known at run time
+        # (after an `if ...: break` the rest of the body runs in a branch of its own)
+        if em.branch_depth < branches + conditional:
+            return False
+        conditional = True
+    elif em.branch_depth != branches + conditional:
+        return False
+    if conditional and (target or _held_elsewhere(fc, target, name)):
         return False      # (under a run-time if: the list must start empty, and only this name hold it: the
         # name then holds a selection, which no other reference to the list would see)
     key = _key(marker, node)
@@ -153,8 +172,8 @@ def start(fc, loop, count, marker, counter) -> list:
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
         fc.env[_buffer(key)] = em.full(0, dtype, (count,) + shape)
-        if any(isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
-               for s in loop.body):   # appended under an if: which passes appended
+        if _breaks(loop) or any(isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
+                                for s in loop.body):   # appended under an if or before a break: which passes appended
             fc.env[_flags(key)] = em.full(False, np.bool_, (count,))
     return keys
 
