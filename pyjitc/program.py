@@ -123,8 +123,9 @@ class OutputTree:
         the arguments' new contents into the caller's arrays, called once the leaves made from the
         values passed in are made (copies of arguments), before the views taken after the writes."""
         made: dict[int, Any] = {}
-        if self.treedef.kind is None and not self.late:   # one array returned: the common case, on every call
-            out = _build(self.leaves[0], results, arguments, made)
+        if not self.late:
+            out = _build(self.leaves[0], results, arguments, made) if self.treedef.kind is None else \
+                self.treedef.unflatten([_build(leaf, results, arguments, made) for leaf in self.leaves])
             if write_back is not None:
                 write_back()
             return out
