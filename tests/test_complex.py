@@ -365,3 +365,22 @@ def test_complex_array_views_write_through():
     z1, z2 = z.copy(), z.copy()
     assert_same(pyjitc.jit(complex_views)(z1), complex_views(z2))
     assert_same(z1, z2)
+
+
+def complex_norms(z, Z):
+    return (np.linalg.norm(z), np.linalg.norm(z, 1), np.linalg.norm(z, np.inf), np.linalg.norm(z, 0), np.linalg.norm(z, 3),
+            np.linalg.norm(Z), np.linalg.norm(Z, axis=0), np.linalg.norm(Z, 1), np.linalg.norm(Z, -np.inf),
+            np.linalg.norm(Z, "fro"), np.linalg.norm(Z, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_norms_of_complex_vectors_and_matrices_are_real_as_numpys(dtype):
+    # np.linalg.norm of a complex vector was refused (power iteration and Gram-Schmidt on complex
+    # vectors; a probe of HPC-course kernels): the norm of the magnitudes, in the real dtype
+    rng = np.random.default_rng(21)
+    z = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype(dtype)
+    z[2] = 0
+    Z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    assert_same(pyjitc.jit(complex_norms)(z, Z), complex_norms(z, Z), accumulate=True)
+    with pytest.raises(pyjitc.JitError, match="complex matrix"):
+        pyjitc.jit(lambda m: np.linalg.norm(m, 2))(Z)

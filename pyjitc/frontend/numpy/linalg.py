@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
-from ...ir.types import is_float
+from ...ir.types import is_complex, is_float
 from ..registry import FUNCTIONS, register
 from ..values import Traced
 from . import linalg_blocked as blocked
@@ -196,19 +196,21 @@ def cholesky(em, a, upper=False):
     return transpose(em, low, *range(nb), nb + 1, nb) if upper else low
 
 
-@register("numpy.linalg.norm", note="NumPy's vector norms (any ord) over one axis and matrix norms (None, 'fro', 1, "
-                                    "-1, inf, -inf over any two axes; 2, -2, 'nuc' of a 2-D matrix: singular values)")
+@register("numpy.linalg.norm", complex_ok=True,
+          note="NumPy's vector norms (any ord) over one axis and matrix norms (None, 'fro', 1, -1, inf, -inf over "
+               "any two axes; 2, -2, 'nuc' of a 2-D real matrix: singular values); of complex values the real "
+               "norm of their magnitudes")
 def norm(em, x, ord=None, axis=None, keepdims=False):
     ord, keepdims = em.static(ord, "norm: ord"), em.static(keepdims, "norm: keepdims")
     axis = em.static(axis, "norm: axis")
     x = em.asarray(x)
-    if not is_float(x.dtype):
+    if not is_float(x.dtype) and not is_complex(x.dtype):
         x = em.cast(x, np.float64)
     nd = x.ndim
     f = FUNCTIONS
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
-            out = f["numpy.sqrt"](em, f["numpy.sum"](em, em.emit("mul", x, x)))
+            out = f["numpy.sqrt"](em, _sum_of_squares(em, x, None))
             return reshape(em, out, (1,) * nd) if keepdims else out
         axis = tuple(range(nd))
     axes = tuple(int(a) % nd for a in (axis if isinstance(axis, tuple) else (axis,)))
@@ -225,17 +227,17 @@ def norm(em, x, ord=None, axis=None, keepdims=False):
 
 def _vector_norm(em, x, ord, ax):
     f = FUNCTIONS
-    a = em.emit("abs", x)
+    a = f["numpy.absolute"](em, x)   # (of complex values their magnitudes)
     if ord == np.inf:
         return f["numpy.max"](em, a, axis=ax)
     if ord == -np.inf:
         return f["numpy.min"](em, a, axis=ax)
     if ord == 0:
-        return em.cast(f["numpy.sum"](em, f["numpy.not_equal"](em, x, 0), axis=ax), x.dtype)
+        return em.cast(f["numpy.sum"](em, f["numpy.not_equal"](em, x, 0), axis=ax), a.dtype)
     if ord == 1:
         return f["numpy.sum"](em, a, axis=ax)
     if ord is None or ord == 2:
-        return f["numpy.sqrt"](em, f["numpy.sum"](em, em.emit("mul", x, x), axis=ax))
+        return f["numpy.sqrt"](em, _sum_of_squares(em, x, ax))
     if isinstance(ord, str):
         raise ShapeError(f"ValueError: Invalid norm order '{ord}' for vectors")
     p = float(ord)
@@ -247,12 +249,15 @@ def _matrix_norm(em, x, ord, axes):
     f = FUNCTIONS
     row, col = axes
     if ord in (2, -2, "nuc"):
+        if is_complex(x.dtype):
+            raise NotSupportedError(f"linalg.norm: ord={ord!r} of a complex matrix (its singular values) is not "
+                                    "supported yet", hint="ord=None ('fro'), 1 or inf are")
         if x.ndim != 2:
             raise NotSupportedError(f"linalg.norm: ord={ord!r} of stacked matrices is not supported",
                                     hint="of a 2-D matrix it is (from the singular values)")
         from .spectral import matrix_norm
         return matrix_norm(em, x if axes == (0, 1) else transpose(em, x), ord)
-    a = em.emit("abs", x)
+    a = f["numpy.absolute"](em, x)   # (of complex values their magnitudes)
     if ord in (1, -1):
         pick = "numpy.max" if ord == 1 else "numpy.min"
         return f[pick](em, f["numpy.sum"](em, a, axis=row), axis=col - 1 if col > row else col)
@@ -260,5 +265,17 @@ def _matrix_norm(em, x, ord, axes):
         pick = "numpy.max" if ord == np.inf else "numpy.min"
         return f[pick](em, f["numpy.sum"](em, a, axis=col), axis=row - 1 if row > col else row)
     if ord in (None, "fro", "f"):
-        return f["numpy.sqrt"](em, f["numpy.sum"](em, em.emit("mul", x, x), axis=axes))
+        return f["numpy.sqrt"](em, _sum_of_squares(em, x, axes))
     raise ShapeError("ValueError: Invalid norm order for matrices.")
+
+
+def _sum_of_squares(em, x, axis):
+    """sum(|x|**2) over `axis` (None: all), as NumPy's norm: of complex values the squares of their
+    real and imaginary parts (x.real . x.real + x.imag . x.imag over the whole array)."""
+    f = FUNCTIONS
+    if not is_complex(x.dtype):
+        return f["numpy.sum"](em, em.emit("mul", x, x), axis=axis)
+    re, im = f["numpy.real"](em, x), f["numpy.imag"](em, x)
+    if axis is None:
+        return em.emit("add", f["numpy.sum"](em, em.emit("mul", re, re)), f["numpy.sum"](em, em.emit("mul", im, im)))
+    return f["numpy.sum"](em, em.emit("add", em.emit("mul", re, re), em.emit("mul", im, im)), axis=axis)
