@@ -384,3 +384,23 @@ def test_norms_of_complex_vectors_and_matrices_are_real_as_numpys(dtype):
     assert_same(pyjitc.jit(complex_norms)(z, Z), complex_norms(z, Z), accumulate=True)
     with pytest.raises(pyjitc.JitError, match="complex matrix"):
         pyjitc.jit(lambda m: np.linalg.norm(m, 2))(Z)
+
+
+def complex_coo_products(y, rows, cols, vals, x, Y):
+    np.add.at(y, rows, vals * x[cols])
+    z = np.zeros(3, dtype=y.dtype)
+    np.subtract.at(z, np.array([0, 2, 2]), 1j)
+    np.add.at(Y, rows[:3], vals[:3, None] * x[None, :2])
+    return y, z, Y
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_add_at_and_subtract_at_into_complex_arrays_add_every_update(dtype):
+    # np.add.at into a complex array was refused (a complex COO sparse product; a probe of
+    # HPC-course kernels): the real and imaginary parts each scattered
+    rng = np.random.default_rng(22)
+    rows, cols = np.array([0, 1, 1, 3, 0]), np.array([1, 2, 0, 3, 3])
+    vals = (rng.standard_normal(5) + 1j * rng.standard_normal(5)).astype(dtype)
+    x = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(dtype)
+    args = lambda: (np.zeros(4, dtype), rows, cols, vals, x, np.ones((4, 2), dtype))
+    assert_same(pyjitc.jit(complex_coo_products)(*args()), complex_coo_products(*args()), accumulate=True)

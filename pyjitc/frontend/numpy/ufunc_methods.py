@@ -193,6 +193,16 @@ def _flat_positions(em, name, a, indices, b, keep):
     return rows, reshape(em, flat, (m,)), b
 
 
+def _scatter_add(em, dtype, shape, idx, bb):
+    """Zeros of `shape` with each row of bb added at its position in idx; complex values as their
+    real and imaginary parts, each a scatter of its own (the sums are the same)."""
+    if dtype.kind != "c":
+        return em.emit("scatter_add", em.full(0, dtype, shape), idx, bb)
+    parts = [_scatter_add(em, np.dtype(f"f{dtype.itemsize // 2}"), shape, idx, FUNCTIONS[f"numpy.{part}"](em, bb))
+             for part in ("real", "imag")]
+    return em.emit("complex", *parts)
+
+
 def _at(ufunc, reduction, identity):
     impl = FUNCTIONS[f"numpy.{ufunc.__name__}"]
 
@@ -234,7 +244,7 @@ def _at(ufunc, reduction, identity):
             else:               # an index no position has: no hit
                 idx = FUNCTIONS["numpy.where"](em, keep, idx, np.int64(n))
         if ufunc in (np.add, np.subtract):   # a scatter-add: work and memory grow with n + m
-            combined = em.emit("scatter_add", em.full(0, values.dtype, (n,) + a.shape[1:]), idx, bb)
+            combined = _scatter_add(em, values.dtype, (n,) + a.shape[1:], idx, bb)
             new = impl(em, a, combined) if ufunc is np.add else FUNCTIONS["numpy.subtract"](em, a, combined)
             store(em, whole, Ellipsis, reshape(em, em.cast(new, a.dtype), whole.shape), f"np.{ufunc.__name__}.at")
             return
@@ -258,5 +268,5 @@ def _at(ufunc, reduction, identity):
 
 
 for _u, (_reduction, _identity) in AT.items():
-    register(f"numpy.{_u.__name__}.at", complex_ok=False,
+    register(f"numpy.{_u.__name__}.at", complex_ok=_u in (np.add, np.subtract),
              note="along the first axis; positions named several times get every update")(_at(_u, _reduction, _identity))
