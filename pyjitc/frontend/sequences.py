@@ -253,9 +253,9 @@ def item_at(em, seq, index):
 
 def _number_kind(em, v):
     """A number's type as a list slot holds it: the dtype NumPy sees and its Python type (None for
-    a NumPy value)."""
+    a NumPy value); None for anything but a number."""
     if isinstance(v, Traced):
-        return em.dtype_of(v), v.weak if v.ndim == 0 else "array"
+        return (em.dtype_of(v), v.weak) if v.ndim == 0 else None
     if isinstance(v, (bool, int, float, complex)):
         return em.dtype_of(v), type(v)
     return (em.dtype_of(v), None) if isinstance(v, np.generic) else None
@@ -266,11 +266,11 @@ def store_at(em, seq, index, value):
     each slot takes value where i names it, Python's negative indices and IndexError. Every slot
     and value must have one type, as the list's type may not depend on where i falls."""
     kinds = {_number_kind(em, v) for v in [*seq, value]}
-    if None in kinds or len(kinds) != 1 or next(iter(kinds))[1] == "array":
+    if None in kinds or len(kinds) != 1:
         raise NotSupportedError("a list item written at an index known only at run time: the list must hold numbers "
                                 "of one type, and the value must have that type too (the list's types would "
                                 "otherwise depend on the index)", hint="use an array: np.zeros(n, dtype=...)")
-    dtype, weak = next(iter(kinds))
+    weak = next(iter(kinds))[1]
     position = index_i64(em, index, len(seq), "list assignment index")
     for k, old in enumerate(seq):
         out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, k), value, old)

@@ -192,7 +192,7 @@ def unique(em, ar, return_index=False, return_inverse=False, return_counts=False
         outs = [x] + [empty] * bool(return_index) + [reshape(em, empty, inverse_shape)] * bool(return_inverse) \
             + [empty] * bool(return_counts)
         return tuple(outs) if extras else x
-    flags = run_starts(em, x, equal_nan) if axis is None else _row_starts(em, x)
+    flags = run_starts(em, x, equal_nan and axis is None)
     key = ("flags", mask_key(em, flags), (n,))
 
     def selected(values):
@@ -231,32 +231,23 @@ def _sorted_rows(em, a: Traced, axis):
     return FUNCTIONS["numpy.take"](em, a, order, axis=0), order
 
 
-def _row_starts(em, x: Traced) -> Traced:
-    """Over rows sorted by _sorted_rows: whether each row differs from the one before in some
-    entry (NaN differs from everything, as NumPy's record comparison)."""
-    n = x.shape[0]
-    first = em.full(True, np.bool_, (1,))
-    if n == 1:
-        return first
-    rows = reshape(em, x, (n, -1))
-    later = em.emit("slice", rows, start=(1, 0), limit=rows.shape, strides=(1, 1))
-    earlier = em.emit("slice", rows, start=(0, 0), limit=(n - 1, rows.shape[1]), strides=(1, 1))
-    new = em.emit("reduce", cmp(em, later, earlier, "NE"), kind="or", axes=(1,))
-    return em.emit("concatenate", first, new, axis=0)
-
-
 def run_starts(em, x: Traced, equal_nan: bool) -> Traced:
-    """Over a sorted 1-D x (n >= 1): whether each element starts a run of equal values (NaNs one
-    run where equal_nan, as np.unique)."""
+    """Over x sorted along its first axis (n >= 1): whether each element starts a run of equal
+    values (NaNs one run where equal_nan, as np.unique); of an N-D x, whether each row differs
+    from the one before in some entry (np.unique(axis=0), where NaN differs from everything)."""
     n = x.shape[0]
     first = em.full(True, np.bool_, (1,))
     if n == 1:
         return first
-    later = em.emit("slice", x, start=(1,), limit=(n,), strides=(1,))
-    earlier = em.emit("slice", x, start=(0,), limit=(n - 1,), strides=(1,))
+    rows = x if x.ndim == 1 else reshape(em, x, (n, -1))
+    rest = rows.shape[1:]
+    later = em.emit("slice", rows, start=(1,) + (0,) * len(rest), limit=rows.shape, strides=(1,) * rows.ndim)
+    earlier = em.emit("slice", rows, start=(0,) * rows.ndim, limit=(n - 1,) + rest, strides=(1,) * rows.ndim)
     new = cmp(em, later, earlier, "NE")
     if is_float(x.dtype) and equal_nan:
         new = em.emit("and", new, em.emit("not", em.emit("and", isnan(em, later), isnan(em, earlier))))
+    if rest:
+        new = em.emit("reduce", new, kind="or", axes=(1,))
     return em.emit("concatenate", first, new, axis=0)
 
 
