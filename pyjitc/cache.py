@@ -22,7 +22,9 @@ import threading
 import warnings
 from pathlib import Path
 
-MAGIC = b"PYJITC-VMFB-1\n"
+# 2: binaries made since the VM module is mended before it becomes bytecode (backend/vm_refs.py);
+# entries of 1 may fail at run time, so they are not read
+MAGIC = b"PYJITC-VMFB-2\n"
 _OFF = ("off", "0", "none", "false", "")
 _lock = threading.Lock()
 _override: list = []          # set_cache_dir(): [path or None]

@@ -42,7 +42,7 @@ class Lowered:
                                    tuple(program.checks), program.error_index, target.backend,
                                    _has_loops(fn.body), target.input_alignment(), tuple(program.c_order))
         self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})],
-                                       scalar_loops=native_loops(target))
+                                       scalar_loops=native_loops(target), gpu=target.gpu)
         self.phases: dict[str, float] = {}
 
     def as_text(self, stage: str = "stablehlo", debug_info: bool = False, signature: bool = False) -> str:
@@ -111,7 +111,7 @@ class Lowered:
             warnings.warn(f"{self.signature.name}: IREE failed on a native loop; compiled with host loops "
                           f"instead (slower; please report): {why[:500]}", NativeLoopWarning, stacklevel=2)
             module = lower_functions([(self.program.function, {REFLECTION_KEY: self.signature.to_json()})],
-                                     scalar_loops=False)
+                                     scalar_loops=False, gpu=self.target.gpu)
             return backend.compile_stablehlo(module.text(), self.target, extra)
 
 
@@ -434,7 +434,7 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     from .lowering.stablehlo import lower_functions
     target = target or lowered[0].target
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered],
-                             scalar_loops=native_loops(target))
+                             scalar_loops=native_loops(target), gpu=target.gpu)
     extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)],
                          NATIVE_LOOP_MARK in module.text())
     vmfb = backend.compile_stablehlo(module.text(), target, extra)

@@ -149,6 +149,19 @@ def test_run_time_loops_carrying_arrays_cross_compile_for_cuda():
     assert "scf.while" not in cuda_cumsum.as_text() and cuda_cumsum.compile().vmfb
 
 
+def row_sums(x):
+    return x.sum(axis=1)
+
+
+def test_long_float32_sums_accumulate_in_float64_on_cpu_and_in_float32_on_a_gpu():
+    # the float64 accumulator (ACCURATE_SUM_MIN) made IREE 3.13's CUDA code generation fail:
+    # "failed to distribute" (bench/gpu_check.py's row sums); a GPU adds in trees of partial sums
+    x = np.ones((8, 2048), np.float32)
+    assert "f64" in pyjitc.jit(row_sums).lower(x).as_text()
+    cuda = pyjitc.jit(row_sums, target="cuda", cpu="sm_80").lower(x)
+    assert "f64" not in cuda.as_text() and cuda.compile().vmfb
+
+
 def test_a_cuda_chip_iree_has_no_details_for_is_refused_with_the_chip_to_use():
     x = np.arange(4, dtype=np.float32)
     with pytest.raises(pyjitc.CompileError, match="cpu='sm_89'"):

@@ -1363,3 +1363,50 @@ def test_a_name_changing_type_in_a_loop_is_told_in_terms_of_the_loop():
                                               r"i64\[\] after a pass through it") as e:
         pyjitc.jit(find_root)(np.array([0, 0, 1, 2]), np.array([3], np.int32))
     assert "test_control_flow.py" in str(e.value)
+
+
+def gillespie(x0, stoich, k, U1, U2, tmax):
+    x = x0.copy(); t = 0.0; n = len(U1)
+    X = np.zeros((n + 1, len(x0)), dtype=x0.dtype); X[0] = x; m = 0
+    for i in range(n):
+        a = k * np.array([x[0] * x[1], x[1], 1.0]); a0 = a.sum()
+        t += -np.log(U1[i]) / a0
+        if t > tmax:
+            break
+        r = np.searchsorted(np.cumsum(a), U2[i] * a0, side="right")
+        x += stoich[r]; m += 1; X[m] = x
+    return X[:m + 1]
+
+
+def lu_pivot_solve(A, b):
+    n = A.shape[0]
+    U = A.astype(float).copy(); L = np.eye(n); P = np.arange(n)
+    for k in range(n - 1):
+        p = k + np.argmax(np.abs(U[k:, k]))
+        if U[p, k] == 0:
+            raise ValueError("singular")
+        if p != k:
+            P[[k, p]] = P[[p, k]]
+            L[[k, p], :k] = L[[p, k], :k]
+        U[k + 1:, k:] -= L[k + 1:, k, None] * U[k, k:]
+    y = np.zeros(n); pb = b[P]
+    for i in range(n):
+        y[i] = pb[i] - L[i, :i] @ y[:i]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - U[i, i + 1:] @ x[i + 1:]) / U[i, i]
+    return x
+
+
+def test_host_loops_whose_carried_values_iree_packs_in_one_buffer_run():
+    # IREE 3.13 passed one buffer twice to the loop's next pass and its bytecode moved it into
+    # the first block argument, leaving null in the second: "indirect buffer reference slot 0 is
+    # out range ... copy_buffer" at run time (backend/vm_refs.py; probes of valid programs)
+    rng = np.random.default_rng(0)
+    args = (np.array([50, 5]), np.array([[-1, 1], [0, -1], [1, 0]]), np.array([0.01, 0.5, 2.0]),
+            rng.random(60), rng.random(60))
+    f = pyjitc.jit(gillespie)
+    for tmax in (20.0, 0.05):           # many steps, then one
+        assert_same_call(f, gillespie, *args, tmax)
+    A, b = rng.normal(size=(4, 4)), rng.normal(size=4)
+    assert_same_call(pyjitc.jit(lu_pivot_solve), lu_pivot_solve, A, b)

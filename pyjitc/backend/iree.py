@@ -17,6 +17,7 @@ from iree.runtime.dtypes import map_dtype_to_hal_element_type
 
 from ..errors import CompileError
 from .target import Target
+from .vm_refs import separate_repeated_refs
 
 def compile_to_stage(text: str, target: Target, stage: str) -> str:
     """The module after one of IREE's phases (`input`, `abi`, `flow`, `stream`, `hal`...)."""
@@ -69,7 +70,12 @@ def compile_stablehlo(text: str, target: Target = Target(), extra_flags=()) -> b
             and _NEEDS_LIBM.search(text)):
         flags += LIBM_FLAGS
     try:
-        return ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo", extra_args=flags)
+        # two steps, to mend IREE's VM module before it becomes bytecode (vm_refs.py)
+        vm = ireec.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
+                               extra_args=flags + ["--compile-to=vm"])
+        vm = vm.decode() if isinstance(vm, bytes) else vm
+        return ireec.compile_str(separate_repeated_refs(vm) or vm, target_backends=[target.backend],
+                                 extra_args=flags + ["--compile-from=vm"])
     except ireec.CompilerToolError as e:
         message = str(e)
         if (target.backend == "llvm-cpu" and "undefined symbol" in message and SYSTEM_LINK_FLAG not in flags

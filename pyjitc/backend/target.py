@@ -100,6 +100,12 @@ class Target:
             flags.append(f"{GPU_TARGET_FLAGS[self.backend]}={self.cpu}")
         return flags
 
+    @property
+    def gpu(self) -> bool:
+        """Whether the target is a GPU (its reductions are trees of partial sums, not a CPU's
+        sequential lanes)."""
+        return self.backend in ("cuda", "vulkan-spirv", "rocm", "metal-spirv")
+
     def input_alignment(self) -> int:
         """Bytes of alignment the compiled code assumes of the buffers it is given."""
         return LLVM_CPU_INPUT_ALIGNMENT if self.backend == "llvm-cpu" else DEFAULT_INPUT_ALIGNMENT

@@ -426,7 +426,10 @@ def _reduce_type(ts, kind, axes, **_):
 # float32 sums over more elements than this accumulate in float64: IREE adds each vector lane's
 # elements in order (with 8 lanes, 125,000 additions a lane for 1e6 elements), whose rounding
 # errors grew to 7e-4 of the sum (a float32 array of 0.1s; NumPy's pairwise sum: 4e-5, and the
-# documented tolerance 2e-5); in float64 the sum is exact to float32's last bit
+# documented tolerance 2e-5); in float64 the sum is exact to float32's last bit. Not on GPU
+# targets: they add in trees of partial sums, as NumPy's pairwise sum does, and IREE 3.13's CUDA
+# code generation failed on a float64 reduction of widened float32 ("failed to distribute",
+# `x.sum(axis=1)` of f32[4096, 2048], bench/gpu_check.py)
 ACCURATE_SUM_MIN = 1024
 
 
@@ -455,7 +458,7 @@ def _lower_reduce(ctx, operands, kind, axes):
         operand = ctx.with_booleans_materialised(operand, ctx.booleans_of_a_broadcast(operand))
     count = int(np.prod([d if isinstance(d, int) else ACCURATE_SUM_MIN + 1 for d in (src.shape[a] for a in axes)]))
     acc = src.dtype
-    if kind == "add" and src.dtype in (np.float32, np.complex64) and count > ACCURATE_SUM_MIN:
+    if kind == "add" and src.dtype in (np.float32, np.complex64) and count > ACCURATE_SUM_MIN and not ctx.gpu:
         acc = np.dtype(np.float64 if src.dtype == np.float32 else np.complex128)
         operand = ctx.hlo("stablehlo.convert", operand, type=ctx.mlir_type(src.with_dtype(acc)))
     scalar = TensorType((), acc)

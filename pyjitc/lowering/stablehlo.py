@@ -170,6 +170,11 @@ class LowerCtx(ValueQueries):
             extents.append(self.op("tensor.dim", [before, axis], [index]).result)
         return self.op("flow.tensor.tie_shape", [after, *extents], [after.type]).result
 
+    @property
+    def gpu(self) -> bool:
+        """Whether the module is lowered for a GPU target."""
+        return getattr(_options, "gpu", False)
+
     def tuned_matvec(self, matrix: ir.Value, vector: ir.Value, contract: int, dtype, accumulate=None):
         """A matrix-vector product with measured tile sizes on CPU targets (lowering/tiles.py),
         or None: the caller emits the dot_general. `accumulate`: a wider accumulator dtype."""
@@ -453,8 +458,9 @@ class LoweredModule:
         return self.module.operation.get_asm(enable_debug_info=debug_info)
 
 
-def lower_function(fn: Function, reflection: dict[str, str] | None = None, scalar_loops: bool = True) -> LoweredModule:
-    return lower_functions([(fn, reflection)], scalar_loops)
+def lower_function(fn: Function, reflection: dict[str, str] | None = None, scalar_loops: bool = True,
+                   gpu: bool = False) -> LoweredModule:
+    return lower_functions([(fn, reflection)], scalar_loops, gpu)
 
 
 _contexts = threading.local()
@@ -470,12 +476,15 @@ def _context() -> ir.Context:
     return ctx
 
 
-def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_loops: bool = True) -> LoweredModule:
+def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_loops: bool = True,
+                    gpu: bool = False) -> LoweredModule:
     """One verified module exporting each function under its own name. `reflection`: strings
     IREE stores with the exported function in the .vmfb (readable back at run time).
     `scalar_loops`: run-time loops doing scalar work become native loops in one dispatch
-    (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while."""
+    (lowering/scalar_loop.py; CPU targets), else every loop is a stablehlo.while. `gpu`: for a
+    GPU target (Target.gpu)."""
     _options.scalar_loops = scalar_loops
+    _options.gpu = gpu
     _options.copies = 0
     if scalar_loops:   # long runs of scalar work as one native loop (lowering/straight_line.py)
         fns = [(dataclasses.replace(fn, body=straight_line.wrapped(fn.body)), reflection) for fn, reflection in fns]
