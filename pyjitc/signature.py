@@ -14,7 +14,8 @@ from .errors import ArgumentError
 from .ir.dims import Dim, is_symbolic
 from .ir.types import short_name
 from .program import Argument, Either, Known, OutputTree, Result, Trimmed, ViewOf
-from .template import PY_SCALAR_DTYPES, PY_SCALAR_NAMES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, leaves, path_name
+from .template import (PY_SCALAR_DTYPES, PY_SCALAR_NAMES, FunctionName, ScalarSpec, StaticSpec, Template, TreeSpec, at_path,
+                       function_name, is_function, leaves, path_name)
 from .tree import LEAF, TreeDef, is_namedtuple
 
 FORMAT = 2
@@ -115,6 +116,8 @@ def _value_out(v):
         data = arr.tolist() if arr.dtype.kind != "c" else np.stack([arr.real, arr.imag], -1).tolist()
         return {"ndarray" if isinstance(v, np.ndarray) else "scalar": data, "dtype": arr.dtype.str,
                 "shape": list(arr.shape)}
+    if is_function(v):
+        return {"function": function_name(v)}
     raise ArgumentError(f"the static value {v!r} can't be saved with a compiled function")
 
 
@@ -137,6 +140,8 @@ def _value_in(v):
         return np.dtype(v["nptype"]).type
     if "complex" in v:
         return complex(*(_value_in(x) for x in v["complex"]))
+    if "function" in v:
+        return FunctionName(v["function"])
     dtype = np.dtype(v["dtype"])
     data = v.get("ndarray", v.get("scalar"))
     if dtype.kind == "c":   # stored as [real, imag] pairs

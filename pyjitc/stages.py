@@ -246,7 +246,9 @@ class Compiled:
         return f"<pyjitc.Compiled {self.signature.describe()} for {self.signature.target}>"
 
     def __call__(self, *args, **kwargs):
-        values = bind_by_name(self.signature.name, [n for n, _ in self.signature.params], args, kwargs)
+        # a static argument may be left out: the function was compiled for that one value
+        statics = {n: s.value for n, s in self.signature.params if isinstance(s, StaticSpec)}
+        values = bind_by_name(self.signature.name, [n for n, _ in self.signature.params], args, kwargs, statics)
         sizes: dict[str, int] = {}   # the symbolic dimensions' values in this call
         for name, spec in self.signature.params:
             check_argument(name, values[name], spec, sizes)

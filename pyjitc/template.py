@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 import re
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,6 +117,29 @@ class StaticSpec:
         return hash(static_identity(self.value))
 
 
+def is_function(value) -> bool:
+    """A Python function, builtin or NumPy ufunc: an argument holding one is static."""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+
+
+def function_name(value) -> str:
+    """Where a function passed as a static argument is defined: how a saved .vmfb names it."""
+    return f"{getattr(value, '__module__', None) or 'numpy'}.{getattr(value, '__qualname__', value.__name__)}"
+
+
+class FunctionName(str):
+    """A function a saved .vmfb was compiled with, read back by name: equal to each function of
+    that name (its object is not saved)."""
+
+    def __eq__(self, other):
+        return function_name(other) == str(self) if is_function(other) else str.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
 def static_identity(value):
     """A static value as the cache tells it apart: its type beside its value, through containers
     (3 == 3.0 == np.int64(3) == True in Python, but each gives NumPy another result dtype; a cache
@@ -209,6 +233,8 @@ def spec_of(name: str, value, static: bool):
                                 f"(supported: {', '.join(d.name for d in SUPPORTED_DTYPES)})")
         return Template(value.shape, value.dtype.newbyteorder("="), scalar=isinstance(value, np.generic))
     if value is None or isinstance(value, (str, bytes, np.dtype, type, tuple)) and _hashable(value):
+        return StaticSpec(value)
+    if is_function(value):   # `def solve(y0, rhs=decay)`, `h=np.sin`: compiled into the program
         return StaticSpec(value)
     raise ArgumentError(f"argument {name!r} has type {type(value).__name__}; pass a NumPy array, a Python scalar, "
                         f"or mark it static with @jit(static_argnames=...)")

@@ -56,6 +56,37 @@ def test_static_argnames_makes_values_part_of_the_key():
     assert red.cache_info().misses == 2
 
 
+def decay(t, y):
+    return -0.5 * y
+
+
+def rk4_solve(y0, T, n, rhs=decay):
+    y, dt = y0.copy(), T / n
+    for i in range(n):
+        t = i * dt
+        k1 = rhs(t, y)
+        k2 = rhs(t + dt / 2, y + dt / 2 * k1)
+        k3 = rhs(t + dt / 2, y + dt / 2 * k2)
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + rhs(t + dt, y + dt * k3))
+    return y
+
+
+def test_a_function_passed_or_defaulted_as_an_argument_is_static(tmp_path):
+    # a function default was refused ("argument 'rhs' has type function"), and with
+    # static_argnames it could not be saved with the compiled function (a probe of ODE solvers)
+    y0 = np.linspace(0.0, 1.0, 5)
+    f = pyjitc.jit(rk4_solve)
+    assert_same(f(y0, 1.0, 40), rk4_solve(y0, 1.0, 40))
+    assert_same(f(y0, 1.0, 40, np.sin), rk4_solve(y0, 1.0, 40, np.sin))   # another function: another compile
+    assert f.cache_info().misses == 2
+    path = tmp_path / "rk4.vmfb"
+    f.lower(y0, 1.0, 40).compile().save(path)
+    loaded = pyjitc.load(path)
+    assert_same(loaded(y0, 1.0, 40), rk4_solve(y0, 1.0, 40))
+    with pytest.raises(pyjitc.ArgumentError, match="static value"):
+        loaded(y0, 1.0, 40, np.sin)
+
+
 def test_lower_shows_verified_stablehlo_typed_ir_and_source_locations():
     @pyjitc.jit
     def softmax(x):

@@ -1410,3 +1410,45 @@ def test_host_loops_whose_carried_values_iree_packs_in_one_buffer_run():
         assert_same_call(f, gillespie, *args, tmax)
     A, b = rng.normal(size=(4, 4)), rng.normal(size=4)
     assert_same_call(pyjitc.jit(lu_pivot_solve), lu_pivot_solve, A, b)
+
+
+def first_above_half(x):
+    for i in range(len(x)):
+        if x[i] > 0.5:
+            return x[i], i
+    raise RuntimeError("none above one half")
+
+
+def test_a_tuple_returned_on_one_path_beside_a_raise_on_the_other_is_pythons():
+    # merging the tuple with the path that raised took the length of a placeholder: an internal
+    # TypeError ("object of type 'object' has no len()"; a probe of scipy-like root finders)
+    f = pyjitc.jit(first_above_half)
+    assert_same(f(np.linspace(0, 1, 10)), first_above_half(np.linspace(0, 1, 10)))
+    with pytest.raises(RuntimeError, match="none above one half"):
+        f(np.zeros(10))
+
+
+def polynomial_features(x, degree):
+    cols = [x]
+    if degree >= 2:
+        cols.append(x * x)
+    return np.stack(cols)
+
+
+def maybe_float(x, flag=True):
+    if flag:
+        return x * 1.0
+    return x
+
+
+def test_a_branch_on_a_scalar_argument_that_only_compile_time_code_can_take_makes_it_static():
+    # a list appended to, or a return of another dtype, under `if` on a Python argument was
+    # refused ("changing a Python list inside a loop or branch", a MergeError): the argument
+    # becomes static instead, as for a shape or a loop bound (a probe of hand-written ML code)
+    x = np.arange(3)
+    f, g = pyjitc.jit(polynomial_features), pyjitc.jit(maybe_float)
+    for degree in (1, 3):
+        assert_same(f(x, degree), polynomial_features(x, degree))
+    assert_same(g(x), maybe_float(x))
+    assert_same(g(x, False), maybe_float(x, False))
+    assert (f.cache_info().misses, g.cache_info().misses) == (2, 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import JitError
+from ..errors import JitError, NotSupportedError
 from .operators import select_values
 from .values import NeedStatic, Traced
 from .regions import FLAGS, RETURN_VALUE, MergeError, Exit, Undefined, build_if, condition, negate, \
@@ -25,10 +25,21 @@ def exec_body(fc, stmts):
             try:
                 build_if(fc.em, fc.env, negate(fc.em, flags), [lambda: guarded(fc, rest), lambda: skipped(fc)])
             except MergeError as e:
+                params = _scalar_arguments([f for f in flags if isinstance(f, Traced)])
+                if params:   # `if flag: return x * 1.0` then `return x`: the flag decided at compile time
+                    raise NeedStatic(params, reason=e) from None
                 if e.name == RETURN_VALUE:
                     _locate_returns(fc, e, stmt, rest)
                 raise
             return
+
+
+def _scalar_arguments(values) -> frozenset:
+    """The scalar arguments `values` were computed from, where they were computed from scalar
+    arguments alone (else empty)."""
+    if not values or any(not v.params for v in values):
+        return frozenset()
+    return frozenset().union(*(v.params for v in values))
 
 
 def _locate_returns(fc, e: MergeError, early, rest) -> None:
@@ -85,8 +96,10 @@ def run_time_if(fc, test: Traced, branches):
     cond = condition(fc.em, test)
     try:
         build_if(fc.em, fc.env, cond, branches)
-    except MergeError as e:
-        if test.params:   # the branches can't merge: decide the branch at compile time instead
+    except (MergeError, NotSupportedError) as e:
+        # the branches can't merge, or one does what only compile-time code may (`cols.append(x * x)`
+        # under `if degree >= 2`): decide the branch at compile time instead
+        if test.params:
             raise NeedStatic(test.params, reason=e) from None
         raise
 

@@ -128,6 +128,7 @@ class Merge:
             shaped = next((v for v in known if isinstance(v, (tuple, list, dict))), None)
             if shaped is not None:
                 values = [_zero_tree(shaped) if v is ZERO else v for v in values]
+                first = values[0]
         if all(isinstance(v, tuple) for v in values) or all(isinstance(v, list) for v in values):
             if len({len(v) for v in values}) != 1:
                 raise MergeError(f"'{name}' has a different length on different paths")
