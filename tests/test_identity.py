@@ -270,3 +270,15 @@ def test_views_of_a_name_a_branch_rebinds_share_memory_as_numpys(c):
     assert_same(got, want)
     for i, j in [(0, 1), (0, 2), (1, 2)]:
         assert np.shares_memory(got[i], got[j]) == np.shares_memory(want[i], want[j])
+
+
+def checked_edges(x, e):
+    if np.any(e[:-1] > e[1:]):
+        raise ValueError("edges must rise")
+    return e
+
+
+def test_an_argument_returned_beside_a_raise_is_the_callers_array():
+    # the return value merged with the path that raised was a new array (NumPy returns `e` itself)
+    x, e = np.zeros(3), np.linspace(0, 1, 5)
+    assert pyjitc.jit(checked_edges)(x, e) is e

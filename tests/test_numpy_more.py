@@ -911,3 +911,25 @@ def test_ndarray_operator_methods_are_the_operators():
     # np.polyint was refused (probe S)
     p, q = np.array([3.0, 2.0, 1.0]), np.array([1.0, 2.0, 4.0])
     assert_same(pyjitc.jit(operator_methods_and_polyint)(p, q), operator_methods_and_polyint(p, q))
+
+
+def histogram_by_edges(x, edges):
+    return np.histogram(x, edges)
+
+
+def histogram_density(x, edges):
+    return np.histogram(x, edges, density=True)[0]
+
+
+@pytest.mark.parametrize("edges", [np.linspace(0, 1, 11), np.array([0, 1, 3]), np.array([0.2, 0.5, 0.9, 1.0]),
+                                   np.array([1.0])])
+def test_histogram_edges_known_only_at_run_time_count_as_numpy_and_come_back_as_the_argument(edges):
+    # edges passed as an argument were refused ("bins must be known at compile time"; a probe of
+    # hand-written ML code): the counts' length is fixed by the edges' shape
+    x = np.random.default_rng(0).random(200) * 1.2
+    counts, back = pyjitc.jit(histogram_by_edges)(x, edges)
+    assert_same((counts, back), histogram_by_edges(x, edges))
+    assert back is edges
+    assert_same(pyjitc.jit(histogram_density)(x, edges), histogram_density(x, edges))
+    with pytest.raises(ValueError, match="must increase monotonically"):
+        pyjitc.jit(histogram_by_edges)(x, np.array([0.5, 0.1, 0.9]))

@@ -84,8 +84,9 @@ class Merge:
     """Plans one value from n paths: returns rebuild(results) and records, per traced leaf, the
     target type and each path's value (yielded from that path's block)."""
 
-    def __init__(self, em: Emitter, n: int, extra_params=frozenset()):
+    def __init__(self, em: Emitter, n: int, extra_params=frozenset(), inside=frozenset()):
         self.em, self.n = em, n
+        self.inside = inside    # ids of the values the paths' own blocks compute
         self.types: list[tuple] = []
         self.sides: list[list] = [[] for _ in range(n)]
         self.extra = extra_params
@@ -122,6 +123,11 @@ class Merge:
             return lambda res: Undefined(name, where)
         if any(v is ZERO for v in values):   # a path that never reads it (it returned earlier, or raised)
             known = [v for v in values if v is not ZERO]
+            if isinstance(known[0], Traced) and all(v is known[0] for v in known) and \
+                    known[0].value.id not in self.inside:
+                # one value from before the paths: itself, which keeps its identity (an argument
+                # returned beside a `raise` is the caller's array, as in NumPy)
+                return lambda res: known[0]
             if not any(isinstance(x, Traced) for v in known for x in tree.leaves(v)) and \
                     all(_same_static(known[0], v) for v in known):
                 return lambda res: known[0]
@@ -293,7 +299,8 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
                 if v is not before.cells[cid][1] and ("cell", cid) not in keys:
                     keys.append(("cell", cid))
         _flag_partly_bound(keys, outcomes, before.env)
-        merge = Merge(em, len(branches), _params_of(cond))
+        inside = frozenset(r.id for block, _, _ in outcomes for op in block.ops for r in op.results)
+        merge = Merge(em, len(branches), _params_of(cond), inside)
         plans = []
         for key in keys:
             if key[0] == "name":

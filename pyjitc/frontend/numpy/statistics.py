@@ -386,24 +386,33 @@ def bincount(em, x, weights=None, minlength=0):
     return em.emit("scatter_add", em.full(0.0, np.float64, (minlength,)), safe, w)
 
 
-@register("numpy.histogram", note="compile-time bins (a count or the edges; not a string); density=; weights=")
+@register("numpy.histogram", note="bins: a compile-time count, or the edges (an array known only at run time too; "
+                                   "not a string); density=; weights=",
+          views=True)   # (edges given as an array: NumPy returns that array itself)
 @folding(np.histogram)
 def histogram(em, a, bins=10, range=None, density=None, weights=None):
-    bins, range = em.static(bins, "histogram: bins"), em.static(range, "histogram: range")
-    density = em.static(density, "histogram: density")
+    run_time_edges = isinstance(bins, Traced) and bins.const is None and not bins.params
+    bins = bins if run_time_edges else em.static(bins, "histogram: bins")
+    range, density = em.static(range, "histogram: range"), em.static(density, "histogram: density")
     a = as_array(em, a)
     a_shape, a = a.shape, reshape(em, a, -1)
-    if isinstance(bins, str):
+    if run_time_edges:   # `np.histogram(x, edges)`: NumPy's checks, then the binary search
+        edges = _run_time_edges(em, bins)
+    elif isinstance(bins, str):
         raise NotSupportedError(f"np.histogram with bins={bins!r}: the number of bins depends on the data",
                                 hint="pass the number of bins, or the bin edges")
-    if np.ndim(bins) == 0 and range is None and a.shape[0]:
+    elif np.ndim(bins) == 0 and range is None and a.shape[0]:
         edges = _edges_from_data(em, a, bins)     # the edges depend on the data's minimum and maximum
     else:
         try:
             edges = np.histogram_bin_edges(np.zeros(0, a.dtype), bins, range)   # NumPy's edges, exactly
         except (TypeError, ValueError) as e:
             raise ShapeError(f"histogram: {e}") from None
-    index, nb = _uniform_bin_index(em, a, edges) if np.ndim(bins) == 0 else _bin_index(em, a, edges)
+    if isinstance(edges, Traced) and edges.shape[0] < 2:   # no bins: NumPy's empty counts
+        dtype = np.float64 if density else np.intp if weights is None else as_array(em, weights).dtype
+        return np.zeros(0, dtype), edges
+    uniform = not run_time_edges and np.ndim(bins) == 0
+    index, nb = _uniform_bin_index(em, a, edges) if uniform else _bin_index(em, a, edges)
     if weights is None:
         counts = _counted(em, index, nb, None, np.dtype(np.intp))
     else:
@@ -419,6 +428,16 @@ def histogram(em, a, bins=10, range=None, density=None, weights=None):
         counts = FUNCTIONS["numpy.divide"](em, FUNCTIONS["numpy.divide"](em, counts, widths),
                                            FUNCTIONS["numpy.sum"](em, counts))
     return counts, edges
+
+
+def _run_time_edges(em, edges):
+    """Bin edges known only at run time, checked as NumPy checks them."""
+    if edges.ndim != 1:
+        raise ShapeError("histogram: `bins` must be 1d, when an array")
+    if edges.shape[0] >= 2:
+        rising = cmp(em, getitem(em, edges, slice(None, -1)), getitem(em, edges, slice(1, None)), "GT")
+        em.check(FUNCTIONS["numpy.any"](em, rising), "ValueError: `bins` must increase monotonically, when an array")
+    return edges
 
 
 def _bin_index(em, a, edges):
