@@ -12,6 +12,7 @@ import pyjitc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_control_flow import fft_stages  # noqa: E402  (the programs the tests check)
+from tests.test_native_array_loops import perceptron_steps  # noqa: E402
 from tests.test_native_array_loops import rk4_with_array_literals as rk4  # noqa: E402
 warnings.simplefilter("ignore")
 pyjitc.set_cache_dir(None)
@@ -54,6 +55,8 @@ cases = {
     "pivot search n=120": (pivots, (rng.random((120, 120)),)),
     "radix-2 FFT n=256": (fft_stages, (rng.random(256) + 1j * rng.random(256),)),
     "f32 sum 1e6": (f32sum, (rng.random(1_000_000).astype(np.float32),)),
+    "perceptron 2000 steps": (perceptron_steps, (rng.normal(size=(2000, 3)), np.sign(rng.normal(size=2000)),
+                                                 np.zeros(3), 0.1)),
     "f32 A@x 4000x5000": (matvec, (rng.random((4000, 5000)).astype(np.float32), rng.random(5000).astype(np.float32))),
 }
 only = sys.argv[1:] 

@@ -455,3 +455,24 @@ def test_appending_under_a_run_time_if_in_nested_loops_is_a_located_error():
     with pytest.raises(pyjitc.JitError, match="length depends on the data") as e:
         pyjitc.jit(positives_appended_in_nested_loops)(np.random.default_rng(3).standard_normal((3, 6)))
     assert "test_python_containers.py" in str(e.value)
+
+
+BUTCHER = [[], [1 / 4], [3 / 32, 9 / 32], [1932 / 2197, -7200 / 2197, 7296 / 2197],
+           [439 / 216, -8, 3680 / 513, -845 / 4104], [-8 / 27, 2, -3544 / 2565, 1859 / 4104, -11 / 40]]
+
+
+def rkf45_stages(y, h):
+    k = np.zeros((6, len(y)))
+    for i in range(6):
+        yi = y.copy()
+        for j in range(i):
+            yi = yi + h * BUTCHER[i][j] * k[j]
+        k[i] = -yi
+    return k
+
+
+def test_rows_of_different_lengths_indexed_by_a_loop_unroll_that_loop():
+    # BUTCHER[i][j] in loops that stayed loops was refused ("a list indexed by a value known only
+    # at run time must hold items of one type and shape"; an RKF45 tableau, a probe of ODE code)
+    y = np.linspace(0.0, 1.0, 4)
+    assert_same(pyjitc.jit(rkf45_stages)(y, 0.1), rkf45_stages(y, 0.1))

@@ -813,3 +813,48 @@ def test_zeros_like_of_a_run_time_slice_keeps_the_loop():
     f = pyjitc.jit(householder_with_unit_vectors)
     assert_same(f(A), householder_with_unit_vectors(A), accumulate=True)
     assert f.lower(A).as_text("typed").count(" while(") == 1
+
+
+def distances_to_later_points(X):
+    out = []
+    for i in range(len(X) - 1):
+        out.append(np.linalg.norm(X[i + 1:] - X[i], axis=1))
+    return np.concatenate(out)
+
+
+def nearest_later_point(X):
+    best = np.zeros(len(X))
+    for i in range(len(X) - 1):
+        best[i] = np.linalg.norm(X[i + 1:] - X[i], axis=-1).min()
+    return best
+
+
+@pytest.mark.parametrize("n", [6, 40])
+def test_row_norms_of_a_run_time_slice_of_rows_are_numpys(n):
+    # np.linalg.norm(..., axis=1) of rows X[i + 1:] was refused once the loop stayed a loop
+    # ("np.linalg.norm needs it at compile time"; pdist by a list of rows, a probe of scipy-like code)
+    X = np.random.default_rng(n).random((n, 2))
+    assert_same(pyjitc.jit(distances_to_later_points)(X), distances_to_later_points(X))
+    assert_same(pyjitc.jit(nearest_later_point)(X), nearest_later_point(X))
+
+
+def knn_vote(X, y, q, k=3):
+    d = np.sqrt(((X - q) ** 2).sum(axis=1))
+    return np.bincount(y[np.argsort(d)[:k]], minlength=3).argmax()
+
+
+def sorted_picks(y, order, k):
+    return np.sort(y[order[:k]])
+
+
+def test_a_gather_through_a_slice_with_a_python_argument_bound_makes_the_bound_static():
+    # y[idx[:k]] handed to np.bincount or np.sort was refused ("this slice's length depends on
+    # values known only at run time"): the bound k is a Python argument, so it becomes static as
+    # it does for y[:k] (k-nearest neighbours, a probe of hand-written ML code)
+    rng = np.random.default_rng(0)
+    X, y, q = rng.random((30, 2)), rng.integers(0, 3, 30), np.array([0.5, 0.5])
+    f = pyjitc.jit(knn_vote)
+    for k in (1, 3, 5):
+        assert_same(f(X, y, q, k), knn_vote(X, y, q, k))
+    order = rng.permutation(30)
+    assert_same(pyjitc.jit(sorted_picks)(y * 1.5, order, 7), sorted_picks(y * 1.5, order, 7))

@@ -418,7 +418,7 @@ def gather(em, x: Traced, m: Masked):
     inside = mask(em, m.where, m.data.shape, 0)
     safe = em.emit("select", inside, em.cast(m.data, np.int64), em.full(0, np.int64, m.data.shape))
     out = FUNCTIONS["numpy.take"](em, x, Traced(safe.value, None, m.params), axis=0)
-    return Masked(Traced(out.value, None, _join(x, m)), 0, m.where, m.key, _join(x, m))
+    return Masked(Traced(out.value, None, _join(x, m)), 0, m.where, m.key, m.params)   # (idx's bounds)
 
 
 # ---------------------------------------------------------------- returning a selection

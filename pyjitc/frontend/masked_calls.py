@@ -59,12 +59,19 @@ def call(em, impl, shown: str, args, kwargs):
     if impl in _copies() and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         m = args[0]    # x[k:].copy(): the same positions of a copy
         return Masked(impl(em, m.data), m.axis, m.where, m.key, m.params, own=True)
-    if impl is FUNCTIONS["numpy.linalg.norm"] and len(args) == 1 and not kwargs and isinstance(args[0], Masked) \
-            and args[0].data.ndim == 1 and not is_complex(args[0].data.dtype):
-        m = args[0]    # np.linalg.norm(R[k:, k]): sqrt of the sum of squares (Householder steps)
+    if impl is FUNCTIONS["numpy.linalg.norm"] and len(args) == 1 and set(kwargs) <= {"axis"} \
+            and isinstance(args[0], Masked) and not is_complex(args[0].data.dtype) \
+            and (args[0].data.ndim == 1 and kwargs.get("axis") in (None, 0, -1)
+                 or args[0].data.ndim == 2 and args[0].axis == 0 and kwargs.get("axis") in (1, -1)):
+        # np.linalg.norm(R[k:, k]) (Householder steps), np.linalg.norm(X[i + 1:] - X[i], axis=1)
+        # (distances to the later points): sqrt of the sum of squares
+        m = args[0]
         x = m.data if is_float(m.data.dtype) else em.cast(m.data, np.float64)
-        squares = Masked(em.emit("mul", x, x), 0, m.where, m.key, m.params)
-        return FUNCTIONS["numpy.sqrt"](em, _reduction(em, FUNCTIONS["numpy.sum"], "sum", squares, None))
+        squares = Masked(em.emit("mul", x, x), m.axis, m.where, m.key, m.params)
+        if m.data.ndim == 1:
+            return FUNCTIONS["numpy.sqrt"](em, _reduction(em, FUNCTIONS["numpy.sum"], "sum", squares, None))
+        return _elementwise(em, FUNCTIONS["numpy.sqrt"], "np.sqrt",
+                            [_reduction(em, FUNCTIONS["numpy.sum"], "sum", squares, 1)])
     if impl is astype_method() and len(args) == 2 and isinstance(args[0], Masked) and not kwargs:
         m = args[0]    # x[mask].astype(np.int64): the same positions, converted
         return Masked(impl(em, m.data, args[1]), m.axis, m.where, m.key, m.params)

@@ -13,7 +13,7 @@ from .index_checks import index_i64
 from .indexing import getitem
 from .operators import apply_operator
 from .registry import FUNCTIONS
-from .values import Traced, fold, is_static, join_params
+from .values import NeedStatic, Traced, fold, is_static, join_params
 
 class Seq:
     """A sequence a loop can run over at run time: a length (int, or a run-time int that may be
@@ -247,8 +247,11 @@ def item_at(em, seq, index):
     try:
         return chosen(em, list(seq), position)
     except NotSupportedError:
-        raise NotSupportedError(f"a {type(seq).__name__} indexed by a value known only at run time must hold items "
-                                "of one type and shape", hint="use an array") from None
+        reason = NotSupportedError(f"a {type(seq).__name__} indexed by a value known only at run time must hold "
+                                   "items of one type and shape", hint="use an array")
+        if isinstance(index, Traced) and index.params:   # a loop's index (a Butcher tableau's rows of
+            raise NeedStatic(index.params, reason=reason) from None   # each length): that loop unrolled
+        raise reason from None
 
 
 def _number_kind(em, v):

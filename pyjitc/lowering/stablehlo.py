@@ -16,7 +16,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import broadcast_fanout, mlir_dialects, native_loops, scalar_loop, scans, scratch, sorts, straight_line, tiles
+from . import broadcast_fanout, if_conversion, mlir_dialects, native_loops, scalar_loop, scans, scratch, sorts, straight_line, tiles
 from .value_queries import ValueQueries, module_state as _options
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
 
@@ -486,8 +486,10 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     _options.scalar_loops = scalar_loops
     _options.gpu = gpu
     _options.copies = 0
-    if scalar_loops:   # long runs of scalar work as one native loop (lowering/straight_line.py)
-        fns = [(dataclasses.replace(fn, body=straight_line.wrapped(fn.body)), reflection) for fn, reflection in fns]
+    if scalar_loops:   # small ifs in loops made selects (if_conversion.py), long runs of scalar work
+        # as one native loop (straight_line.py)
+        fns = [(dataclasses.replace(fn, body=straight_line.wrapped(if_conversion.converted(fn.body, native_loops.eligible))),
+                reflection) for fn, reflection in fns]
     _options.constant = {}    # ops found to depend on no argument (True) or on one (False)
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
     _options.uses = use_counts(fns)
