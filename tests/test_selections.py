@@ -2,6 +2,8 @@
 np.argwhere and np.unique, returned, combined and reduced, each with NumPy's values, shape and
 dtype. They compile once per input template: the function is compiled at full capacity and the
 caller gets the selected entries (pyjitc/frontend/masked.py, compacted; program.Trimmed)."""
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -535,3 +537,30 @@ def test_np_array_and_asarray_of_a_selection_or_a_run_time_slice_match_numpy():
     x = np.array([1.0, -2.0, 3.0, 4.0])
     mine, theirs = x.copy(), x.copy()
     assert_same(pyjitc.jit(arrays_of_selections)(mine, 1), arrays_of_selections(theirs, 1))
+
+
+def class_scatter(X, y, c):
+    return np.cov(X[y == c].T)
+
+
+def class_covariance_by_rows(X, y):
+    return np.cov(X[y == 1], rowvar=False, bias=True)
+
+
+def selected_variance(x):
+    return np.cov(x[x > 0.5])
+
+
+@pytest.mark.parametrize("ones", [0, 1, 2, 17])
+def test_np_cov_of_selected_observations_is_numpys(ones):
+    # np.cov(X[y == c].T) was refused ("this selection's length depends on the data"; LDA by
+    # hand, a probe of ML code); none or one observation selected: NumPy's inf/NaN
+    rng = np.random.default_rng(ones)
+    X, y = rng.normal(size=(30, 3)), np.zeros(30, int)
+    y[rng.permutation(30)[:ones]] = 1
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(pyjitc.jit(class_scatter)(X, y, 1), class_scatter(X, y, 1))
+        assert_same(pyjitc.jit(class_covariance_by_rows)(X, y), class_covariance_by_rows(X, y))
+        x = X[:, 0] * (y == 1)
+        assert_same(pyjitc.jit(selected_variance)(x), selected_variance(x))

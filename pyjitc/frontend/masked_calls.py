@@ -103,7 +103,40 @@ def call(em, impl, shown: str, args, kwargs):
             and args[0]._data is not None and args[0].axis == 0 and args[0].where[0] != "grid" \
             and args[0].data.ndim >= 2 and set(kwargs) <= {"ddof", "axis"} and kwargs.get("axis") in (0, -args[0].data.ndim):
         return _moments_along_mask(em, stats[impl], args[0], em.static(kwargs.get("ddof", 0), f"np.{stats[impl]}: ddof"))
+    if impl is FUNCTIONS["numpy.cov"] and len(args) == 1 and isinstance(args[0], Masked) \
+            and set(kwargs) <= {"rowvar", "bias", "ddof"} and args[0].where[0] != "grid" and args[0]._data is not None:
+        found = _covariance_of_selection(em, args[0], **kwargs)
+        if found is not None:
+            return found
     need(first(args, kwargs), shown)
+
+
+def _covariance_of_selection(em, m: Masked, rowvar=True, bias=False, ddof=None):
+    """np.cov of observations selected at run time (`np.cov(X[y == c].T)`, a class's scatter in
+    LDA): deviations from the selection's mean, zero outside it, contracted over the observations
+    and divided by max(n - ddof, 0) as NumPy does (inf or NaN where that is 0, as NumPy's
+    c * (1 / 0)); None where the observations are not the selected axis."""
+    from .registry import FUNCTIONS
+    rowvar, bias = em.static(rowvar, "np.cov: rowvar"), em.static(bias, "np.cov: bias")
+    ddof = em.static(ddof, "np.cov: ddof")
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    data = m.data
+    observations = 0 if data.ndim == 1 or not rowvar else 1
+    if data.ndim > 2 or m.axis != observations:
+        return None
+    data = em.cast(data, np.result_type(data.dtype, np.float64))
+    if observations == 1:
+        data = em.emit("transpose", data, perm=(1, 0))
+    sel = Masked(data, 0, m.where, m.key, m.params)
+    mean = em.asarray(_reduction(em, FUNCTIONS["numpy.mean"], "mean", sel, 0))
+    dev = em.emit("sub", data, em.broadcast(em.emit("reshape", mean, shape=(1,) + data.shape[1:]), data.shape))
+    dev = em.asarray(filled(em, Masked(dev, 0, m.where, m.key, m.params), 0))
+    if data.ndim == 1:
+        total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
+    else:
+        total = em.emit("dot_general", dev, dev, lhs_contract=(0,), rhs_contract=(0,), lhs_batch=(), rhs_batch=())
+    rest = em.emit("max", em.emit("sub", length(em, sel), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
+    return em.zero_d_array(em.emit("div", total, em.broadcast(em.cast(rest, data.dtype), total.shape)))   # (1-D: 0-d array)
 
 
 def _moments_along_mask(em, name: str, m: Masked, ddof):
