@@ -555,3 +555,28 @@ def masked_columns(A, m):
 ], ids=["sliding_window_view", "slices_of_other_bounds", "mask_beside_a_slice"])
 def test_gradients_through_windows_realigned_slices_and_masks_beside_indices_match_finite_differences(fn, args):
     check_grad(fn, pyjitc.grad(fn), args(np.random.default_rng(3)))
+
+
+def weighted_maximum_at(a, b, i):
+    a = a.copy()
+    np.maximum.at(a, i, b)
+    return np.sum(a * np.arange(1.0, len(a) + 1))
+
+
+def sine_of_minimum_at(a, b, i):
+    a = a.copy()
+    np.minimum.at(a, i, b * 2)
+    return np.sum(np.sin(a))
+
+
+@pytest.mark.parametrize("fn", [weighted_maximum_at, sine_of_minimum_at])
+def test_gradients_of_maximum_at_and_minimum_at_match_finite_differences(fn):
+    # np.maximum.at is now a scatter with max (one pass over the updates): its rule shares each
+    # position's cotangent between the entries equal to its result, as max does (a tie: half each)
+    rng = np.random.default_rng(0)
+    a, b, i = rng.normal(size=5), rng.normal(size=12), rng.integers(0, 5, 12)
+    b[3] = b[7] = 5.0
+    i[3] = i[7] = 2
+    for k in (0, 1):
+        got = pyjitc.grad(fn, argnums=k)(a, b, i)
+        np.testing.assert_allclose(got, numeric_grad(fn, (a, b, i), k), atol=1e-6)

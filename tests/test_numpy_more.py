@@ -933,3 +933,49 @@ def test_histogram_edges_known_only_at_run_time_count_as_numpy_and_come_back_as_
     assert_same(pyjitc.jit(histogram_density)(x, edges), histogram_density(x, edges))
     with pytest.raises(ValueError, match="must increase monotonically"):
         pyjitc.jit(histogram_by_edges)(x, np.array([0.5, 0.1, 0.9]))
+
+
+def add_at(a, i, b):
+    np.add.at(a, i, b)
+    return a
+
+
+def subtract_at_selected(a, i, b):
+    np.subtract.at(a, i[b > 0.5], b[b > 0.5])
+    return a
+
+
+def maximum_at(a, i, b):
+    np.maximum.at(a, i, b)
+    return a
+
+
+def minimum_at(a, i, b):
+    np.minimum.at(a, i, b)
+    return a
+
+
+def counts_by_pair(yt, yp, k):
+    return np.bincount(yt * k + yp, minlength=k * k).reshape(k, k)
+
+
+def test_ufunc_at_and_bincount_add_each_update_in_numpys_order():
+    # the updates were summed first and then added (1e16 + 1 + 1 gave 1e16 + 2, NumPy 1e16); an
+    # entry a selection left out added 0 (-0.0 became 0.0); np.maximum.at compared every position
+    # with every update (1e5 updates into 100 slots: 28 ms, NumPy 0.5 ms). On CPU each scatter is
+    # one loop over the updates (lowering/scatters.py)
+    assert_same_call(pyjitc.jit(add_at), add_at, np.array([1e16, 0.0, -0.0]), np.array([0, 0, 1]),
+                     np.array([1.0, 1.0, 2.0]))
+    rng = np.random.default_rng(0)
+    a = np.array([-0.0, 1.0, 2.0, -0.0])
+    assert_same_call(pyjitc.jit(subtract_at_selected), subtract_at_selected, a, rng.integers(0, 4, 40), rng.random(40))
+    for fn in (maximum_at, minimum_at):
+        a, i, b = rng.normal(size=100), rng.integers(-100, 100, 100_000), rng.normal(size=100_000)
+        b[::997] = np.nan
+        assert_same_call(pyjitc.jit(fn), fn, a, i, b)
+        assert_same_call(pyjitc.jit(fn), fn, rng.integers(0, 9, (5, 2)), np.array([0, 4, 4]),
+                         rng.integers(-9, 19, (3, 2)))
+    yt, yp = rng.integers(0, 5, 10_000), rng.integers(0, 5, 10_000)
+    f = pyjitc.jit(counts_by_pair)
+    assert_same(f(yt, yp, 5), counts_by_pair(yt, yp, 5))
+    assert "scf.for" in f.lower(yt, yp, 5).as_text() or "scf.while" in f.lower(yt, yp, 5).as_text()

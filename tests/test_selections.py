@@ -564,3 +564,25 @@ def test_np_cov_of_selected_observations_is_numpys(ones):
         assert_same(pyjitc.jit(class_covariance_by_rows)(X, y), class_covariance_by_rows(X, y))
         x = X[:, 0] * (y == 1)
         assert_same(pyjitc.jit(selected_variance)(x), selected_variance(x))
+
+
+def normalise_where_weighted(y, w):
+    nz = w > 0.5
+    y[nz] /= w[nz]
+    return y
+
+
+def add_selected_rows(Y, w):
+    m = w > 0.5
+    Y[m] += w[m]
+    return Y
+
+
+def test_an_augmented_write_of_a_selection_by_the_same_mask_is_numpys():
+    # `y[nz] /= w[nz]` was refused ("its attribute size needs it at compile time") where
+    # `y[nz] = y[nz] / w[nz]` compiled (overlap-add normalisation, a probe of DSP code)
+    rng = np.random.default_rng(0)
+    y, w = rng.random(50), rng.random(50)
+    assert_same_call(pyjitc.jit(normalise_where_weighted), normalise_where_weighted, y, w)
+    Y, W = rng.random((4, 5)), rng.random((4, 5))
+    assert_same_call(pyjitc.jit(add_selected_rows), add_selected_rows, Y, W)

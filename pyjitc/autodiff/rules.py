@@ -15,7 +15,7 @@ from ..ir.types import TensorType, is_complex, is_float, real_dtype
 # Derivative zero wherever defined (JAX's convention at the jumps), or results that are not floats.
 ZERO = frozenset({"sign", "floor", "ceil", "round_even", "not", "and", "or", "xor", "shift_left",
                   "shift_right_arithmetic", "shift_right_logical", "is_finite", "compare", "constant", "iota",
-                  "dim_size", "scatter_max"})   # (scatter_max: only on integer entry numbers)
+                  "dim_size"})
 # Transformed by reverse.py (their regions are differentiated there).
 REGION_OPS = frozenset({"if", "while"})
 
@@ -442,6 +442,25 @@ def _take(e, op, ins, outs, g):
 def _scatter_add(e, op, ins, outs, g):
     x, idx, u = ins
     return [g, None, e("take", g, idx)]
+
+
+@rule("scatter_max", "scatter_min")
+def _scatter_extreme(e, op, ins, outs, g):
+    """np.maximum.at / np.minimum.at: each position's cotangent shared equally between the entries
+    that equal its result (the array's own and the updates'), as max/min share theirs; an update at
+    no position (an index out of range, skipped) gets none."""
+    x, idx, u = ins
+    n = x.type.shape[0]
+    valid = e("and", e("compare", idx, e.full(0, idx.type), direction="GE"),
+              e("compare", idx, e.full(n, idx.type), direction="LT"))
+    if u.type.ndim > 1:
+        valid = e("broadcast_in_dim", valid, shape=u.type.shape, dims=(0,))
+    hit_u = e("and", e("compare", u, e("take", outs[0], idx), direction="EQ"), valid)
+    ones_u = e("select", hit_u, e.full(1, u.type), e.zeros(u.type))
+    ones_x = e("select", e("compare", x, outs[0], direction="EQ"), e.full(1, x.type), e.zeros(x.type))
+    count = e.add(ones_x, e("scatter_add", e.zeros(x.type), idx, ones_u))
+    share = e("div", g, e("max", count, e.full(1, x.type)))     # (NaN results: no entry equals them)
+    return [e.mul(share, ones_x), None, e.mul(e("take", share, idx), ones_u)]
 
 
 @rule("sort")

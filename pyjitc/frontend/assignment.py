@@ -217,7 +217,9 @@ def augmented_assign(fc, node: ast.AugAssign):
     if update_known(em, base, index, op, value):
         return
     # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back
-    if indexing.is_mask(index):   # x[mask] op= v: every element computed, the masked ones kept
+    if indexing.is_mask(index) and not isinstance(value, masked.Masked):
+        # x[mask] op= v: every element computed, the masked ones kept (`y[m] /= w[m]`, a selection
+        # by the same mask: below, as `y[m] = y[m] / w[m]`)
         if np.size(value) != 1 if not isinstance(value, Traced) else value.type.size != 1:
             raise NotSupportedError(f"{shown}: the number of values must match the number of True "
                                     "entries, known only at run time", hint="use a scalar, or np.where")

@@ -154,6 +154,8 @@ register_op("scatter_add", _scatter_add_type, _lower_scatter_add)
 # x with row idx[i...] the largest of it and updates[i..., rest...]: which write of several to one
 # position comes last (indexing._set_run_time_positions)
 register_op("scatter_max", _scatter_add_type, _scatter_lowering("stablehlo.maximum"))
+# x with row idx[i...] the smaller of it and updates[i..., rest...] (np.minimum.at)
+register_op("scatter_min", _scatter_add_type, _scatter_lowering("stablehlo.minimum"))
 
 
 def _pad_type(ts, low, high, interior, **_):
