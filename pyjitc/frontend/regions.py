@@ -123,8 +123,8 @@ class Merge:
             return lambda res: Undefined(name, where)
         if any(v is ZERO for v in values):   # a path that never reads it (it returned earlier, or raised)
             known = [v for v in values if v is not ZERO]
-            if isinstance(known[0], Traced) and all(v is known[0] for v in known) and \
-                    known[0].value.id not in self.inside:
+            if isinstance(known[0], Traced) and known[0].view is None and all(v is known[0] for v in known) \
+                    and known[0].value.id not in self.inside:   # (not a view: reading it may rebuild it here)
                 # one value from before the paths: itself, which keeps its identity (an argument
                 # returned beside a `raise` is the caller's array, as in NumPy)
                 return lambda res: known[0]
