@@ -16,7 +16,7 @@ from ..ir.graph import Block, Function, Op
 from ..ir.ops import OPS
 from ..ir.dims import Dim, is_symbolic
 from ..ir.types import TensorType, real_dtype
-from . import (broadcast_fanout, if_conversion, mlir_dialects, native_loops, scalar_loop, scans, scatters, scratch, sorts,
+from . import (broadcast_fanout, if_conversion, mlir_dialects, native_loops, scalar_loop, scans, scratch, sorts,
                straight_line, tiles)
 from .value_queries import ValueQueries, module_state as _options
 from .writes import captured_then_updated, live_argument_writes, updates_of_passed_arguments, use_counts, written_parameters
@@ -416,7 +416,7 @@ def lower_block(block: Block, env: dict) -> None:
                 env[v.id] = ctx.splat(0, v.type)
             out = scalar_loop.lower(ctx, loop, operands + [env[v.id] for v in inits], env, _location)[:len(op.results)]
         elif op.name in _EXPANDERS and (block := _expansion(op)) is not None:
-            lower_block(block, env)     # lowering/scans.py, lowering/sorts.py, lowering/scatters.py
+            lower_block(block, env)     # lowering/scans.py, lowering/sorts.py
             out = [env[v.id] for v in block.results]
         else:
             out = opdef.lower(ctx, operands, **op.attrs)
@@ -434,14 +434,12 @@ def _with_scratch(op: Op):
     return rewritten if rewritten is not None and native_loops.eligible(rewritten[0]) else None
 
 
-_EXPANDERS = {"scan": scans.expand, "sort": sorts.expand, "scatter_add": scatters.expand, "scatter_max": scatters.expand,
-              "scatter_min": scatters.expand}
+_EXPANDERS = {"scan": scans.expand, "sort": sorts.expand}
 
 
 def _expansion(op: Op) -> Block | None:
-    """The IR ops a scan, sort or scatter expands into on this target: native loops where they run
-    and IREE accepts them, else whole-array steps (None: the op's own lowering, IREE's sort or
-    scatter)."""
+    """The IR ops a scan or sort expands into on this target: native loops where they run and
+    IREE accepts them, else whole-array steps (None: the op's own lowering, IREE's sort)."""
     if is_symbolic(op.operands[0].type.shape):
         return None
     expand = _EXPANDERS[op.name]

@@ -194,9 +194,9 @@ def _flat_positions(em, name, a, indices, b, keep):
 
 
 def _scatter_add(em, base, idx, bb):
-    """`base` with each row of bb added in turn at its position in idx (NumPy's order where the
-    scatter runs as a loop: lowering/scatters.py); complex values as their real and imaginary
-    parts, each a scatter of its own (the sums are the same)."""
+    """`base` with each row of bb added at its position in idx (IREE's CPU code applies the
+    updates in order, as NumPy: tests/test_numpy_more.py); complex values as their real and
+    imaginary parts, each a scatter of its own (the sums are the same)."""
     if base.dtype.kind != "c":
         return em.emit("scatter_add", base, idx, bb)
     parts = [_scatter_add(em, FUNCTIONS[f"numpy.{part}"](em, base), idx, FUNCTIONS[f"numpy.{part}"](em, bb))
