@@ -1488,3 +1488,20 @@ def test_a_loop_with_a_return_after_a_run_time_raise_stays_one_loop():
     with pytest.raises(ValueError, match="no bracket"):
         f(2.0, 3.0)
     assert f.lower(-2.0, 3.0).as_text("typed").count(" while(") == 1
+
+
+def halve_until(y, T):
+    t = 0.0
+    while t < T:
+        def step(v):
+            return v * 0.5
+        y = step(y)
+        if y[0] < 0.3:
+            t += 1.0
+    return y
+
+
+def test_a_function_defined_in_a_run_time_loop_is_that_passs_own():
+    # a `def` in the body was carried from pass to pass and refused ("'step' holds a
+    # LocalFunction, which can't change at run time"; an adaptive RK step, a probe of ODE code)
+    assert_same(pyjitc.jit(halve_until)(np.ones(3), 3.0), halve_until(np.ones(3), 3.0))

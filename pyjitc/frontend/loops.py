@@ -322,6 +322,10 @@ def _body_locals(fc, loop) -> list[str]:
     seen, out = set(), []
     for stmt in loop.body:
         mentioned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+        if isinstance(stmt, ast.FunctionDef):   # `def step(v): ...` in the body, defined anew each
+            n = stmt.name                       # pass (it was carried, and refused: "holds a LocalFunction")
+            if n not in seen and n not in tested and n not in out and not _read_outside(fc, n, loop):
+                out.append(n)
         if isinstance(stmt, ast.Assign):
             value_names = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
             for target in stmt.targets:
