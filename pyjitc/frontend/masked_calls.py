@@ -116,7 +116,6 @@ def _covariance_of_selection(em, m: Masked, rowvar=True, bias=False, ddof=None):
     LDA): deviations from the selection's mean, zero outside it, contracted over the observations
     and divided by max(n - ddof, 0) as NumPy does (inf or NaN where that is 0, as NumPy's
     c * (1 / 0)); None where the observations are not the selected axis."""
-    from .registry import FUNCTIONS
     rowvar, bias = em.static(rowvar, "np.cov: rowvar"), em.static(bias, "np.cov: bias")
     ddof = em.static(ddof, "np.cov: ddof")
     ddof = (0 if bias else 1) if ddof is None else ddof
@@ -127,31 +126,35 @@ def _covariance_of_selection(em, m: Masked, rowvar=True, bias=False, ddof=None):
     data = em.cast(data, np.result_type(data.dtype, np.float64))
     if observations == 1:
         data = em.emit("transpose", data, perm=(1, 0))
-    sel = Masked(data, 0, m.where, m.key, m.params)
-    mean = em.asarray(_reduction(em, FUNCTIONS["numpy.mean"], "mean", sel, 0))
-    dev = em.emit("sub", data, em.broadcast(em.emit("reshape", mean, shape=(1,) + data.shape[1:]), data.shape))
-    dev = em.asarray(filled(em, Masked(dev, 0, m.where, m.key, m.params), 0))
+    dev, rest = _centred(em, Masked(data, 0, m.where, m.key, m.params), ddof)
     if data.ndim == 1:
         total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
     else:
         total = em.emit("dot_general", dev, dev, lhs_contract=(0,), rhs_contract=(0,), lhs_batch=(), rhs_batch=())
-    rest = em.emit("max", em.emit("sub", length(em, sel), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
-    return em.zero_d_array(em.emit("div", total, em.broadcast(em.cast(rest, data.dtype), total.shape)))   # (1-D: 0-d array)
+    return em.zero_d_array(em.emit("div", total, em.broadcast(rest, total.shape)))   # (1-D: 0-d array)
+
+
+def _centred(em, m: Masked, ddof):
+    """(m's float data minus the selection's mean along axis 0, zero outside the selection;
+    max(n - ddof, 0) in the data's dtype): what var, std and cov divide."""
+    from .registry import FUNCTIONS
+    data = m.data
+    mean = em.asarray(_reduction(em, FUNCTIONS["numpy.mean"], "mean", m, 0))
+    dev = em.emit("sub", data, em.broadcast(em.emit("reshape", mean, shape=(1,) + data.shape[1:]), data.shape))
+    dev = em.asarray(filled(em, Masked(dev, 0, m.where, m.key, m.params), 0))
+    rest = em.emit("max", em.emit("sub", length(em, m), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
+    return dev, em.cast(rest, data.dtype)
 
 
 def _moments_along_mask(em, name: str, m: Masked, ddof):
     """var/std along the masked axis of a selection of rows (`X[y == c].var(axis=0)`, a Gaussian
     naive Bayes' class variances; `.mean(axis=0)` compiled, this was refused): deviations from the
     selection's mean, zero outside it, summed and divided by max(n - ddof, 0) as NumPy does."""
-    from .registry import FUNCTIONS
     data = m.data if is_float(m.data.dtype) else em.cast(m.data, np.float64)
     m = Masked(data, 0, m.where, m.key, m.params)
-    mean = em.asarray(_reduction(em, FUNCTIONS["numpy.mean"], "mean", m, 0))
-    dev = em.emit("sub", data, em.broadcast(em.emit("reshape", mean, shape=(1,) + data.shape[1:]), data.shape))
-    dev = filled(em, Masked(dev, 0, m.where, m.key, m.params), 0)
+    dev, rest = _centred(em, m, ddof)
     total = em.emit("reduce", em.emit("mul", dev, dev), kind="add", axes=(0,))
-    rest = em.emit("max", em.emit("sub", length(em, m), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
-    var = em.emit("div", total, em.broadcast(em.cast(rest, data.dtype), total.shape))
+    var = em.emit("div", total, em.broadcast(rest, total.shape))
     return em.wrap((em.emit("sqrt", var) if name == "std" else var).value, m)
 
 
