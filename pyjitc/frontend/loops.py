@@ -56,6 +56,12 @@ def _contains_loop(node) -> bool:
     return any(isinstance(n, (ast.For, ast.While)) for stmt in node.body for n in ast.walk(stmt))
 
 
+def _appends(node) -> bool:
+    """Whether a loop's body calls a method named append (appends.py plans those from pass 0)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
+               for stmt in node.body for n in ast.walk(stmt))
+
+
 def _contains_if(node) -> bool:
     return any(isinstance(n, ast.If) for stmt in node.body for n in ast.walk(stmt))
 
@@ -225,14 +231,22 @@ def _run_time_for(fc, node, seq, count, marker):
     counter = f"counter?{marker}"
     env[counter] = 0
     before = set(env)
-    go = apply_operator(em, "Lt", 0, count)
+    go = entered = apply_operator(em, "Lt", 0, count)
+    if not isinstance(count, Traced) and count >= 2 and not _appends(node):
+        em.peelable.add(marker)
     if go is not False:
-        env[GO] = go
-
         # the loop variable is carried out of the loop only if something reads it afterwards
         # (carrying it needlessly also trips an IREE crash on nested loops)
         private = [n for n in _target_names(node.target) if not _read_outside(fc, n, node)] + _body_locals(fc, node)
         entry = {n: env.get(n, MISSING) for n in private}
+        if marker in em.peel_first:   # (NeedPeel) the first pass runs on its own, before the loop
+            fc.assign(node.target, seq.item(em, 0))
+            _loop_body(fc, node.body)
+            _restore(env, entry)
+            env[counter] = 1
+            go = negate(em, [env.get(BREAK, False), env.get(RETURN, False)])
+    if go is not False:
+        env[GO] = go
 
         def body():
             k = env[counter]
@@ -254,7 +268,7 @@ def _run_time_for(fc, node, seq, count, marker):
         planned = appends.start(fc, node, count, marker, counter)   # `results.append(v)` in the body
         build_while(em, env, marker, body, "loop")
         appends.finish(fc, marker, planned, count)
-        _mark_maybe_unbound(fc, before, negate(em, [go]))
+        _mark_maybe_unbound(fc, before, negate(em, [entered]))
     env.pop(counter, None)
     _leave_loop(fc, node, saved)
 

@@ -17,7 +17,7 @@ from .carried import (Carried, Pending, Selected, _as_template, _current, _entry
 from .masked import Masked
 from .unify import (MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify,  # noqa: F401
                     _leaf_type)
-from .values import Emitter, NeedStatic, Traced, make_view
+from .values import Emitter, NeedPeel, NeedStatic, Traced, make_view
 
 # Reserved names in the interpreter's environment (never Python identifiers).
 BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"
@@ -482,6 +482,8 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                     base = old if old is not None else _as_template(_entry_value(before, key), marker)
                     leaf = _widen(base, now, name, marker)
                 except MergeError as e:
+                    if marker in em.peelable and marker not in em.peel_first:
+                        raise NeedPeel(marker, e) from None
                     raise NeedStatic({marker}, reason=e) from None
                 if leaf != old:
                     carried[key] = leaf

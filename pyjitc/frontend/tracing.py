@@ -21,7 +21,7 @@ from .codegen import FunctionCompiler
 from .outputs import output_leaf, view_root
 from .regions import is_marker
 from .source import SourceFunction
-from .values import Emitter, NeedStatic, Traced, items_of
+from .values import Emitter, NeedPeel, NeedStatic, Traced, items_of
 
 
 def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, aliases=(),
@@ -46,14 +46,19 @@ TRACE_RECURSION_LIMIT = 6000   # Python frames while tracing: 200 levels of an i
 
 def _trace_until_done(src, specs, fast_trig, aliases, element_loops) -> Program:
     force_unroll: dict[str, JitError | None] = {}
+    peel_first: set[str] = set()
     append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
     while True:
         try:
-            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops)
+            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops, peel_first)
         except appends.AppendPlan as plan:
             if plan.key in append_plans:
                 raise JitError("internal error: an append statement asked for its plan again") from None
             append_plans[plan.key] = plan.plan
+        except NeedPeel as need:
+            if need.marker in peel_first:
+                raise JitError("internal error: a loop peeled asked again") from None
+            peel_first.add(need.marker)
         except NeedStatic as need:
             marked = {p for p in need.params if is_marker(p)}
             if not marked:
@@ -64,10 +69,12 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops) -> Program:
                 force_unroll[m] = need.reason
 
 
-def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None, element_loops=False) -> Program:
+def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None, element_loops=False,
+           peel_first=frozenset()) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
+    em.peel_first = peel_first
     em.append_plans = {} if append_plans is None else append_plans
     em.fast_trig = fast_trig
     em.element_loops = element_loops

@@ -208,6 +208,17 @@ class NeedStatic(Exception):
         self.reason = reason   # what to report if the value can't be made static
 
 
+class NeedPeel(NeedStatic):
+    """Raised by a run-time `for` loop whose first pass changes a carried value's type (`acc =
+    x[0]` of ints, then `acc = 0.5 * acc + x[i]`; `total = 0`, then `total = total + row`): the
+    compiler retries with that pass run on its own before the loop, whose later passes then keep
+    one type. Without it the loop was unrolled (4096 passes: 383 s, then an IREE failure)."""
+
+    def __init__(self, marker: str, reason: JitError):
+        super().__init__({marker}, reason)
+        self.marker = marker
+
+
 def container_changed(em, shown: str, kind: str, item: bool = False, container=None) -> None:
     """A Python list or dict (`kind`) changed by `shown` (`out[j] = ...`, `table.append(...)`):
     inside a loop that runs at run time, that loop is unrolled where its trip count can be known
@@ -293,6 +304,8 @@ class Emitter:
         self.zero_d_arrays: set[int] = set()   # ids of 0-d values that are arrays, not NumPy scalars
         self.guards = _Guards()            # globals and module attributes read while compiling
         self.force_unroll: dict = {}   # loop markers whose loops must run at compile time -> why
+        self.peel_first: set = set()   # markers of run-time for loops whose first pass runs before them (NeedPeel)
+        self.peelable: set = set()     # markers of the run-time for loops that can do that (a known count >= 2)
         self.unrolled_copies = 1       # how many copies the compile-time loops around the current point make
         self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
         self.differentiable = DIFFERENTIATING.get()   # tracing for autodiff: no bit tricks (see accurate.power)
