@@ -586,3 +586,40 @@ def test_an_augmented_write_of_a_selection_by_the_same_mask_is_numpys():
     assert_same_call(pyjitc.jit(normalise_where_weighted), normalise_where_weighted, y, w)
     Y, W = rng.random((4, 5)), rng.random((4, 5))
     assert_same_call(pyjitc.jit(add_selected_rows), add_selected_rows, Y, W)
+
+
+def any_all_of_selections(A, m):
+    return (A[m].any(axis=0), np.all(A[m], axis=0), A[m].all(), np.any(A[m] > 2, axis=1).sum(),
+            np.count_nonzero(A[m]), np.count_nonzero(A[m] > 1))
+
+
+def bfs_levels(adj, s):
+    n = adj.shape[0]
+    seen = np.zeros(n, dtype=bool)
+    seen[s] = True
+    frontier = seen.copy()
+    dist = np.full(n, -1)
+    dist[s] = 0
+    d = 0
+    while frontier.any():
+        d += 1
+        nxt = adj[frontier].any(axis=0) & ~seen
+        dist[nxt] = d
+        seen |= nxt
+        frontier = nxt
+    return dist
+
+
+@pytest.mark.parametrize("kept", [0.0, 0.5, 1.0])
+def test_any_all_and_count_nonzero_of_a_selection_are_numpys(kept):
+    """`adj[frontier].any(axis=0)` was refused (its length needed at compile time) where
+    `.sum(axis=0)` of the same selection compiled: a BFS frontier (probe AD)."""
+    rng = np.random.default_rng(5)
+    A = (rng.random((9, 5)) * 4).astype(np.int64)
+    m = rng.random(9) < kept
+    assert_same_call(pyjitc.jit(any_all_of_selections), any_all_of_selections, A, m)
+    assert_same_call(pyjitc.jit(any_all_of_selections), any_all_of_selections, A > 2, m)
+    adj = rng.random((30, 30)) > 0.92
+    adj |= adj.T
+    for s in (0, 7):
+        assert_same_call(pyjitc.jit(bfs_levels), bfs_levels, adj, s)

@@ -82,8 +82,9 @@ def call(em, impl, shown: str, args, kwargs):
         {METHODS[n]: n for n in ("argmax", "argmin") if n in METHODS}
     if impl in arg_names and len(args) == 1 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"}:
         return _arg_extreme(em, FUNCTIONS[f"numpy.{arg_names[impl]}"], arg_names[impl], args[0], kwargs.get("axis"))
-    names = ("sum", "prod", "max", "min", "mean")
-    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names} | {METHODS[n]: n for n in names if n in METHODS}
+    names = ("sum", "prod", "max", "min", "mean", "any", "all", "count_nonzero")
+    reductions = {FUNCTIONS[f"numpy.{n}"]: n for n in names if f"numpy.{n}" in FUNCTIONS} | \
+        {METHODS[n]: n for n in names if n in METHODS}
     if impl in reductions and 1 <= len(args) <= 2 and isinstance(args[0], Masked) and set(kwargs) <= {"axis"} \
             and not (len(args) == 2 and "axis" in kwargs):   # np.sum(m, axis), m.mean(0), m.max(axis=1)
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
@@ -247,7 +248,7 @@ def _reduction(em, impl, name: str, m: Masked, axis):
                 count = em.emit("mul", count, em.constant(np.int64(data.shape[a])))
         count = em.broadcast(em.cast(count, total.dtype), total.shape)
         return em.wrap(em.emit("div", total, count).value, m)
-    return impl(em, filled(em, m, 1 if name == "prod" else 0), axis=axis)
+    return impl(em, filled(em, m, 1 if name in ("prod", "all") else 0), axis=axis)
 
 
 def astype_method():
