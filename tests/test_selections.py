@@ -623,3 +623,60 @@ def test_any_all_and_count_nonzero_of_a_selection_are_numpys(kept):
     adj |= adj.T
     for s in (0, 7):
         assert_same_call(pyjitc.jit(bfs_levels), bfs_levels, adj, s)
+
+
+def neighbour_sums(adj, w):
+    out = np.zeros(adj.shape[0])
+    for u in range(adj.shape[0]):
+        for v in np.flatnonzero(adj[u]):
+            out[u] += w[v]
+    return out
+
+
+def csr_bfs(indptr, indices, s):
+    n = indptr.shape[0] - 1
+    dist = np.full(n, -1)
+    dist[s] = 0
+    queue = np.zeros(n, dtype=np.int64)
+    queue[0] = s
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for v in indices[indptr[u]:indptr[u + 1]]:
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue[tail] = v
+                tail += 1
+    return dist
+
+
+def loops_over_selections(X, m, x):
+    t = np.zeros(X.shape[1])
+    for row in X[m]:
+        t += row * 2
+    s, last = 0.0, np.float64(-1.0)
+    for i, v in enumerate(x[x > 0.5]):
+        s += i * v
+    for v, r in zip(x[x > 0.2], range(4)):
+        if v > 0.9:
+            break
+        last = v + r
+    return t, s, last
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_for_loop_over_a_selection_or_a_run_time_slice_is_numpys(seed):
+    """`for v in np.flatnonzero(adj[u])`, `for v in indices[indptr[u]:indptr[u + 1]]` (graph
+    neighbours), `for row in X[m]`, enumerate and zip of a selection: refused before ("iterating
+    over it needs it at compile time"; probe AD)."""
+    rng = np.random.default_rng(seed)
+    adj = rng.random((12, 12)) > 0.7
+    assert_same_call(pyjitc.jit(neighbour_sums), neighbour_sums, adj, rng.random(12))
+    n = 15
+    adj = rng.random((n, n)) > 0.85
+    indptr = np.concatenate([[0], np.cumsum(adj.sum(axis=1))]).astype(np.int64)
+    indices = np.nonzero(adj)[1].astype(np.int64)
+    assert_same_call(pyjitc.jit(csr_bfs), csr_bfs, indptr, indices, 0)
+    x = rng.random(20) * (seed != 2)      # (seed 2: nothing selected)
+    assert_same_call(pyjitc.jit(loops_over_selections), loops_over_selections, rng.random((8, 3)), rng.random(8) > 0.5, x)

@@ -22,7 +22,7 @@ SHORT_NEST = 64      # ... while the short loops around them, unrolled too, make
 
 def for_loop(fc, node: ast.For):
     iterable = fc.visit(node.iter)
-    seq = as_seq(iterable)
+    seq = as_seq(iterable, fc.em)
     marker = loop_marker(node)
     em = fc.em
     if seq is None:

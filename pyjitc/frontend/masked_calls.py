@@ -32,6 +32,8 @@ def call(em, impl, shown: str, args, kwargs):
         return Masked(data, 0, ms[0].where, ms[0].key, ms[0].params)
     if impl is BUILTINS.get("len") and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         return shape(em, args[0])[0]
+    if impl in (BUILTINS.get("enumerate"), BUILTINS.get("zip")):   # a loop over a selection (sequences.SelectionSeq)
+        return impl(em, *args, **kwargs)
     if impl is BUILTINS.get("abs") and len(args) == 1 and not kwargs:
         impl = FUNCTIONS["numpy.absolute"]
     rule = getattr(impl, "on_masked", None)     # a function's own rule for masked arguments

@@ -10,7 +10,9 @@ from ..errors import JitError, NotSupportedError, ShapeError
 from ..ir.dims import Dim
 from ..ir.types import is_int
 from .index_checks import index_i64
+from .compaction import compacted
 from .indexing import getitem
+from .masked import Masked, length
 from .operators import apply_operator
 from .registry import FUNCTIONS
 from .values import NeedStatic, Traced, fold, is_static, join_params
@@ -182,10 +184,32 @@ def ndenumerate(em, x):
     return NdEnumerateSeq(em.asarray(x))
 
 
-def as_seq(x) -> Seq | None:
+class SelectionSeq(Seq):
+    """The elements (rows) of a selection whose length is known only at run time: a run-time slice
+    (`for v in indices[indptr[u]:indptr[u + 1]]`) from its start, or x[mask], np.flatnonzero, ...
+    (`for v in np.flatnonzero(adj[u])`) compacted to the front (compaction.compacted)."""
+
+    def __init__(self, em, m: Masked):
+        if m._data is not None and m.where[0] == "bounds" and m.axis == 0:
+            self.data, self.start, n = m.data, m.where[1], length(em, m)
+        else:
+            self.data, n = compacted(em, m)   # (asks for the bounds at compile time where it can't)
+            self.start = 0
+        self.n = Traced(n.value, int, m.params)
+
+    def count(self, em):
+        return self.n
+
+    def item(self, em, k):
+        return getitem(em, self.data, apply_operator(em, "Add", self.start, k) if isinstance(self.start, Traced) else k)
+
+
+def as_seq(x, em=None) -> Seq | None:
     """The Seq a loop over x runs over; None for other Python iterables (unrolled as they are)."""
     if isinstance(x, Seq):
         return x
+    if isinstance(x, Masked) and em is not None and x.where[0] != "grid":
+        return SelectionSeq(em, x)
     if isinstance(x, Traced):
         return ArraySeq(x)
     if isinstance(x, range):
@@ -211,14 +235,14 @@ def range_(em, *args):
 
 
 def enumerate_(em, it, start=0):
-    if isinstance(it, (Traced, Seq)):
-        return EnumerateSeq(as_seq(it), start)
+    if isinstance(it, (Traced, Seq, Masked)):
+        return EnumerateSeq(as_seq(it, em), start)
     return list(enumerate(it, start))
 
 
 def zip_(em, *its):
-    if any(isinstance(i, (Traced, Seq, range)) for i in its) and any(isinstance(i, (Traced, Seq)) for i in its):
-        return ZipSeq([as_seq(i) or ListSeq(i) for i in its])
+    if any(isinstance(i, (Traced, Seq, range, Masked)) for i in its) and any(isinstance(i, (Traced, Seq, Masked)) for i in its):
+        return ZipSeq([as_seq(i, em) or ListSeq(i) for i in its])
     return list(zip(*its))
 
 
