@@ -476,3 +476,59 @@ def test_rows_of_different_lengths_indexed_by_a_loop_unroll_that_loop():
     # at run time must hold items of one type and shape"; an RKF45 tableau, a probe of ODE code)
     y = np.linspace(0.0, 1.0, 4)
     assert_same(pyjitc.jit(rkf45_stages)(y, 0.1), rkf45_stages(y, 0.1))
+
+
+def rk_stages_in_a_list(y0, h, n):
+    A = [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]]
+    b = [1 / 6, 1 / 3, 1 / 3, 1 / 6]
+    c = [0.0, 0.5, 0.5, 1.0]
+    y, t = y0.copy(), 0.0
+    for _ in range(n):
+        ks = []
+        for i in range(4):
+            yi = y.copy()
+            for j in range(i):
+                yi = yi + h * A[i][j] * ks[j]
+            ks.append(-yi * np.cos(t + c[i] * h))
+        for i in range(4):
+            y = y + h * b[i] * ks[i]
+        t += h
+    return y
+
+
+def pass_local_dict_and_list(y, n):
+    last = [y]
+    for _ in range(n):
+        st = {}
+        st["a"] = y * 2
+        st["b"] = st["a"] - 1
+        last = []
+        last.append(st["b"] * 0.5)
+        y = last[0]
+    return y, last
+
+
+def pass_local_list_in_a_branch(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            tmp = [x[i]]
+            tmp.append(x[i] * 2)
+            s += tmp[0] + tmp[1]
+        else:
+            s -= 1
+    return s
+
+
+@pytest.mark.parametrize("fn, args, shorter", [
+    (rk_stages_in_a_list, (np.ones(4), 0.01, 60), (np.ones(4), 0.01, 30)),
+    (pass_local_dict_and_list, (np.ones(3), 40), (np.ones(3), 20)),
+    (pass_local_dict_and_list, (np.ones(3), 0), None),
+    (pass_local_list_in_a_branch, (np.linspace(0, 1, 60),), (np.linspace(0, 1, 30),)),
+], ids=["rk-stages", "dict-and-list", "dict-and-list-no-pass", "list-in-a-branch"])
+def test_a_list_or_dict_made_and_changed_in_one_pass_keeps_one_run_time_loop(fn, args, shorter):
+    """`ks = []; ks.append(k1)` in each RK step unrolled the whole time loop (n = 1000: 244 s to
+    compile; probe AE): a container made in the pass is the pass's own, not carried state."""
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+    if shorter is not None:   # the program does not grow with the number of steps
+        assert len(pyjitc.jit(fn).lower(*args).as_text()) == len(pyjitc.jit(fn).lower(*shorter).as_text())

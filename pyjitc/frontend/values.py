@@ -233,6 +233,8 @@ def container_changed(em, shown: str, kind: str, item: bool = False, container=N
                                 f"{'list' if kind == 'list' else 'dict'}(...), or pass it as an argument")
     if not (em.loop_depth or em.branch_depth) or (item and not em.loop_depth):
         return
+    if container is not None and em.region_containers and id(container) not in em.region_containers[-1]:
+        return   # made in this pass of the loop (or this branch): its own, as `ks = []; ks.append(k1)` in an RK step
     why = NotSupportedError(f"{shown}: changing a Python {kind} inside a loop or branch that runs at run time",
                             hint="use an array and index assignment instead")
     if em.loop_markers and (item or not em.branch_depth):
