@@ -164,7 +164,9 @@ def data_movement(z):
             np.absolute(z), np.conjugate(z), np.not_equal(z, 0), np.equal(z, 0), np.true_divide(1, z + 1),
             np.tensordot(z, z, axes=([1], [1])), np.inner(z, z), np.dot(z[0], z[1]), z.dot(z.T),
             np.matmul(z, z.T), z.mean(), z.prod(axis=0), z.astype(np.complex128), z.conj(), np.abs(z),
-            z.repeat(2), z.diagonal(), z.trace(), z.ravel(), z.transpose(), z.swapaxes(0, 1), z.squeeze())
+            z.repeat(2), z.diagonal(), z.trace(), z.ravel(), z.transpose(), z.swapaxes(0, 1), z.squeeze(),
+            np.eye(3, dtype=complex), np.eye(z.shape[1], k=1, dtype=z.dtype), np.identity(2, np.complex64),
+            np.tri(3, dtype=complex) * z[0, 0])
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

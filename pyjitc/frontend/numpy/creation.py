@@ -166,7 +166,7 @@ def _eye_symbolic(em, N, M=None, k=0, dtype=float, order="C", *, like=None, devi
 
 
 for _fn in (np.zeros, np.ones, np.arange, np.eye, np.identity, np.tri):
-    register(f"numpy.{_fn.__name__}", complex_ok=_fn in (np.zeros, np.ones))(_creation(_fn))
+    register(f"numpy.{_fn.__name__}", complex_ok=_fn is not np.arange)(_creation(_fn))
 register("numpy.geomspace", note="compile-time endpoints")(_creation(np.geomspace))
 
 
