@@ -580,3 +580,15 @@ def test_gradients_of_maximum_at_and_minimum_at_match_finite_differences(fn):
     for k in (0, 1):
         got = pyjitc.grad(fn, argnums=k)(a, b, i)
         np.testing.assert_allclose(got, numeric_grad(fn, (a, b, i), k), atol=1e-6)
+
+
+def convolution_energy(x, w):
+    return (np.convolve(x, w) ** 2).sum() + np.correlate(x, w, "same") @ x[:40] + np.convolve(w, x, "valid").sum()
+
+
+def test_gradients_through_a_long_convolution_match_finite_differences():
+    """More than 16 float taps are one IR `correlate` op (a convolution): its rule gives each
+    argument's cotangent as correlations again."""
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal(40), rng.standard_normal(20)
+    check_grad(convolution_energy, pyjitc.grad(convolution_energy, argnums=(0, 1)), (x, w), argnums=(0, 1))

@@ -408,6 +408,16 @@ def _dot_transpose_lhs(e, g, y, x_type, x_contract, y_contract, x_batch, y_batch
     return r if perm == tuple(range(len(perm))) else e("transpose", r, perm=perm)
 
 
+@rule("correlate")
+def _correlate(e, op, ins, outs, g):
+    """out[k] = sum_j a[k + j] v[j]: a's cotangent is g padded by n2 - 1 on each side correlated
+    with v reversed, v's is a correlated with g."""
+    a, v = ins
+    n2 = v.type.shape[0]
+    padded = e("pad", g, e("constant", value=np.zeros((), g.type.dtype)), low=(n2 - 1,), high=(n2 - 1,), interior=(0,))
+    return [e("correlate", padded, e("reverse", v, dims=(0,))), e("correlate", a, g)]
+
+
 @rule("dot_general")
 def _dot(e, op, ins, outs, g):
     a, b = ins

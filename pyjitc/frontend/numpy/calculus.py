@@ -279,9 +279,11 @@ def vander(em, x, N=None, increasing=False):
 
 # The shorter array's length up to which correlate/convolve sum one shifted slice per element of it
 # (a 31-tap FIR filter on 20,000 samples: 17 ms as one gather of every window, NumPy 0.7 ms);
-# longer ones take one dot product per output in a loop (CPU: correlation_loop), else gather the
-# windows (length x taps elements).
+# longer float32/float64 ones are one convolution (_correlate_by_convolution: each shifted slice
+# costs compile time, 20000 by 128 taps compiled for 18 s); other longer ones take one dot product
+# per output in a loop (CPU: correlation_loop), else gather the windows (length x taps elements).
 SHIFTED_TAPS = 128
+SHIFTED_FLOAT_TAPS = 16
 
 
 def _correlate_by_shifts(em, a, v, left, length, boolean, acc):
@@ -354,24 +356,49 @@ def _correlate(em, a, v, mode, name):
     left, length = {0: (0, n1 - n2 + 1), 1: (n2 // 2, n1), 2: (n2 - 1, n1 + n2 - 1)}[mode]
     boolean = dt == np.bool_
     acc = np.dtype(np.float32) if dt == np.float16 else dt     # float16 sums in float32, as NumPy's dot
-    if isinstance(n2, int) and isinstance(n1, int) and n2 <= SHIFTED_TAPS:
+    static = isinstance(n2, int) and isinstance(n1, int)
+    if static and n2 > SHIFTED_FLOAT_TAPS and dt in (np.float32, np.float64):
+        out = _correlate_by_convolution(em, a, v, left, length)
+        return FUNCTIONS["numpy.flip"](em, out) if inverted else out
+    if static and n2 <= SHIFTED_TAPS:
         out = _correlate_by_shifts(em, a, v, left, length, boolean, acc)
         out = em.cast(out, dt)
         return FUNCTIONS["numpy.flip"](em, out) if inverted else out
     if em.element_loops and dt.kind in "iuf" and dt.itemsize >= 4:   # (CPU: the loop is native)
         out = em.call_function(correlation_loop, name, [a, v, left, length], {})
         return FUNCTIONS["numpy.flip"](em, out) if inverted else out
-    shape = (length, n2)
+    out = _correlate_by_windows(em, a, v, left, 0, length, boolean, acc, dt)
+    return FUNCTIONS["numpy.flip"](em, out) if inverted else out
+
+
+def _correlate_by_windows(em, a, v, left, k0, k1, boolean, acc, dt):
+    """Outputs k0 <= k < k1 as one gather of each output's window (k1 - k0 by n2 elements), the
+    products outside a's bounds left out (zeros after the product: NumPy's inf * 0 never made)."""
+    n1, n2 = a.shape[0], v.shape[0]
+    shape = (k1 - k0, n2)
     i64 = np.dtype(np.int64)
     # index[k, j] = k + j - left, made in the program (as a constant it would be length * n2 integers)
     index = em.emit("sub", em.emit("add", em.emit("iota", shape=shape, dim=0, dtype=i64),
-                                   em.emit("iota", shape=shape, dim=1, dtype=i64)), em.full(left, i64, shape))
+                                   em.emit("iota", shape=shape, dim=1, dtype=i64)), em.full(left - k0, i64, shape))
     inside = em.emit("and", cmp(em, index, em.full(0, i64, shape), "GE"), cmp(em, index, em.full(n1, i64, shape), "LT"))
     windows = em.emit("take", a, sel(em, inside, index, em.full(0, i64, shape)))
     products = em.emit("and" if boolean else "mul", windows, em.broadcast(v, shape))
     products = sel(em, inside, products, em.full(0, dt, shape))
-    out = em.cast(em.emit("reduce", em.cast(products, acc), kind="or" if boolean else "add", axes=(1,)), dt)
-    return FUNCTIONS["numpy.flip"](em, out) if inverted else out
+    return em.cast(em.emit("reduce", em.cast(products, acc), kind="or" if boolean else "add", axes=(1,)), dt)
+
+
+def _correlate_by_convolution(em, a, v, left, length):
+    """float32/float64 with more than SHIFTED_FLOAT_TAPS taps: the outputs every tap overlaps
+    (k in [left, left + n1 - n2]) as one convolution (the IR op `correlate`), the few at each end,
+    which only part of v overlaps, by windows."""
+    n1, n2 = a.shape[0], v.shape[0]
+    lo_all, hi_all = left, n1 - n2 + 1 + left
+    dt = a.dtype
+    parts = [_correlate_by_windows(em, a, v, left, 0, lo_all, False, dt, dt)] if lo_all > 0 else []
+    parts.append(em.emit("correlate", a, v))
+    if hi_all < length:
+        parts.append(_correlate_by_windows(em, a, v, left, hi_all, length, False, dt, dt))
+    return parts[0] if len(parts) == 1 else em.emit("concatenate", *parts, axis=0)
 
 
 @register("numpy.correlate", note="1-D; modes valid, same, full; products summed in another order (reduction tolerance)")
