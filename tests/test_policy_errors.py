@@ -156,3 +156,22 @@ def test_a_conditional_expression_of_two_types_names_the_expression_not_a_compil
     with pytest.raises(pyjitc.JitError, match="`a if test else b` has a different type on each side") as e:
         pyjitc.jit(scaled_by_max_or_one)(np.arange(4.0))
     assert "value?" not in str(e.value) and "1.0" in str(e.value) and "test_policy_errors.py" in str(e.value)
+
+
+def status_from_a_while_loop(x, tol, maxit):
+    k = 0
+    while k < maxit:
+        x = 0.5 * (x + 2 / x)
+        if abs(x * x - 2) < tol:
+            return x, "ok"
+        k += 1
+    return x, "maxit"
+
+
+def test_a_while_loop_that_must_unroll_says_what_made_it():
+    """It said only "this while loop must run at compile time, but it stops on a condition known
+    only at run time", never naming the strings returned (probe AE)."""
+    with pytest.raises(pyjitc.JitError, match=r"it must because this value is 'maxit', 'ok' depending on a "
+                                              r"condition known only at run time") as e:
+        pyjitc.jit(status_from_a_while_loop)(1.0, 1e-12, 50)
+    assert "test_policy_errors.py" in str(e.value)

@@ -282,8 +282,10 @@ def _unrolled_while(fc, node, marker):
         progress.unrolling(count, None)
         flags = [fc.env.get(BREAK, False), fc.env.get(RETURN, False)]
         if any(isinstance(f, Traced) for f in flags):
-            raise NotSupportedError("this while loop must run at compile time, but it stops on a "
-                                    "condition known only at run time")
+            reason = fc.em.force_unroll.get(marker)   # what made it run at compile time
+            raise NotSupportedError("this while loop must run at compile time, but it stops on a condition known "
+                                    "only at run time" + (f" (it must because {reason.message})" if isinstance(reason, JitError)
+                                                          else ""), hint=getattr(reason, "hint", None))
         if any(flags):
             break
         test = fc.test(node.test)
