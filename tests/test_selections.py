@@ -680,3 +680,31 @@ def test_a_for_loop_over_a_selection_or_a_run_time_slice_is_numpys(seed):
     assert_same_call(pyjitc.jit(csr_bfs), csr_bfs, indptr, indices, 0)
     x = rng.random(20) * (seed != 2)      # (seed 2: nothing selected)
     assert_same_call(pyjitc.jit(loops_over_selections), loops_over_selections, rng.random((8, 3)), rng.random(8) > 0.5, x)
+
+
+def group_means_of_finite_values(keys, vals):
+    ok = ~np.isnan(vals)
+    sums = np.bincount(keys[ok], weights=vals[ok], minlength=3)
+    counts = np.bincount(keys[ok], minlength=3)
+    return sums / np.maximum(counts, 1), counts
+
+
+def selected_counts(k, m):
+    return np.bincount(k[m], minlength=4)
+
+
+def test_bincount_of_selected_keys_and_weights_is_numpys():
+    """np.bincount(keys[ok], weights=vals[ok], minlength=k) was refused (probe AD), though
+    np.add.at(h, idx[ok], w[ok]) compiled. Only the selected keys are checked against minlength."""
+    rng = np.random.default_rng(3)
+    vals = rng.standard_normal(40)
+    vals[::3] = np.nan
+    assert_same_call(pyjitc.jit(group_means_of_finite_values), group_means_of_finite_values, rng.integers(0, 3, 40), vals)
+    k, m = rng.integers(0, 4, 30), rng.random(30) > 0.5
+    for mask in (m, np.zeros(30, bool)):
+        assert_same_call(pyjitc.jit(selected_counts), selected_counts, k, mask)
+    k[~m] = 99    # left out: not counted, not checked
+    assert_same_call(pyjitc.jit(selected_counts), selected_counts, k, m)
+    k[np.argmax(m)] = 4
+    with pytest.raises(pyjitc.RunError, match="minlength"):
+        pyjitc.jit(selected_counts)(k, m)

@@ -386,6 +386,28 @@ def bincount(em, x, weights=None, minlength=0):
     return em.emit("scatter_add", em.full(0.0, np.float64, (minlength,)), safe, w)
 
 
+def _bincount_of_selection(em, x, weights=None, minlength=0):
+    """np.bincount(k[m], minlength=n) and np.bincount(keys[ok], weights=vals[ok], minlength=n):
+    the left-out entries add 0 to bin 0 (0 + w is w, and a bin starts at +0.0, so no sign
+    changes); without weights the 0/1 sums are counted exactly in float64 and made integers."""
+    from ..masked import Masked, aligned, mask
+    if not isinstance(x, Masked) or x.where[0] == "grid" or x._data is None or x.data.ndim != 1 or x.axis != 0 \
+            or not (weights is None or isinstance(weights, Masked) and aligned(x, weights) and weights._data is not None
+                    and weights.data.shape == x.data.shape):
+        return NotImplemented
+    shape = x.data.shape
+    inside = mask(em, x.where, shape, 0)
+    keys = sel(em, inside, x.data, em.full(0, x.data.dtype, shape))
+    if weights is None:
+        ones = sel(em, inside, em.full(1.0, np.float64, shape), em.full(0.0, np.float64, shape))
+        return em.cast(bincount(em, keys, ones, minlength), np.intp)
+    w = em.cast(as_array(em, weights.data), np.float64)
+    return bincount(em, keys, sel(em, inside, w, em.full(0.0, np.float64, shape)), minlength)
+
+
+bincount.on_masked = _bincount_of_selection
+
+
 @register("numpy.histogram", note="bins: a compile-time count, or the edges (an array known only at run time too; "
                                    "not a string); density=; weights=",
           views=True)   # (edges given as an array: NumPy returns that array itself)
