@@ -708,3 +708,36 @@ def test_bincount_of_selected_keys_and_weights_is_numpys():
     k[np.argmax(m)] = 4
     with pytest.raises(pyjitc.RunError, match="minlength"):
         pyjitc.jit(selected_counts)(k, m)
+
+
+def value_counts(x):
+    u, c = np.unique(x, return_counts=True)
+    order = np.argsort(-c, kind="stable")
+    return u[order], c[order]
+
+
+def sorted_through_argsort(x):
+    v = x[x > 0]
+    return v[np.argsort(v)], np.argsort(v), v.argsort(kind="stable")
+
+
+def positions_of_another_mask(x):
+    v = x[x > 0]
+    return v[np.flatnonzero(x > 0.5)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_argsort_of_a_selection_and_a_selection_indexed_by_one_are_numpys(seed):
+    """`np.argsort(c)` of np.unique's counts and `v[np.argsort(v)]` were refused ("indexing with
+    it needs it at compile time"; value_counts, top-k groups; probe AD). NaNs and infinities sort
+    as NumPy's; a position past the selection's run-time length is NumPy's IndexError."""
+    rng = np.random.default_rng(seed)
+    assert_same_call(pyjitc.jit(value_counts), value_counts, rng.integers(0, 6, 40))
+    x = rng.standard_normal(30)
+    x[::7], x[3] = np.nan, np.inf
+    assert_same_call(pyjitc.jit(sorted_through_argsort), sorted_through_argsort, x)
+    assert_same_call(pyjitc.jit(sorted_through_argsort), sorted_through_argsort, -np.ones(5))
+    few = np.array([0.7, -1.0, 0.2, -2.0])      # positions 0 of x > 0.5: inside v = [0.7, 0.2]
+    assert_same_call(pyjitc.jit(positions_of_another_mask), positions_of_another_mask, few)
+    with pytest.raises(pyjitc.RunError, match="IndexError"):
+        pyjitc.jit(positions_of_another_mask)(np.array([-1.0, -1.0, 0.2, 0.9]))   # position 3 of a 2-long v

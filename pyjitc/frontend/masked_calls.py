@@ -97,6 +97,10 @@ def call(em, impl, shown: str, args, kwargs):
         if impl is FUNCTIONS["numpy.sort"]:
             return RESHAPED["sort"](em, impl, args[0])
         return RESHAPED["diff"](em, impl, args[0], em.static(kwargs.get("n", 1), "np.diff: n"))
+    if impl in (FUNCTIONS["numpy.argsort"], METHODS.get("argsort")) and len(args) == 1 and _selection_1d(args[0]) \
+            and args[0].data.ndim == 1 and set(kwargs) <= {"axis", "kind"} and kwargs.get("axis", -1) in (0, -1) \
+            and kwargs.get("kind") in (None, "stable", "mergesort"):
+        return RESHAPED["argsort"](em, FUNCTIONS["numpy.argsort"], args[0])
     stats = {FUNCTIONS[f"numpy.{n}"]: n for n in ("var", "std", "median", "cumsum")} | \
         {METHODS[n]: n for n in ("var", "std", "cumsum") if n in METHODS}
     if impl in stats and len(args) == 1 and isinstance(args[0], Masked) and args[0]._data is not None \

@@ -127,5 +127,20 @@ def _sorted_selection(em, impl, m: Masked) -> Masked:
     return _prefix(em, out, length(em, m), ("sorted", m.key), m.params)
 
 
+def _argsorted_selection(em, impl, m: Masked) -> Masked:
+    """np.argsort(x[mask]) (`np.argsort(counts)` of np.unique's counts, `v[np.argsort(v)]`): the
+    positions among the selected entries, so the selection is compacted first; the entries past
+    its length made the largest value (NaN for floats), which a stable sort leaves after the
+    selected ones equal to it."""
+    dt = m.data.dtype
+    if is_complex(dt):
+        need(m, "np.argsort")
+    packed, n = compacted(em, m)
+    inside = em.emit("compare", em.emit("iota", shape=packed.shape, dim=0, dtype=np.dtype(np.int64)),
+                     em.broadcast(n, packed.shape), direction="LT")
+    data = em.emit("select", inside, packed, em.full(sorts_last(dt), dt, packed.shape))
+    return _prefix(em, impl(em, Traced(data.value)), n, ("argsorted", m.key), m.params)
+
+
 RESHAPED.update(sliced=_sliced_selection, together=_compacted_together, diff=_diff_of_selection,
-                sort=_sorted_selection)
+                sort=_sorted_selection, argsort=_argsorted_selection)

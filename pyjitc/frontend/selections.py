@@ -32,11 +32,36 @@ def reselect(em, m: Masked, sel: Masked) -> Masked:
     flags narrowed to those where sel holds too, so `Z[I]`, `C[I]` and `Xi[I]` stay aligned."""
     if m.where[0] == "bounds":
         return select_in_slice(em, m, sel)
+    if sel.where[0] == "flags" and sel.axis == 0 and sel.data.ndim == 1 and np.dtype(sel.data.dtype).kind in "iu":
+        return _gather_compacted_by_selection(em, m, sel)
     if not (m.where[0] == "flags" and sel.where[0] == "flags" and aligned(m, sel) and m.axis == 0
             and sel.axis == 0 and sel.data.ndim == 1 and is_bool(sel.data.dtype)):
         need(sel, "indexing with it")
     flags = em.emit("and", m.where[1], sel.data)
     return Masked(m.data, 0, ("flags", flags), _selection_key(em, flags), _join(m, sel))
+
+
+def _gather_compacted_by_selection(em, m: Masked, idx: Masked) -> Masked:
+    """m[idx] for a selection m and integer positions in it that are a selection themselves
+    (`v[np.argsort(v)]` of v = x[x > 0]; `u[order]` of np.unique's values): m compacted, then
+    gathered at idx's selected positions (NumPy's negative indices and IndexError, for those
+    only); the result is selected as idx is."""
+    if not returnable(m):
+        need(m, "indexing it")
+    from .masked import mask
+    data, count = compacted(em, m)
+    inside = mask(em, idx.where, idx.data.shape, 0)
+    i = em.cast(idx.data, np.int64)
+    shape = i.shape
+    n = em.broadcast(count, shape)
+    zero = em.full(0, np.int64, shape)
+    i = em.emit("select", em.emit("compare", i, zero, direction="LT"), em.emit("add", i, n), i)
+    ok = em.emit("and", em.emit("compare", i, zero, direction="GE"), em.emit("compare", i, n, direction="LT"))
+    bad = em.emit("and", inside, em.emit("not", ok))
+    em.check(em.emit("reduce", bad, kind="or", axes=(0,)),
+             "IndexError: an index is out of bounds for a selection (x[mask]) of the length it has here")
+    out = em.emit("take", data, em.emit("select", ok, i, zero), weak=data.weak)
+    return Masked(Traced(out.value, data.weak, _join(m, idx)), 0, idx.where, idx.key, _join(m, idx))
 
 
 def select_in_slice(em, m: Masked, sel: Masked) -> Masked:
