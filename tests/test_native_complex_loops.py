@@ -102,3 +102,34 @@ def test_elementwise_work_on_complex_rows_in_a_loop_is_native_and_matches_numpy(
     A = np.arange(12.0).reshape(3, 4) * (1 - 0.5j)
     check(complex_rows, A, 0.5 + 2j, n, accumulate=True)
     assert lowered_as(complex_rows, A, 0.5 + 2j, 7) == "dispatch"
+
+
+def schrodinger_steps(psi, H, dt, n):
+    for _ in range(n):
+        psi = psi - 1j * dt * (H @ psi)
+        psi = psi / np.sqrt(np.sum(psi * np.conj(psi)).real)
+    return psi
+
+
+def complex_sums_and_products(z, w, n):
+    s = 0j
+    for k in range(n):
+        s = s + np.sum(z * (k + 1)) + (z * w).prod() + np.dot(z, w) + z @ np.conj(w)
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("n", [0, 1, 300])
+def test_complex_contractions_and_sums_in_a_time_loop_are_native_and_match_numpy(dtype, n):
+    """`psi = psi - 1j * dt * (H @ psi)` in a time loop stayed a host loop (complex products and
+    sums were not native): 5000 steps of a 2-level system took 297 ms (NumPy 50 ms), now
+    0.12 ms (probe AE). Each sum is one running complex value, in order."""
+    H = np.array([[1.0, 0.5 - 0.2j], [0.5 + 0.2j, -1.0]], dtype)
+    psi = np.array([1.0, 0.0], dtype)
+    dt = dtype(0).real.dtype.type(1e-3)
+    check(schrodinger_steps, psi, H, dt, n, accumulate=True)
+    z, w = np.array([0.5 + 0.1j, 0.2 - 0.3j, 1j], dtype), np.array([1 - 1j, 0.3j, 2.0], dtype)
+    check(complex_sums_and_products, z, w, n, accumulate=True)
+    if n == 300:
+        assert lowered_as(schrodinger_steps, psi, H, dt, n) == "dispatch"
+        assert lowered_as(complex_sums_and_products, z, w, n) == "dispatch"

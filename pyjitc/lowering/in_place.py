@@ -30,7 +30,7 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
     if name == "reduce":
         return op.attrs["kind"] in REDUCE_KINDS and op.operands[0].type.size > 0
     if name == "dot_general":
-        return op.results[0].type.dtype.kind in "iuf" and all(v.type.size > 0 for v in op.operands)
+        return op.results[0].type.dtype.kind in "iufc" and all(v.type.size > 0 for v in op.operands)
     if name == "dynamic_update_slice":
         return op.operands[1].type.size > 0
     if name == "pad":   # np.flip of a run-time slice (frontend/masked.py)

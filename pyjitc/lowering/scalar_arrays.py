@@ -428,6 +428,8 @@ def _reshaped(x: Lazy, src, out):
 
 def _combine(S, kind: str, dtype, acc, v, reassoc=False):
     k = np.dtype(dtype).kind
+    if k == "c" and kind in ("add", "mul"):   # (scalar_complex: sums and products of complex numbers)
+        return S.one("complex.add" if kind == "add" else "complex.mul", acc, v)
     if kind == "add":
         if k == "f" and reassoc:
             return S.one("arith.addf", acc, v, fastmath=ir.Attribute.parse("#arith.fastmath<reassoc>"))

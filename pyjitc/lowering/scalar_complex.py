@@ -7,7 +7,9 @@ from the parts, frontend/numpy), so these are all the rules there are: the arith
 allows on complex numbers, `exp log sqrt`, `==`/`!=`, and the parts. IREE lowers the `stablehlo`
 forms of the same ops to these very `complex` ops, so a loop computes the same numbers either
 way. Elementwise work on complex arrays is done element by element with the same rules
-(lowering/scalar_arrays.py); complex reductions and products stay out of native loops."""
+(lowering/scalar_arrays.py), and sums and contractions (`H @ psi` in a time loop) with one
+running complex value each, in order (IREE's own contraction may add in another order: the
+reduction tolerance)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +18,8 @@ from iree.compiler import ir
 # primitives with a complex form here: native_loops lets a loop with complex values in only if
 # each of its complex ops is one of these (see allowed)
 OPS = {"add", "sub", "mul", "neg", "exp", "log", "sqrt", "compare", "select", "real", "imag", "complex",
-       "constant", "barrier", "reshape", "broadcast_in_dim", "slice", "dynamic_slice", "dynamic_update_slice"}
+       "constant", "barrier", "reshape", "broadcast_in_dim", "slice", "dynamic_slice", "dynamic_update_slice",
+       "reduce", "dot_general"}
 
 _ARITH = {"add": "complex.add", "sub": "complex.sub", "mul": "complex.mul", "neg": "complex.neg",
           "exp": "complex.exp", "log": "complex.log", "sqrt": "complex.sqrt"}
@@ -36,6 +39,8 @@ def allowed(op) -> bool:
     if op.name == "constant":   # a single value, or an array of one value (element by element)
         value = np.asarray(op.attrs["value"])
         return value.size > 0 and bool(np.all(value == value.reshape(-1)[0]))
+    if op.name == "reduce":   # a sum (or product) in one running complex value, in order
+        return op.attrs["kind"] in ("add", "mul")
     return op.name != "compare" or op.attrs["direction"] in ("EQ", "NE")
 
 
