@@ -741,3 +741,67 @@ def test_argsort_of_a_selection_and_a_selection_indexed_by_one_are_numpys(seed):
     assert_same_call(pyjitc.jit(positions_of_another_mask), positions_of_another_mask, few)
     with pytest.raises(pyjitc.RunError, match="IndexError"):
         pyjitc.jit(positions_of_another_mask)(np.array([-1.0, -1.0, 0.2, 0.9]))   # position 3 of a 2-long v
+
+
+def average_ranks(x):
+    n = x.shape[0]
+    order = np.argsort(x, kind="stable")
+    sx = x[order]
+    ranks = np.empty(n)
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and sx[j + 1] == sx[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j + 2) / 2.0
+        i = j + 1
+    return ranks
+
+
+def writes_through_index_slices(x, order, ij):
+    r = np.zeros(x.shape[0])
+    i, j = ij[0], ij[1]
+    r[order[i:j]] = 1.5
+    r[order[i:j]] += x[i:j]
+    R = np.zeros((x.shape[0], 2))
+    R[order[j:]] = -1.0
+    return r, R
+
+
+def test_writes_through_an_index_array_sliced_at_run_time_are_numpys():
+    """`ranks[order[i:j + 1]] = r` (average ranks of tie groups; probe AD) was refused: "its
+    attribute __array_struct__ needs it at compile time"."""
+    for x in (np.array([3.0, 1.0, 3.0, 2.0, 1.0, 5.0]), np.arange(7.0), np.zeros(4)):
+        assert_same_call(pyjitc.jit(average_ranks), average_ranks, x)
+    x, order = np.arange(6.0) + 0.5, np.array([5, -3, 1, 0, 2, 4])
+    for ij in ([1, 4], [0, 6], [3, 3], [5, 2]):
+        assert_same_call(pyjitc.jit(writes_through_index_slices), writes_through_index_slices, x, order, np.array(ij))
+
+
+def gaps_filled(t, y):
+    good = ~np.isnan(y)
+    return np.interp(t, t[good], y[good])
+
+
+def nans_interpolated(y):
+    nans = np.isnan(y)
+    x = np.arange(y.shape[0])
+    out = y.copy()
+    out[nans] = np.interp(x[nans], x[~nans], y[~nans], left=-1.0)
+    return out
+
+
+@pytest.mark.parametrize("kept", [[1, 2, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18], [7], [0, 19], []])
+def test_interp_through_selected_points_is_numpys(kept):
+    """`np.interp(t, t[good], y[good])` and `out[nans] = np.interp(x[nans], x[~nans], y[~nans])`,
+    gap filling (probes AD, AF), were refused; one point is NumPy's special case and none its
+    ValueError, decided at run time."""
+    t = np.linspace(0, 1, 20)
+    y = np.full(20, np.nan)
+    y[kept] = np.sin(5 * t[kept])
+    if not kept:
+        with pytest.raises(pyjitc.RunError, match="array of sample points is empty"):
+            pyjitc.jit(gaps_filled)(t, y)
+        return
+    assert_same_call(pyjitc.jit(gaps_filled), gaps_filled, t, y)
+    assert_same_call(pyjitc.jit(nans_interpolated), nans_interpolated, y)

@@ -35,6 +35,9 @@ def store(em, base, index, value, shown):
         index = known(index)
         if masked.as_mask(index) is not None:   # y[np.nonzero(m)] = v is y[m] = v
             index = masked.as_mask(index)
+        elif isinstance(index, masked.Masked) and np.dtype(index.data.dtype).kind in "iu":
+            index = selections.as_flags(em, index)    # ranks[order[i:j + 1]] = r
+            value = selections.as_flags(em, value)
         items = selections.index_items(index)
         if items is not None:   # N[Xi[m], Yi[m]] = v
             base.value = selections.scatter(em, base, items, value, shown).value
@@ -231,7 +234,8 @@ def augmented_assign(fc, node: ast.AugAssign):
     if looped is not None:
         store(em, base, Ellipsis, looped, shown)
         return
-    old = indexing.getitem(em, base, index)
+    # (x[idx[i:j]] += v: the gather a read of it is, codegen.item)
+    old = masked.gather(em, base, index) if isinstance(index, masked.Masked) else indexing.getitem(em, base, index)
     new = apply_operator(em, op, old, value)
     if isinstance(old, masked.Masked):   # A[i, :j] -= v: the same bounds, cast back as NumPy's += does
         if not np.can_cast(new.data.dtype, old.data.dtype, "same_kind"):
@@ -261,7 +265,7 @@ def update_known(em, base: Traced, index, op: str, value) -> bool:
     """`base[index] op= value` computed by NumPy itself where all of it is known at compile time."""
     contents, value = base.const, known(value)
     if contents is None or base.view is not None or base.frozen or contains_unknown(index) \
-            or not is_static(value):
+            or masked.contains(index) or not is_static(value):
         return False
     new = contents.copy()
     try:

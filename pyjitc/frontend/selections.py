@@ -14,6 +14,17 @@ from .masked import Masked, _join, aligned, checked_ranks, first, need
 from .values import Traced
 
 
+def as_flags(em, m):
+    """A 1-D run-time slice (`order[i:j + 1]`) as the selection of the positions inside its bounds
+    (the same key), so writes through it as an index array (`ranks[order[i:j + 1]] = r`) are
+    scatters of the selected positions; anything else as it is."""
+    if isinstance(m, Masked) and m.where[0] == "bounds" and m.axis == 0 and m._data is not None and m.data.ndim == 1 \
+            and type(m) is Masked:
+        from .masked import mask
+        return Masked(m.data, 0, ("flags", mask(em, m.where, m.data.shape, 0)), m.key, m.params)
+    return m
+
+
 def index_items(index):
     """The index arrays of x[a[m]] / x[a[m], b[m]] when every item is a selection (else None)."""
     items = index if isinstance(index, tuple) else (index,)

@@ -223,8 +223,15 @@ def interp(em, x, xp, fp, left=None, right=None, period=None):
     x0, xn = full(getitem(em, xp, 0)), full(getitem(em, xp, -1))
     if n == 1:   # NumPy's special case: NaN x gives fp[0]
         return sel(em, cmp(em, x, x0, "LT"), lval, sel(em, cmp(em, x, x0, "GT"), rval, full(first)))
+    return _interp_between(em, x, xp, fp, n - 2, x0, xn, first, last, lval, rval)
+
+
+def _interp_between(em, x, xp, fp, most, x0, xn, first, last, lval, rval):
+    """interp's values from the interval of each x (j at most `most`, a run-time value for the
+    points of a selection), NumPy's slope formula and NaN fallbacks."""
+    full = lambda v: em.broadcast(v, x.shape)
     j = _sub(em, FUNCTIONS["numpy.searchsorted"](em, xp, x, side="right"), 1)
-    j = FUNCTIONS["numpy.clip"](em, j, 0, n - 2)
+    j = FUNCTIONS["numpy.clip"](em, j, 0, most)
     xj, xj1 = getitem(em, xp, j), getitem(em, xp, apply_operator(em, "Add", j, 1))
     fj, fj1 = getitem(em, fp, j), getitem(em, fp, apply_operator(em, "Add", j, 1))
     rise, run = em.emit("sub", fj1, fj), em.emit("sub", xj1, xj)
@@ -244,6 +251,55 @@ def interp(em, x, xp, fp, left=None, right=None, period=None):
     out = sel(em, cmp(em, x, xn, "EQ"), full(last), out)
     out = sel(em, cmp(em, x, xn, "GT"), rval, sel(em, cmp(em, x, x0, "LT"), lval, out))   # C's order of tests
     return sel(em, isnan(em, x), x, out)
+
+
+def _interp_of_selections(em, x, xp, fp, left=None, right=None, period=None):
+    """np.interp(x, xp[ok], fp[ok]) (filling gaps: `np.interp(t, t[good], y[good])`): the points
+    compacted to the front, the entries past their run-time count made +inf (never at or below an
+    x that is not +inf), each x's interval at most count - 2; NumPy's ValueError for no points and
+    its special case for one, chosen at run time."""
+    from ..masked import Masked, aligned
+    from ..values import Traced
+    ms = [v for v in (xp, fp) if isinstance(v, Masked)]
+    if isinstance(x, Masked) and len(ms) == 0 and x.where[0] != "grid" and x._data is not None:
+        # x[nans] at fixed points: elementwise in x (out[nans] = np.interp(x[nans], ...))
+        out = interp(em, x.data, xp, fp, left, right, period)
+        return Masked(Traced(out.value, None, x.params), x.axis, x.where, x.key, x.params)
+    if isinstance(x, Masked) and x.where[0] != "grid" and x._data is not None:
+        out = _interp_of_selections(em, x.data, xp, fp, left, right, period)
+        if out is NotImplemented:
+            return out
+        return Masked(Traced(out.value, None, x.params), x.axis, x.where, x.key, x.params)
+    if isinstance(x, Masked) or period is not None or len(ms) != 2 or not aligned(xp, fp) \
+            or xp.where[0] == "grid" or xp._data is None or fp._data is None or xp.data.ndim != 1 \
+            or fp.data.dtype.kind == "c" or any(isinstance(v, Masked) for v in (left, right)):
+        return NotImplemented
+    from ..compaction import compacted
+    f64 = np.dtype(np.float64)
+    xpc, count = compacted(em, xp)
+    fpc, _ = compacted(em, fp)
+    xpc, fpc, x = em.cast(xpc, f64), em.cast(fpc, f64), em.cast(as_array(em, x), f64)
+    cap = xpc.shape[0]
+    past = cmp(em, em.emit("iota", shape=(cap,), dim=0, dtype=np.dtype(np.int64)), em.broadcast(count, (cap,)), "GE")
+    xpc = sel(em, past, em.full(np.inf, f64, (cap,)), xpc)
+    em.check(cmp(em, count, em.constant(np.int64(0)), "EQ"), "ValueError: array of sample points is empty")
+    full = lambda v: em.broadcast(v, x.shape)
+    lastpos = FUNCTIONS["numpy.maximum"](em, _sub(em, count, 1), 0)
+    first, last = getitem(em, fpc, 0), getitem(em, fpc, lastpos)
+    lval = full(first if left is None else em.cast(as_array(em, left), f64))
+    rval = full(last if right is None else em.cast(as_array(em, right), f64))
+    if lval.shape != x.shape or rval.shape != x.shape:
+        raise ShapeError("interp: left and right must be scalars")
+    x0, xn = full(getitem(em, xpc, 0)), full(getitem(em, xpc, lastpos))
+    one = sel(em, cmp(em, x, x0, "LT"), lval, sel(em, cmp(em, x, x0, "GT"), rval, full(first)))
+    if cap < 2:
+        return one
+    most = FUNCTIONS["numpy.maximum"](em, _sub(em, count, 2), 0)
+    many = _interp_between(em, x, xpc, fpc, most, x0, xn, first, last, lval, rval)
+    return sel(em, full(cmp(em, count, em.constant(np.int64(1)), "EQ")), one, many)
+
+
+interp.on_masked = _interp_of_selections
 
 
 @register("numpy.polyval")
