@@ -175,3 +175,20 @@ def test_a_while_loop_that_must_unroll_says_what_made_it():
                                               r"condition known only at run time") as e:
         pyjitc.jit(status_from_a_while_loop)(1.0, 1e-12, 50)
     assert "test_policy_errors.py" in str(e.value)
+
+
+def grown_by_np_append(x):
+    out = np.zeros(0, dtype=np.int64)
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out = np.append(out, i)
+    return out
+
+
+def test_an_array_grown_under_a_run_time_if_gets_a_hint_that_can_help():
+    """The hint said "give it the same shape and dtype on every path (e.g. with .astype)", which
+    can't help an array whose length grows (probe AF)."""
+    with pytest.raises(pyjitc.JitError, match=r"'out' changes type: i64\[1\] on one path, i64\[0\] on the other.*"
+                                              r"fill a preallocated array and count") as e:
+        pyjitc.jit(grown_by_np_append)(np.linspace(0, 1, 20))
+    assert "test_policy_errors.py" in str(e.value)

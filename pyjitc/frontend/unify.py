@@ -86,8 +86,12 @@ def unify(a, b, name: str, cross_kind: bool = False):
         raise MergeError(f"'{name}' holds a {type(bad).__name__}, which can't change at run time",
                          hint="make the condition or loop bound a compile-time value")
     if ta[0] != tb[0] or (ta[1] != tb[1] and not (ta[2] or tb[2])):
+        hint = "give it the same shape and dtype on every path (e.g. with .astype)"
+        if ta[0] != tb[0] and len(ta[0]) == len(tb[0]) == 1:   # (`out = np.append(out, i)` under an if)
+            hint = ("a length that depends on a run-time condition: fill a preallocated array and count "
+                    "(out[k] = v; k += 1, then out[:k]), or append to a list and make it an array after the loop")
         raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
-                         hint="give it the same shape and dtype on every path (e.g. with .astype)", name=name)
+                         hint=hint, name=name)
     if ta[1] == tb[1]:
         return ta[0], ta[1], ta[2] if ta[2] == tb[2] else None
     if ta[2] and tb[2]:   # two Python scalar types: only a loop may raise the entry's kind
