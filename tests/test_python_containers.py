@@ -532,3 +532,19 @@ def test_a_list_or_dict_made_and_changed_in_one_pass_keeps_one_run_time_loop(fn,
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
     if shorter is not None:   # the program does not grow with the number of steps
         assert len(pyjitc.jit(fn).lower(*args).as_text()) == len(pyjitc.jit(fn).lower(*shorter).as_text())
+
+
+def swaps_in_a_long_list(x):
+    p = list(range(36))
+    for k in range(3):
+        j = k + int(np.argmax(x[k:]))
+        p[k], p[j] = p[j], p[k]
+    return np.array(p), p[int(np.argmin(x))]
+
+
+def test_items_of_a_long_list_read_and_written_at_run_time_positions_run():
+    """A 36-item permutation list swapped at run-time positions failed when called: IREE fused a
+    choice among (or an update of) every item into one dispatch with a buffer per item, "binding
+    count 37 > 32" (a textbook LU keeping its permutation in a list; probe AG)."""
+    x = np.random.default_rng(2).random(36)
+    assert_same(pyjitc.jit(swaps_in_a_long_list)(x), swaps_in_a_long_list(x))

@@ -257,11 +257,29 @@ def chosen(em, items, position):
     if len(types) != 1 or len({em.shape_of(v) for v in items}) != 1:
         raise NotSupportedError("max()/min() with key= of items of different types or shapes, chosen by keys "
                                 "known only at run time", hint="pick an index instead: max(range(n), key=...)")
-    out = items[0]
-    for i, item in enumerate(items[1:], 1):
-        out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, i), item, out)
+    out = _picked(em, items, position)
     weak = next(iter(types))
     return Traced(em.asarray(out).value, weak, join_params(items)) if isinstance(weak, type) else out
+
+
+PICK_PARTS = 16   # items one chain of selects chooses from (more: in groups, each behind a barrier)
+
+
+def _picked(em, items, position):
+    """items[position] (position in range) by a chain of selects; more than PICK_PARTS items in
+    groups, each group's choice behind a barrier, then the group chosen the same way. One chain
+    over 40 items was one dispatch with a buffer per item: "binding count 40 > 32" when called
+    (a permutation list swapped at run-time positions, `p[k], p[j] = p[j], p[k]`; probe AG)."""
+    if len(items) <= PICK_PARTS:
+        out = items[0]
+        for i, item in enumerate(items[1:], 1):
+            out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, i), item, out)
+        return out
+    heads = []
+    for g in range(0, len(items), PICK_PARTS):
+        head = _picked(em, items[g:g + PICK_PARTS], apply_operator(em, "Sub", position, g))
+        heads.append(em.emit("barrier", em.asarray(head)))
+    return _picked(em, heads, apply_operator(em, "FloorDiv", position, PICK_PARTS))
 
 
 def item_at(em, seq, index):
@@ -299,6 +317,19 @@ def store_at(em, seq, index, value):
                                 "otherwise depend on the index)", hint="use an array: np.zeros(n, dtype=...)")
     weak = next(iter(kinds))[1]
     position = index_i64(em, index, len(seq), "list assignment index")
+    if len(seq) > PICK_PARTS:
+        # the slots as one array, written at the position, each slot then read back from it: as
+        # separate selects IREE fused the slots into one dispatch with a buffer each ("binding
+        # count 37 > 32" for a 36-item permutation list swapped at run-time positions; probe AG)
+        dt = next(iter(kinds))[0]
+        slots = FUNCTIONS["numpy.array"](em, list(seq), dtype=dt)
+        at = FUNCTIONS["numpy.equal"](em, FUNCTIONS["numpy.arange"](em, len(seq)), position)
+        new = em.emit("barrier", em.asarray(FUNCTIONS["numpy.where"](em, at, em.asarray(value, dt), slots)))
+        params = join_params([index, value, *seq])
+        for k in range(len(seq)):
+            out = em.emit("reshape", em.emit("slice", new, start=(k,), limit=(k + 1,), strides=(1,)), shape=())
+            seq[k] = Traced(out.value, weak, params) if weak is not None else out
+        return
     for k, old in enumerate(seq):
         out = FUNCTIONS["numpy.where"](em, FUNCTIONS["numpy.equal"](em, position, k), value, old)
         seq[k] = Traced(em.asarray(out).value, weak, join_params([index, value, old])) \
