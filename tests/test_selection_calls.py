@@ -227,3 +227,25 @@ def test_interp_through_selected_points_is_numpys(kept):
         return
     assert_same_call(pyjitc.jit(gaps_filled), gaps_filled, t, y)
     assert_same_call(pyjitc.jit(nans_interpolated), nans_interpolated, y)
+
+
+def dirichlet_rows(K, fixed):
+    K = K.copy()
+    K[fixed, :] = 0.0
+    K[fixed, fixed] = 1.0
+    return K, K[fixed, fixed]
+
+
+def diagonal_shifted_in_place(K, m):
+    K[m, m] += 2.0
+    return K[m, m].sum()
+
+
+@pytest.mark.parametrize("fixed", [[True, False, False, True, False, True], [False] * 6, [True] * 6])
+def test_one_mask_on_two_axes_reads_and_writes_its_diagonal_as_numpy(fixed):
+    """`K[fixed, fixed] = 1.0` (a Dirichlet condition in a FEM assembly; probe AG) was refused with
+    a hint to write through the mask, which it does."""
+    rng = np.random.default_rng(8)
+    fixed = np.array(fixed)
+    assert_same_call(pyjitc.jit(dirichlet_rows), dirichlet_rows, rng.random((6, 6)), fixed)
+    assert_same_call(pyjitc.jit(diagonal_shifted_in_place), diagonal_shifted_in_place, rng.random((6, 6)), fixed)

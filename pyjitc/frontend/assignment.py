@@ -35,7 +35,8 @@ def store(em, base, index, value, shown):
         index = known(index)
         if masked.as_mask(index) is not None:   # y[np.nonzero(m)] = v is y[m] = v
             index = masked.as_mask(index)
-        elif isinstance(index, masked.Masked) and np.dtype(index.data.dtype).kind in "iu":
+        index = selections.masks_as_positions(em, index)   # K[m, m] = v
+        if isinstance(index, masked.Masked) and np.dtype(index.data.dtype).kind in "iu":
             index = selections.as_flags(em, index)    # ranks[order[i:j + 1]] = r
             value = selections.as_flags(em, value)
         items = selections.index_items(index)
@@ -215,7 +216,7 @@ def augmented_assign(fc, node: ast.AugAssign):
     if not isinstance(base, Traced):
         raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                 hint="write it as x[i] = x[i] + v")
-    index = known(index)
+    index = selections.masks_as_positions(em, known(index))   # K[m, m] += v
     value = fc.visit(node.value)
     if update_known(em, base, index, op, value):
         return
@@ -235,7 +236,8 @@ def augmented_assign(fc, node: ast.AugAssign):
         store(em, base, Ellipsis, looped, shown)
         return
     # (x[idx[i:j]] += v: the gather a read of it is, codegen.item)
-    old = masked.gather(em, base, index) if isinstance(index, masked.Masked) else indexing.getitem(em, base, index)
+    old = masked.gather(em, base, index) if isinstance(index, masked.Masked) else \
+        selections.gather_many(em, base, index) if selections.index_items(index) else indexing.getitem(em, base, index)
     new = apply_operator(em, op, old, value)
     if isinstance(old, masked.Masked):   # A[i, :j] -= v: the same bounds, cast back as NumPy's += does
         if not np.can_cast(new.data.dtype, old.data.dtype, "same_kind"):

@@ -566,6 +566,8 @@ class FunctionCompiler(ast.NodeVisitor):
             index = mask_of     # x[np.nonzero(m)] is x[m] (where m has x's shape; else positions to gather)
         elif isinstance(index, tuple) and len(index) == 1 and isinstance(index[0], masked.Masked):
             index = index[0]
+        if isinstance(base, Traced):
+            index = selections.masks_as_positions(self.em, index)   # K[m, m]
         if isinstance(base, Traced) and isinstance(index, tuple) and selections.index_items(index):
             return call_known(self.em, selections.gather_many, (base, index))   # x[a[m], b[m]]
         if isinstance(base, Traced) and isinstance(index, masked.Masked) and (not index.positions or mask_of is not None):

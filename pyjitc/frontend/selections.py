@@ -25,6 +25,21 @@ def as_flags(em, m):
     return m
 
 
+def masks_as_positions(em, index):
+    """x[m, m] for one run-time 1-D bool mask on several axes (`K[fixed, fixed] = 1.0`, a Dirichlet
+    condition's diagonal): NumPy's positions of m on each axis, pairwise, as selections of m (the
+    index arrays of one mask, below); any other index as it is."""
+    if not (isinstance(index, tuple) and len(index) >= 2 and isinstance(index[0], Traced)
+            and is_bool(index[0].dtype) and index[0].ndim == 1
+            and all(isinstance(it, Traced) and it.value is index[0].value for it in index)):
+        return index
+    m = index[0]
+    n = m.shape[0]
+    positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
+    key = _selection_key(em, m)
+    return tuple(Masked(Traced(positions.value, None, m.params), 0, ("flags", m), key, m.params) for _ in index)
+
+
 def index_items(index):
     """The index arrays of x[a[m]] / x[a[m], b[m]] when every item is a selection (else None)."""
     items = index if isinstance(index, tuple) else (index,)
