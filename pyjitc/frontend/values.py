@@ -236,7 +236,7 @@ def container_changed(em, shown: str, kind: str, item: bool = False, container=N
     if container is not None and em.region_containers and id(container) not in em.region_containers[-1]:
         return   # made in this pass of the loop (or this branch): its own, as `ks = []; ks.append(k1)` in an RK step
     why = NotSupportedError(f"{shown}: changing a Python {kind} inside a loop or branch that runs at run time",
-                            hint="use an array and index assignment instead")
+                            em.b.span, hint="use an array and index assignment instead")   # (at the change, not the loop)
     if em.loop_markers and (item or not em.branch_depth):
         raise NeedStatic(frozenset({em.loop_markers[-1]}), reason=why)
     raise why
