@@ -993,3 +993,29 @@ def test_ufunc_at_and_bincount_add_each_update_in_numpys_order():
     assert_same(pyjitc.jit(counts_by_pair)(yt, yp, 5), counts_by_pair(yt, yp, 5))
     x, w = rng.integers(0, 1000, 200_000), rng.random(200_000) * 10.0 ** rng.integers(-8, 8, 200_000)
     assert_same(pyjitc.jit(add_at)(np.zeros(1000), x, w), add_at(np.zeros(1000), x, w))   # bit for bit
+
+
+def histogram2d_of_edges_given(x, y, xe, ye, w):
+    H, a, b = np.histogram2d(x, y, bins=[xe, ye])
+    return H, a, b, np.histogram2d(x, y, bins=(xe, ye), weights=w, density=True)[0]
+
+
+def histogram2d_of_quantile_edges(x, y):
+    return np.histogram2d(x, y, bins=[np.linspace(x.min(), x.max(), 5), np.quantile(y, [0.0, 0.25, 0.5, 0.75, 1.0])])
+
+
+def test_histogram2d_with_edges_known_only_at_run_time_is_numpys():
+    """`np.histogram2d(x, y, bins=[xe, ye])` with edges passed or computed was refused ("bins must
+    be known at compile time") where np.histogram took them (probe AG). The edges come back as the
+    arrays given; a falling edge is NumPy's ValueError."""
+    rng = np.random.default_rng(12)
+    x, y, w = rng.standard_normal(200), rng.standard_normal(200), rng.random(200)
+    xe, ye = np.linspace(-2, 2, 6), np.array([-3, -1, 0, 0.5, 3.0])
+    got = pyjitc.jit(histogram2d_of_edges_given)(x, y, xe, ye, w)
+    assert_same(got, histogram2d_of_edges_given(x, y, xe, ye, w))
+    assert got[1] is xe and got[2] is ye
+    assert_same(pyjitc.jit(histogram2d_of_edges_given)(x, y, np.arange(-3, 4), ye.astype(np.float32), w),
+                histogram2d_of_edges_given(x, y, np.arange(-3, 4), ye.astype(np.float32), w))
+    assert_same(pyjitc.jit(histogram2d_of_quantile_edges)(x, y), histogram2d_of_quantile_edges(x, y))
+    with pytest.raises(pyjitc.RunError, match=r"`bins\[0\]` must be monotonically increasing"):
+        pyjitc.jit(histogram2d_of_edges_given)(x, y, np.array([0.0, 1.0, 0.5]), ye, w)

@@ -516,13 +516,17 @@ def _counted(em, index, nb: int, weights, dtype):
     return em.emit("slice", total, start=(0,), limit=(nb,), strides=(1,))
 
 
-@register("numpy.histogram2d", note="compile-time bins (counts or edges, per axis); range=, density=, weights=")
+@register("numpy.histogram2d", note="bins: compile-time counts, or edges per axis (arrays known only at run time "
+                                     "too: NumPy's monotonic check, the edges returned as those arrays); range=, "
+                                     "density=, weights=", views=True)
 @folding(np.histogram2d)
 def histogram2d(em, x, y, bins=10, range=None, density=None, weights=None):
     """NumPy's histogramdd for two samples: float64 edges (from the data's minimum and maximum
     without range=), float64 counts; H[i, k] sums the samples in x-bin i and y-bin k: a product
     of the two (samples, bins) one-hot matrices (exact for counts)."""
-    bins, range = em.static(bins, "histogram2d: bins"), em.static(range, "histogram2d: range")
+    run_time = isinstance(bins, (list, tuple)) and len(bins) == 2 and any(isinstance(b, Traced) for b in bins)
+    bins = list(bins) if run_time else em.static(bins, "histogram2d: bins")   # ([xedges, yedges] of run-time arrays)
+    range = em.static(range, "histogram2d: range")
     density = em.static(density, "histogram2d: density")
     x, y = reshape(em, as_array(em, x), -1), reshape(em, as_array(em, y), -1)
     if x.shape != y.shape:
@@ -531,7 +535,15 @@ def histogram2d(em, x, y, bins=10, range=None, density=None, weights=None):
     edges = []
     for i, (v, b) in enumerate(zip((x, y), per_axis)):
         r = None if range is None else range[i]
-        if np.ndim(b) == 0:
+        if isinstance(b, Traced):   # edges known only at run time: NumPy's check, the array itself returned
+            if b.ndim != 1:
+                raise ShapeError(f"ValueError: `bins[{i}]` must be a scalar or 1d array")
+            if b.shape[0] >= 2:
+                falling = cmp(em, getitem(em, b, slice(None, -1)), getitem(em, b, slice(1, None)), "GT")
+                em.check(FUNCTIONS["numpy.any"](em, falling),
+                         f"ValueError: `bins[{i}]` must be monotonically increasing, when an array")
+            edges.append(b)
+        elif np.ndim(b) == 0:
             if not isinstance(b, (int, np.integer)) or b < 1:
                 raise ShapeError("ValueError: histogram2d: bins must be positive integers or arrays of edges")
             if r is None and v.shape[0]:
