@@ -105,6 +105,9 @@ CASES = {
                     "x.repeat(2, axis=1)", [F, I]),
     "pad": ("np.pad(x, 1), np.pad(x, ((0, 1), (2, 0)), constant_values=7), np.pad(x, 2, mode='edge'), "
             "np.pad(x, (1, 2), mode='reflect'), np.pad(x, 1, mode='wrap')", [F, I]),
+    "pad_by_values": ("np.pad(x, 2, mode='maximum'), np.pad(x, (1, 3), mode='minimum'), np.pad(x, ((0, 2), (1, 1)), mode='mean'), "
+                      "np.pad(x, 2, mode='linear_ramp'), np.pad(x, ((1, 2), (3, 0)), mode='linear_ramp', end_values=((5, -1), (2, 7)))",
+                      [F, I, F.astype(np.float32)]),
     "meshgrid": ("np.meshgrid(x[0], x[1, :3]), np.meshgrid(x[0], x[1, :3], indexing='ij')", [F]),
     "take_along_axis": ("np.take_along_axis(x, np.argsort(x, axis=1, kind='stable'), axis=1), "
                         "np.take_along_axis(x, np.array([[0], [2], [1]]), axis=1)", [F, I]),

@@ -566,18 +566,30 @@ def repeat(em, a, repeats, axis=None):
     return getitem(em, x, (slice(None),) * ax + (index,))
 
 
-@register("numpy.pad", note="modes constant, edge, reflect, symmetric, wrap")
-def pad(em, array, pad_width, mode="constant", constant_values=0):
+PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean", "linear_ramp")
+
+
+@register("numpy.pad", note="modes constant, edge, reflect, symmetric, wrap, maximum, minimum, mean (over the whole "
+                            "axis: no stat_length), linear_ramp (compile-time end_values)")
+def pad(em, array, pad_width, mode="constant", constant_values=0, end_values=0, stat_length=None, reflect_type="even"):
     x = em.asarray(array)
     mode = em.static(mode, "pad: mode")
     width = np.broadcast_to(np.asarray(em.static(pad_width, "pad: pad_width")), (x.ndim, 2))
-    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
-        raise NotSupportedError(f"pad: mode {mode!r} is not supported", hint="constant, edge, reflect, symmetric, wrap are")
+    if mode not in PAD_MODES:
+        raise NotSupportedError(f"pad: mode {mode!r} is not supported", hint=", ".join(PAD_MODES) + " are")
+    if stat_length is not None or em.static(reflect_type, "pad: reflect_type") != "even":
+        raise NotSupportedError("pad: stat_length= and reflect_type='odd' are not supported",
+                                hint="statistics over the whole axis and even reflection are")
     for ax in range(x.ndim):
         lo, hi = (int(v) for v in width[ax])
         if not (lo or hi):
             continue
         n = x.shape[ax]
+        if mode in ("maximum", "minimum", "mean", "linear_ramp"):
+            if n == 0:
+                raise ShapeError(f"ValueError: can't extend empty axis {ax} using modes other than 'constant' or 'empty'")
+            x = _pad_by_values(em, x, ax, lo, hi, mode, end_values)
+            continue
         if mode == "constant":
             cv = np.broadcast_to(np.asarray(em.static(constant_values, "pad: constant_values")), (x.ndim, 2))
             blocks = []
@@ -593,6 +605,35 @@ def pad(em, array, pad_width, mode="constant", constant_values=0):
             index = np.pad(np.arange(n), (lo, hi), mode=mode)   # NumPy's own index pattern
             x = getitem(em, x, (slice(None),) * ax + (index,))
     return x
+
+
+def _pad_by_values(em, x, ax, lo, hi, mode, end_values):
+    """np.pad's statistic modes (the axis's maximum, minimum or mean, NumPy's rounding to an
+    integer dtype) and linear_ramp (np.linspace from each end value to the edge, endpoint left
+    out, in the array's dtype) along one axis."""
+    blocks = []
+    if mode == "linear_ramp":
+        ev = np.broadcast_to(np.asarray(em.static(end_values, "pad: end_values")), (x.ndim, 2))
+        for w, value, edge_at in ((lo, ev[ax][0], 0), (hi, ev[ax][1], -1)):
+            if not w:
+                blocks.append(None)
+                continue
+            edge = getitem(em, x, (slice(None),) * ax + (edge_at,))
+            ramp = FUNCTIONS["numpy.linspace"](em, np.asarray(value).astype(x.dtype)[()], edge, num=w, endpoint=False,
+                                               dtype=x.dtype, axis=ax)
+            blocks.append(ramp if edge_at == 0 else FUNCTIONS["numpy.flip"](em, ramp, axis=ax))
+    else:
+        stat = FUNCTIONS["numpy.max" if mode == "maximum" else "numpy.min" if mode == "minimum" else "numpy.mean"](
+            em, x, axis=ax, keepdims=True)
+        if mode == "mean" and x.dtype.kind in "iub":
+            stat = em.cast(FUNCTIONS["numpy.round"](em, stat), x.dtype)
+        stat = em.cast(em.asarray(stat), x.dtype)
+        for w in (lo, hi):
+            shape = list(x.shape)
+            shape[ax] = w
+            blocks.append(FUNCTIONS["numpy.broadcast_to"](em, stat, tuple(shape)) if w else None)
+    parts = [b for b in (blocks[0], x, blocks[1]) if b is not None]
+    return em.emit("concatenate", *[em.asarray(b) for b in parts], axis=ax)
 
 
 @register("numpy.meshgrid", views="copy")
