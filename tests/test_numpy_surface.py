@@ -221,7 +221,7 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "swap_move": ["numpy.swapaxes", "numpy.moveaxis"], "stacks": ["numpy.hstack", "numpy.vstack", "numpy.column_stack"],
     "flip_roll": ["numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.roll"], "tri": ["numpy.tril", "numpy.triu"],
     "diag": ["numpy.diagonal", "numpy.trace", "numpy.diag"], "outer_inner": ["numpy.outer", "numpy.vdot", "numpy.inner"],
-    "norm": ["numpy.linalg.norm"], "log1p_expm1": ["numpy.log1p", "numpy.expm1"], "einsum_general": ["numpy.einsum"], "sort": ["numpy.sort", "numpy.argsort"],
+    "norm": ["numpy.linalg.norm"], "log1p_expm1": ["numpy.log1p", "numpy.expm1"], "einsum_general": ["numpy.einsum"], "pad_by_values": ["numpy.pad"], "sort": ["numpy.sort", "numpy.argsort"],
     "split": ["numpy.split", "numpy.array_split"], "tile_repeat": ["numpy.tile", "numpy.repeat"],
     "ufunc_names": [], "compare_names": [], "bitwise_names": [], "trig_aliases": [], "array_names": [],
     "creation_names": [], "take_along_axis": ["numpy.take_along_axis"],
