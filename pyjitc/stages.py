@@ -5,6 +5,7 @@ MLIR bindings, backend/iree.py's compiler and runtime) is imported where it is f
 importing pyjitc, or decorating a function, loads none of it."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -40,7 +41,8 @@ class Lowered:
                                    tuple((v.type.shape, v.type.dtype) for v in fn.results),
                                    program.out_tree, tuple(program.writebacks),
                                    tuple(program.checks), program.error_index, target.backend,
-                                   _has_loops(fn.body), target.input_alignment(), tuple(program.c_order))
+                                   _has_loops(fn.body), target.input_alignment(widest_element(fn.body)),
+                                   tuple(program.c_order))
         self._module = lower_functions([(fn, {REFLECTION_KEY: self.signature.to_json()})],
                                        scalar_loops=native_loops(target), gpu=target.gpu)
         self.phases: dict[str, float] = {}
@@ -66,8 +68,9 @@ class Lowered:
         return self.target.flags() + self._module_flags()
 
     def _module_flags(self) -> list[str]:
-        return module_flags(self.target, contractions(self.program.function.body),
-                            NATIVE_LOOP_MARK in self._module.text())
+        body = self.program.function.body
+        return module_flags(self.target, contractions(body), NATIVE_LOOP_MARK in self._module.text(),
+                            widest_element(body))
 
     def compile(self) -> "Compiled":
         with progress.compiling(self.signature.name):
@@ -132,6 +135,15 @@ def native_loops(target: Target) -> bool:
 
 def _has_loops(block) -> bool:
     return any(op.name == "while" or any(_has_loops(r) for r in op.regions) for op in block.ops)
+
+
+def widest_element(block) -> int:
+    """Bytes of the widest element any value in `block` (regions included) holds."""
+    widest = max((np.dtype(v.type.dtype).itemsize for v in block.params), default=1)
+    for op in block.ops:
+        widest = max([widest, *(np.dtype(v.type.dtype).itemsize for v in op.results),
+                      *(widest_element(r) for r in op.regions)])
+    return widest
 
 
 def contractions(block):
@@ -435,12 +447,15 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     from .backend import iree as backend
     from .lowering.stablehlo import lower_functions
     target = target or lowered[0].target
-    module = lower_functions([(lw.program.function, {REFLECTION_KEY: lw.signature.to_json()}) for lw in lowered],
+    # one alignment for the whole module: every function's inputs get what its code assumes
+    widest = max(widest_element(lw.program.function.body) for lw in lowered)
+    signatures = [dataclasses.replace(lw.signature, input_alignment=target.input_alignment(widest)) for lw in lowered]
+    module = lower_functions([(lw.program.function, {REFLECTION_KEY: s.to_json()}) for lw, s in zip(lowered, signatures)],
                              scalar_loops=native_loops(target), gpu=target.gpu)
     extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)],
-                         NATIVE_LOOP_MARK in module.text())
+                         NATIVE_LOOP_MARK in module.text(), widest)
     vmfb = backend.compile_stablehlo(module.text(), target, extra)
-    return _library(vmfb, [lw.signature for lw in lowered], lowered[0].driver)
+    return _library(vmfb, signatures, lowered[0].driver)
 
 
 def _library(vmfb: bytes, signatures: list[Signature], driver: str | None) -> Library:

@@ -406,3 +406,45 @@ def test_add_at_and_subtract_at_into_complex_arrays_add_every_update(dtype):
     x = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(dtype)
     args = lambda: (np.zeros(4, dtype), rows, cols, vals, x, np.ones((4, 2), dtype))
     assert_same(pyjitc.jit(complex_coo_products)(*args()), complex_coo_products(*args()), accumulate=True)
+
+
+@pyjitc.jit(static_argnames="itermax")
+def escaped_values(C, horizon, itermax):
+    Xi, Yi = np.mgrid[0:20, 0:20]
+    Z_ = np.zeros((20, 20), dtype=np.complex128)
+    Xi.shape = Yi.shape = 400
+    Z = np.zeros(400, np.complex128)
+    for i in range(itermax):
+        if not len(Z):
+            break
+        Z = Z * Z + C
+        rem = abs(Z) > horizon
+        Z_[Xi[rem], Yi[rem]] = Z[rem]
+        rem = ~rem
+        Z, C = Z[rem], C[rem]
+        Xi, Yi = Xi[rem], Yi[rem]
+    return Z_.T
+
+
+def test_complex128_results_placed_inside_a_shared_buffer_are_16_byte_aligned():
+    # A Mandelbrot with shrinking arrays: IREE put the transposed complex128 result 8 bytes into a
+    # buffer, and its code moves complex128 elements with aligned 16-byte instructions: the call
+    # crashed the process. Such modules are compiled for 16-byte alignment.
+    C = (np.linspace(-2, 0.5, 20)[:, None] + 1j * np.linspace(-1.25, 1.25, 20)).ravel()
+    for itermax in (2, 3):
+        assert_same(escaped_values(C, 2.0, itermax), escaped_values.__wrapped__(C, 2.0, itermax))
+    assert escaped_values.lower(C, 2.0, 2).signature.input_alignment == 16
+    assert transposed.lower(np.zeros((3, 4))).signature.input_alignment == 8
+
+
+@pyjitc.jit
+def transposed(z):
+    return z.T
+
+
+def test_complex128_inputs_only_8_byte_aligned_are_read_correctly():
+    raw = np.zeros(400 * 16 + 8, np.uint8)
+    z = raw[8:8 + 400 * 16].view(np.complex128).reshape(20, 20)
+    assert z.ctypes.data % 16 == 8
+    z[...] = np.arange(400).reshape(20, 20) * (1 + 0.5j)
+    assert_same(transposed(z), z.T)

@@ -40,6 +40,12 @@ LLVM_CPU_COMPILE_FLAGS = ("--iree-llvmcpu-fail-on-large-vector=false",)
 # 16-aligned memory, IREE 3.13's code crashes (aligned AVX-512 loads), so the alignment a .vmfb
 # assumes travels in its signature (Signature.input_alignment; files without it: 64).
 LLVM_CPU_INPUT_ALIGNMENT = 8
+# complex128 elements are 16 bytes, and IREE 3.13's code moves them with aligned 16-byte vector
+# instructions whatever the flag says: a complex128 transpose whose result IREE placed 8 bytes into
+# a buffer crashed the process (a Mandelbrot with shrinking arrays; tests/test_complex.py). Modules
+# holding 16-byte elements are compiled for 16 (NumPy aligns its allocations to 16), and their
+# signature asks for 16-aligned inputs.
+WIDE_ELEMENT_BYTES = 16
 DEFAULT_INPUT_ALIGNMENT = 64
 
 # Flags that follow the ops a module contains (module_flags). Data tiling (operands packed into
@@ -106,9 +112,12 @@ class Target:
         sequential lanes)."""
         return self.backend in ("cuda", "vulkan-spirv", "rocm", "metal-spirv")
 
-    def input_alignment(self) -> int:
-        """Bytes of alignment the compiled code assumes of the buffers it is given."""
-        return LLVM_CPU_INPUT_ALIGNMENT if self.backend == "llvm-cpu" else DEFAULT_INPUT_ALIGNMENT
+    def input_alignment(self, widest_element: int = 8) -> int:
+        """Bytes of alignment the compiled code assumes of the buffers it is given, for a module
+        whose widest element has `widest_element` bytes."""
+        if self.backend != "llvm-cpu":
+            return DEFAULT_INPUT_ALIGNMENT
+        return max(LLVM_CPU_INPUT_ALIGNMENT, min(widest_element, WIDE_ELEMENT_BYTES))
 
 
 # LLVM's loop unrolling for modules holding native loops (lowering/scalar_loop.py): IREE leaves it
@@ -124,13 +133,16 @@ class Target:
 NATIVE_LOOP_FLAGS = ("--iree-llvmcpu-loop-unrolling=true", "--iree-llvmcpu-loop-vectorization=true")
 
 
-def module_flags(target: Target, contractions, native_loops: bool = False) -> list[str]:
+def module_flags(target: Target, contractions, native_loops: bool = False, widest_element: int = 8) -> list[str]:
     """Flags for one module beyond `target.flags()`, from the contractions it holds: data tiling
     when every one multiplies float32 matrices whose free sides are all long (a module holding a
     matrix-vector product too goes without: packing its matrix would cost more than the gemm
-    gains); loop unrolling when it holds native loops."""
+    gains); loop unrolling when it holds native loops; a larger buffer alignment when it holds
+    16-byte elements (IREE takes the last of a repeated flag)."""
     contractions = list(contractions)
     flags = []
+    if target.input_alignment(widest_element) != target.input_alignment():
+        flags.append(f"--iree-stream-resource-min-offset-alignment={target.input_alignment(widest_element)}")
     if target.backend == "llvm-cpu" and contractions and all(
             min(c.m, c.n) >= DATA_TILING_MIN_DIM and c.dtype in DATA_TILING_DTYPES for c in contractions):
         flags += DATA_TILING_FLAGS
