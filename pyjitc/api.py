@@ -31,7 +31,7 @@ from .frontend import codegen, tracing
 from .frontend.source import real_signature
 from .frontend.raising import UserRaised
 from .frontend.values import NeedStatic
-from .stages import Compiled, Lowered, NeedsLibm, native_loops
+from .stages import Compiled, Lowered, NeedsLibm, NeedsRoom, native_loops
 from .template import PY_SCALAR_DTYPES, Template, path_name, spec_of, static_identity
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "maxsize", "currsize", "compile_seconds", "disk_hits",
@@ -169,6 +169,7 @@ class JitFunction:
         self._dynamic = dynamic           # see dynamic.py: None, True or False
         self._symbolic: list[SymbolicEntry] = []   # executables with symbolic dimensions
         self.dynamic_refused: str | None = None    # why a symbolic compile was given up (dynamic=None)
+        self._list_growth = 0   # lists appended to in while loops outgrew their room this many times (appends.room)
 
     # -- call path
     def _bind(self, args, kwargs) -> dict:
@@ -251,7 +252,7 @@ class JitFunction:
                     self._hits += 1
                     try:
                         return fast[0](args)
-                    except NeedsLibm:   # nothing was written back: the general path recompiles and retries
+                    except (NeedsLibm, NeedsRoom):   # nothing was written back: the general path recompiles and retries
                         pass
             return self._call(args, kwargs, fast_key)
         except (JitError, UserRaised) as e:   # as _user_facing does, without a frame of its own
@@ -283,6 +284,14 @@ class JitFunction:
             out = compiled.call_dynamic(values)
         except NeedsLibm as retry:   # vectorised sin/cos met a large value: libm's, from now on
             return self._compile_for(values, fast_trig=False, why=str(retry), stale=compiled).call_dynamic(values)
+        except NeedsRoom:   # a list grown in a while loop outgrew its room: more, from now on
+            while True:
+                self._list_growth += 1
+                compiled = self._compile_for(values, why="a list grown in a while loop needs more room", stale=compiled)
+                try:
+                    return compiled.call_dynamic(values)
+                except NeedsRoom:
+                    continue
         if fast_key is not None and entry is not None and compiled is entry[0] and len(self._fast) < MAXSIZE:
             run = compiled.positional()   # a hit of the general path: the fast path takes the next call
             if run is not None:
@@ -447,7 +456,7 @@ class JitFunction:
             try:
                 with dims.tracing(hints) as shape_questions:
                     program = tracing.trace(self._src, dict(specs), fast_trig, find_aliases(values, path_name),
-                                            element_loops=self._element_loops())
+                                            element_loops=self._element_loops(), list_growth=self._list_growth)
                     program = self._transform(program, specs)
             except NeedStatic as need:
                 # A Python scalar argument decides a shape/axis/branch: make it static and retry.

@@ -17,6 +17,11 @@ from .tree import TreeDef
 # The run-time check message that asks the @jit wrapper to recompile with libm's float64 sin/cos
 # and call again (see frontend/numpy/accurate.py, the vectorised sin/cos).
 FAST_TRIG_RETRY = "vectorised float64 sin/cos met a value with |x| > 1e6: libm's from now on"
+# The run-time check message of a list appended to in a while loop that outgrew the room compiled
+# for it (frontend/appends.py): the @jit wrapper compiles again with more room and calls again.
+LIST_ROOM_RETRY = ("a list appended to in a while loop outgrew the room compiled for it; pyjitc.jit compiles "
+                   "again with more room, a function compiled ahead of time or through lower() can't: call it "
+                   "through pyjitc.jit, or fill a preallocated array and count instead")
 
 
 def view_of(recipe, a: np.ndarray) -> np.ndarray:
@@ -95,6 +100,8 @@ class Trimmed:
     length depends on the data (x[mask], np.nonzero, np.unique), compiled at full capacity."""
     data: Result
     count: Result
+    items: bool = False   # a Python list of the entries (a list a loop appended to), each a NumPy
+    # scalar, a Python scalar of type data.weak, or a row array of its own
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,9 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
         out = _build(node.then if bool(results[node.flag.index]) else node.other, results, arguments, made)
     elif isinstance(node, Trimmed):   # a new array of just the selected entries, as NumPy's
         out = np.array(results[node.data.index][:int(results[node.count.index])], copy=True)
+        if node.items:
+            out = [node.data.weak(v) for v in out] if node.data.weak is not None else \
+                list(out) if out.ndim == 1 else [row.copy() for row in out]
     elif isinstance(node, Result):
         out = node.take(results)
     else:

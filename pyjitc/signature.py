@@ -228,7 +228,7 @@ def _leaf_out(n):
         return {"view": _leaf_out(n.base), "recipes": [[r[0], _value_out(r[1])] for r in n.recipes],
                 **({"late": True} if n.late else {})}
     if isinstance(n, Trimmed):
-        return {"trimmed": _leaf_out(n.data), "count": _leaf_out(n.count)}
+        return {"trimmed": _leaf_out(n.data), "count": _leaf_out(n.count), **({"items": True} if n.items else {})}
     if isinstance(n, Either):
         return {"either": _leaf_out(n.flag), "then": _leaf_out(n.then), "other": _leaf_out(n.other)}
     return {"const": _value_out(n.value)}
@@ -242,7 +242,7 @@ def _leaf_in(d):
     if "view" in d:
         return ViewOf(_leaf_in(d["view"]), tuple((r[0], _value_in(r[1])) for r in d["recipes"]), d.get("late", False))
     if "trimmed" in d:
-        return Trimmed(_leaf_in(d["trimmed"]), _leaf_in(d["count"]))
+        return Trimmed(_leaf_in(d["trimmed"]), _leaf_in(d["count"]), d.get("items", False))
     if "either" in d:
         return Either(_leaf_in(d["either"]), _leaf_in(d["then"]), _leaf_in(d["other"]))
     return Known(_value_in(d["const"]))

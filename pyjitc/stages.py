@@ -19,7 +19,7 @@ from . import cache, progress, tree
 from .ir import dims
 from .backend.target import TARGET_DRIVERS, Contraction, Target, module_flags
 from .errors import ArgumentError, CompileError, RunError, user_exception
-from .program import FAST_TRIG_RETRY, Known, Program, Result
+from .program import FAST_TRIG_RETRY, LIST_ROOM_RETRY, Known, Program, Result
 from .signature import REFLECTION_KEY, Signature
 from .template import (PY_SCALAR_DTYPES, ScalarSpec, StaticSpec, Template, TreeSpec, at_path, bind_by_name,
                        path_name)
@@ -190,6 +190,12 @@ class NeedsLibm(Exception):
     compiles the function with libm's and calls again (nothing was written back)."""
 
 
+class NeedsRoom(RunError):
+    """A list appended to in a while loop outgrew its room (frontend/appends.py): the @jit wrapper
+    compiles the function with more and calls again (nothing was written back); called otherwise,
+    the caller gets this RunError."""
+
+
 SMALL_CALL_ELEMENTS = 1 << 15
 
 
@@ -310,6 +316,8 @@ class Compiled:
                 message = self.signature.checks[code - 1]
                 if message == FAST_TRIG_RETRY:
                     raise NeedsLibm(message)
+                if message == LIST_ROOM_RETRY:
+                    raise NeedsRoom(message)
                 raise user_exception(message) or RunError(message)
 
     def positional(self):

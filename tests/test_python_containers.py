@@ -370,6 +370,106 @@ def test_items_appended_before_a_break_become_numpys_array(fn, args):
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
 
 
+def halvings_until(x0, tol):
+    x = x0[0]
+    hist = []
+    while abs(x) > tol:
+        x = x * 0.5
+        hist.append(x)
+    return np.array(hist), hist, len(hist)
+
+
+def collatz_steps(n):
+    seq = []
+    while n != 1:
+        seq.append(n)
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+    return seq, np.array(seq)
+
+
+def fixed_point_history(x, tol):
+    deltas, iterates = [], []
+    while True:
+        xn = 0.5 * x + 0.25
+        d = np.abs(xn - x).max()
+        deltas.append(d)
+        iterates.append(xn)
+        x = xn
+        if d < tol:
+            break
+    return x, deltas, np.array(iterates)
+
+
+def event_log(u, tmax):
+    t, i, times = 0.0, 0, []
+    while t < tmax and i < len(u):
+        t += u[i]
+        times.append(t)
+        i += 1
+    return np.array(times), times
+
+
+def backtracked(last, n):
+    j, cps = n, []
+    while j > 0:
+        cps.append(j)
+        j = last[j]
+    return np.array(cps), len(cps)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (halvings_until, (np.array([10.0]), 0.01)), (halvings_until, (np.array([10.0]), 100.0)),   # none appended
+    (collatz_steps, (27,)), (collatz_steps, (2,)),
+    (fixed_point_history, (np.array([3.0, -1.0, 0.5]), 1e-6)),
+    (event_log, (np.random.default_rng(14).random(50), 10.0)), (event_log, (np.zeros(0), 1.0)),
+    (backtracked, (np.array([0, 0, 1, 1, 2, 3]), 5)),
+])
+def test_a_list_appended_to_in_a_run_time_while_loop_is_the_list_numpy_builds(fn, args):
+    # residual histories and event logs of while loops: "hist.append(): changing a Python list
+    # inside a loop or branch that runs at run time" (probes AF, AG, AI). The list has room for
+    # some rows; returned, it is a list of its items (Python numbers where Python appended them)
+    got, want = pyjitc.jit(fn)(*args), fn(*args)
+    assert_same(got, want)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        if isinstance(w, list):
+            assert type(g) is list and [type(v) for v in g] == [type(v) for v in w]
+
+
+def counted_up(n, x):
+    out, i = [], 0
+    while i < n:
+        out.append(i * x[0])
+        i += 1
+    return np.array(out), len(out)
+
+
+def test_a_list_that_outgrows_its_room_in_a_while_loop_is_compiled_again_with_more():
+    f = pyjitc.jit(counted_up)
+    assert_same(f(10, np.array([1.5])), counted_up(10, np.array([1.5])))
+    assert_same(f(5000, np.array([1.5])), counted_up(5000, np.array([1.5])))   # past 1024 rows: compiled again
+    assert_same(f(3000, np.array([1.5])), counted_up(3000, np.array([1.5])))   # the larger room stays
+    assert f.cache_info().misses == 2
+    compiled = pyjitc.jit(counted_up).lower(10, np.array([1.5])).compile()   # (no second compile there)
+    with pytest.raises(pyjitc.RunError, match="outgrew the room compiled for it"):
+        compiled(5000, np.array([1.5]))
+
+
+def backtracked_as_list(last, n):
+    j, cps = n, []
+    while j > 0:
+        cps.append(j)
+        j = last[j]
+    return cps
+
+
+def test_a_returned_list_whose_items_are_python_and_numpy_numbers_is_a_located_error():
+    # j is the Python int n on the first pass, np.int64 after: np.array(cps) is the same either
+    # way, but the list's first item would have to stay a Python int
+    with pytest.raises(pyjitc.NotSupportedError, match="first item is a Python number") as e:
+        pyjitc.jit(backtracked_as_list)(np.array([0, 0, 1, 1, 2, 3]), 5)
+    assert "test_python_containers.py" in str(e.value)
+
+
 def appended_positions_returned_as_a_list(x):
     out = []
     for i in range(len(x)):
@@ -378,10 +478,12 @@ def appended_positions_returned_as_a_list(x):
     return out
 
 
-def test_such_a_list_returned_or_empty_where_numpy_would_make_float64_is_a_located_error():
-    with pytest.raises(pyjitc.JitError, match="list's length depends on the data") as e:
-        pyjitc.jit(appended_positions_returned_as_a_list)(np.ones(8))
-    assert "test_python_containers.py" in str(e.value)
+def test_such_a_list_returned_is_a_list_and_empty_where_numpy_would_make_float64_is_a_located_error():
+    # returning the list was refused ("list's length depends on the data"): it is a list of the items
+    x = np.array([1.0, -2, 3, 0, 5])
+    got = pyjitc.jit(appended_positions_returned_as_a_list)(x)
+    assert type(got) is list and got == appended_positions_returned_as_a_list(x)
+    assert all(type(v) is int for v in got)
     f = pyjitc.jit(peak_positions)
     with pytest.raises(pyjitc.RunError, match="empty here, is float64"):
         f(np.arange(40.0))                 # no peak: NumPy's np.array([]) is float64, pyjitc's int64

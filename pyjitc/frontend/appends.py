@@ -4,6 +4,12 @@ are rows of an array the loop carries, written at the pass's counter, and become
 after the loop. Without this the loop was unrolled (a list can't be changed at run time): 100
 epochs of a logistic regression took 17 s to compile.
 
+In a run-time `while` loop (a residual history of an iterative solver) the number of passes is
+not known: the array has room for `room()` rows, and a pass past it stops the call with
+LIST_ROOM_RETRY, on which the @jit wrapper compiles again with ROOM_GROWTH times more room and
+calls again (nothing was written back). The list's items are then the rows of the passes that
+appended, as under a run-time `if` (AppendedItems).
+
 Where it applies: the statement is the append itself, directly in the body of the loop (not in a
 branch or an inner loop), the loop is the outermost run-time loop, has no break or return, and its
 body reads the list nowhere else; the list exists before the loop. The first interpretation of the
@@ -15,6 +21,8 @@ import ast
 
 import numpy as np
 
+from ..errors import NotSupportedError
+from ..program import LIST_ROOM_RETRY
 from .indexing import mask_key
 from .masked import Masked
 from .sequences import RangeSeq
@@ -27,18 +35,44 @@ class AppendedItems(Masked):
     out.append(i)`): a selection of the rows the loop wrote, one per pass that appended. It is
     what np.array(out) / np.asarray(out), len(out) and reductions of np.array(out) read; anything
     that needs it as a Python list (returning it, iterating it, sum(out)) asks for its length at
-    compile time: a located error."""
-    __slots__ = ()
-    what = "list's length depends on the data (a loop appended to it under a run-time if or before a break)"
-    hint = "make it an array first, np.array(items) (then return it, reduce it or compute with it), or len(items)"
+    compile time: a located error. Returned, the caller gets a list of the items (`weak`: the
+    Python scalar type of items appended as Python numbers; `mixed`: some passes appended Python
+    numbers, others NumPy's, which such a list can't tell apart: not returned)."""
+    __slots__ = ("weak", "mixed")
+    list_items = True
+    what = "list's length depends on the data (a loop appended to it under a run-time if, before a break or in a while loop)"
+    hint = "make it an array first, np.array(items) (then compute with it), or len(items)"
+
+    def selection(self) -> Masked:
+        """The rows the loop wrote, as a selection of them (what returning the list compacts)."""
+        return Masked(self._data, self.axis, self.where, self.key, self.params)
 
 
 class AppendPlan(Exception):
-    """The type of the values one append statement adds: trace() records it and interprets again."""
+    """The type of the values one append statement adds: trace() records it and interprets again.
+    `mixed`: a later pass appends NumPy numbers of the dtype the first pass's Python numbers got
+    (`j = n`, then `j = last[j]`): the plan becomes the NumPy dtype (np.array(items) is the same)."""
 
-    def __init__(self, key, shape, dtype, weak):
+    def __init__(self, key, shape, dtype, weak, mixed=False):
         super().__init__(key)
-        self.key, self.plan = key, (tuple(shape), np.dtype(dtype), weak)
+        self.key, self.plan, self.mixed = key, (tuple(shape), np.dtype(dtype), weak), mixed
+
+
+# A list grown in a while loop: room for ROOM_ROWS rows at first (fewer for rows over ROOM_BYTES /
+# ROOM_ROWS bytes, at least ROOM_MIN_ROWS), ROOM_GROWTH times more after each call that outgrew it,
+# up to ROOM_MAX_BYTES.
+ROOM_ROWS, ROOM_MIN_ROWS, ROOM_BYTES, ROOM_GROWTH, ROOM_MAX_BYTES = 1024, 16, 1 << 20, 8, 1 << 31
+
+
+def room(em, shape, dtype) -> int:
+    """The rows a list grown in a while loop has room for, its items of `shape` and `dtype`."""
+    row = max(int(np.prod(shape, dtype=np.int64)), 1) * np.dtype(dtype).itemsize
+    rows = max(ROOM_MIN_ROWS, min(ROOM_ROWS, ROOM_BYTES // row)) * ROOM_GROWTH ** em.list_growth
+    if rows * row > ROOM_MAX_BYTES:
+        raise NotSupportedError(f"a list appended to in this while loop grew past {rows // ROOM_GROWTH} items of "
+                                f"{row} bytes, and more room would take over {ROOM_MAX_BYTES >> 30} GiB",
+                                hint="fill a preallocated array and count instead")
+    return rows
 
 
 def _key(marker, node):
@@ -121,6 +155,7 @@ def statement(fc, node) -> bool:
     marker, (loop, count, counter, depth, branches) = next(reversed(em.append_loops.items()))
     if em.loop_depth != depth + 1:     # (in a loop nested in that loop's body)
         return False
+    unbounded = isinstance(loop, ast.While)
     target = fc.lookup(name)
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
@@ -132,6 +167,7 @@ def statement(fc, node) -> bool:
         conditional = True
     elif em.branch_depth != branches + conditional:
         return False
+    conditional = conditional or unbounded   # (which passes appended: known at run time)
     if conditional and (target or _held_elsewhere(fc, target, name)):
         return False      # (under a run-time if: the list must start empty, and only this name hold it: the
         # name then holds a selection, which no other reference to the list would see)
@@ -146,13 +182,18 @@ def statement(fc, node) -> bool:
     if plan is None:
         raise AppendPlan(key, t.shape, t.dtype, t.weak)
     shape, dtype, weak = plan
-    if t.shape != shape or t.dtype != dtype or t.weak != weak:
+    if t.shape == shape and t.dtype == dtype and weak is not None and t.weak is None:
+        raise AppendPlan(key, shape, dtype, None, mixed=True)
+    if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
         raise NeedStatic({marker})      # a value of another type on a later pass: unrolled
     k = fc.env[counter]
     row = em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
     index = em.cast(em.asarray(k), np.int64)
     zeros = [em.constant(np.int64(0))] * len(shape)
     buf = _buffer(key)
+    if unbounded:   # past the room: the call stops, and the @jit wrapper compiles with more
+        em.check(em.emit("compare", index, em.constant(np.int64(fc.env[buf].shape[0])), direction="GE"),
+                 LIST_ROOM_RETRY, located=False)
     fc.env[buf] = em.emit("dynamic_update_slice", fc.env[buf], row, index, *zeros)
     if conditional:   # which passes appended: the list's items are the rows those passes wrote
         flags = _flags(key)
@@ -163,7 +204,8 @@ def statement(fc, node) -> bool:
 
 def start(fc, loop, count, marker, counter) -> list:
     """Before a run-time loop's body: the arrays its planned appends fill (bound in the env, so
-    the loop carries them). Returns their keys."""
+    the loop carries them). Returns their keys. `count`: the for loop's number of passes (None
+    for a while loop: each list gets room() rows)."""
     em = fc.em
     if isinstance(count, Traced):
         return []
@@ -171,27 +213,31 @@ def start(fc, loop, count, marker, counter) -> list:
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
-        fc.env[_buffer(key)] = em.full(0, dtype, (count,) + shape)
-        if _breaks(loop) or any(isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
-                                for s in loop.body):   # appended under an if or before a break: which passes appended
-            fc.env[_flags(key)] = em.full(False, np.bool_, (count,))
+        rows = room(em, shape, dtype) if count is None else count
+        fc.env[_buffer(key)] = em.full(0, dtype, (rows,) + shape)
+        if count is None or _breaks(loop) or any(
+                isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
+                for s in loop.body):   # appended under an if, before a break or in a while: which passes appended
+            fc.env[_flags(key)] = em.full(False, np.bool_, (rows,))
     return keys
 
 
-def finish(fc, marker, keys, count) -> None:
+def finish(fc, marker, keys) -> None:
     """After the loop: each list gets the rows its append wrote, in order."""
     em = fc.em
     em.append_loops.pop(marker, None)
     for key in keys:
         buf = fc.env.pop(_buffer(key))
+        count = buf.shape[0]
         flags = fc.env.pop(_flags(key), None)
         target, name, conditional = em.append_targets.pop(key, (None, None, False))
         if target is None:
             continue
         shape, dtype, weak = em.append_plans[key]
         if conditional:   # appended under a run-time if: the name holds the rows as a selection
-            fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
-                                         ("flags", mask_key(em, flags), (count,)), None)
+            items = fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
+                                                 ("flags", mask_key(em, flags), (count,)), None)
+            items.weak, items.mixed = weak, key in em.append_mixed
             continue
         if count and (id(target) in em.global_containers or em.region_containers and id(target) in em.region_containers[-1]):
             # a list from before an enclosing run-time loop or branch grows there: that loop is

@@ -87,6 +87,8 @@ def _widen(t, now, name, marker):
     except MergeError as e:   # unify speaks of an if's paths: here they are the loop's entry and a pass
         e.message = e.message.replace(" on one path, ", " before the loop or an earlier pass, ") \
             .replace(" on the other", " after a pass through it")
+        if e.hint and ", or append to a list" in e.hint:   # (a list can't grow in a run-time loop either)
+            e.hint = e.hint[:e.hint.index(", or append to a list")]
         raise
 
 

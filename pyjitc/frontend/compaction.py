@@ -12,9 +12,9 @@ from .values import Traced, items_of
 
 def returnable(m: Masked) -> bool:
     """Whether the function can return `m` as it is: a selection (always a new array in NumPy).
-    A run-time slice is not: NumPy returns a view of its base; nor a list's items that a loop
-    appended under a run-time if (appends.AppendedItems): Python returns a list."""
-    return m.where[0] == "flags" and m.axis == 0 and m._data is not None and type(m) is Masked
+    A run-time slice is not: NumPy returns a view of its base. A list's items that a loop
+    appended to (appends.AppendedItems) is returned as a list of its items (outputs.py)."""
+    return m.where[0] == "flags" and m.axis == 0 and m._data is not None and (type(m) is Masked or m.list_items)
 
 
 def returnable_as_copy(em, m: Masked, returned) -> bool:

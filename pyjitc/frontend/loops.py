@@ -73,26 +73,38 @@ def while_loop(fc, node: ast.While):
     em, env = fc.em, fc.env
     saved = _enter_loop(fc)
     before = set(env)
+    counter = f"counter?{marker}" if _appends(node) else None   # the pass's number: where appends write
     go = _truth_value(fc, node.test)
     if go is not False:
         env[GO] = go
         entry = {n: env.get(n, MISSING) for n in _body_locals(fc, node)}
+        if counter:
+            env[counter] = 0
 
         def body():
             env[BREAK] = False
             if RETURN in env:
                 env[RETURN] = False
+            if counter:
+                k = env[counter]
+                if isinstance(k, Traced):   # (k + 1 fits int64: no overflow check, python_ints.py)
+                    em.int_bounds[k.value.id] = (0, (1 << 62))
             _loop_body(fc, node.body)
             _restore(env, entry)
+            if counter:
+                env[counter] = apply_operator(em, "Add", env[counter], 1)
             stop = [env.get(BREAK, False), env.get(RETURN, False)]
             if any(isinstance(f, Traced) for f in stop):   # Python doesn't test again after break
                 env[GO] = select(fc, negate(em, stop), lambda: _truth_value(fc, node.test), lambda: False)
             else:
                 env[GO] = _all_of(em, [_truth_value(fc, node.test), negate(em, stop)])
+        planned = appends.start(fc, node, None, marker, counter) if counter else []   # `history.append(v)`
         build_while(em, env, marker, body, "while loop")
+        appends.finish(fc, marker, planned)
         if _left_only_by_return(node) and isinstance(env.get(RETURN), Traced):
             env[RETURN] = True    # (so the function does not also fall off its end: a quickselect)
         _mark_maybe_unbound(fc, before, negate(em, [go]))
+    env.pop(counter, None)
     _leave_loop(fc, node, saved)
 
 
@@ -267,7 +279,7 @@ def _run_time_for(fc, node, seq, count, marker):
                                    negate(em, [env.get(BREAK, False), env.get(RETURN, False)])])
         planned = appends.start(fc, node, count, marker, counter)   # `results.append(v)` in the body
         build_while(em, env, marker, body, "loop")
-        appends.finish(fc, marker, planned, count)
+        appends.finish(fc, marker, planned)
         _mark_maybe_unbound(fc, before, negate(em, [entered]))
     env.pop(counter, None)
     _leave_loop(fc, node, saved)

@@ -28,6 +28,7 @@ class Masked:
     bound's expression, or the mask's identity); params: the scalar arguments/loop markers the
     bounds come from (None where they depend on array data)."""
     __slots__ = ("_data", "axis", "where", "key", "params", "positions", "own")
+    list_items = False   # the items of a Python list (appends.AppendedItems): returned as a list
 
     def __init__(self, data, axis, where, key, params, positions=False, own=False):
         self._data, self.axis, self.where, self.key, self.params = data, axis, where, key, params

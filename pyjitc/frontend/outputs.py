@@ -80,9 +80,15 @@ def output_leaf(em, value, outputs, argument_source, argument_object, seen):
     if isinstance(value, masked.Masked):
         if id(value) in seen:
             return seen[id(value)]
-        data, count = compaction.compacted(em, value)
+        items = value.list_items   # a list a loop appended to: the caller gets a list
+        if items and value.mixed:
+            raise NotSupportedError("this list's first item is a Python number and its others are NumPy numbers (a "
+                                    "name that started as a Python number), which a returned list can't keep apart",
+                                    hint="return np.array(items), or start the name as a NumPy number (np.int64(n))")
+        data, count = compaction.compacted(em, value.selection() if items else value)
         outputs.extend([data.value, count.value])
-        node = seen[id(value)] = Trimmed(Result(len(outputs) - 2), Result(len(outputs) - 1))
+        node = seen[id(value)] = Trimmed(Result(len(outputs) - 2, value.weak if items else None),
+                                         Result(len(outputs) - 1), items)
         return node
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)) or \
             (isinstance(value, type) and (issubclass(value, np.generic) or value in (bool, int, float, complex))):

@@ -25,17 +25,19 @@ from .values import Emitter, NeedPeel, NeedStatic, Traced, items_of
 
 
 def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, aliases=(),
-          element_loops: bool = False) -> Program:
+          element_loops: bool = False, list_growth: int = 0) -> Program:
     """Interpret `src` for the given argument specs (Template / ScalarSpec / StaticSpec).
     A loop whose body needs its variable at compile time (a slice length, an axis) is unrolled:
     the interpretation restarts with that loop marked, until nothing more needs it.
     `element_loops`: the target runs scalar loops natively (CPU), so a write through a slice with
-    a run-time step may be a loop over its elements (reversed_slices.element_loop)."""
+    a run-time step may be a loop over its elements (reversed_slices.element_loop). `list_growth`:
+    how many times a list appended to in a while loop outgrew its room in an earlier compile
+    (appends.room)."""
     limit = sys.getrecursionlimit()
     if limit < TRACE_RECURSION_LIMIT:   # (each inlined call is some 17 frames of the interpreter)
         sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
     try:
-        return _trace_until_done(src, specs, fast_trig, aliases, element_loops)
+        return _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth)
     finally:
         if limit < TRACE_RECURSION_LIMIT:
             sys.setrecursionlimit(limit)
@@ -44,17 +46,21 @@ def trace(src: SourceFunction, specs: dict[str, Any], fast_trig: bool = False, a
 TRACE_RECURSION_LIMIT = 6000   # Python frames while tracing: 200 levels of an inlined recursion
 
 
-def _trace_until_done(src, specs, fast_trig, aliases, element_loops) -> Program:
+def _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth=0) -> Program:
     force_unroll: dict[str, JitError | None] = {}
     peel_first: set[str] = set()
     append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
+    append_mixed: set = set()    # ... those that add Python numbers on one pass, NumPy's on another
     while True:
         try:
-            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops, peel_first)
+            return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops, peel_first,
+                          list_growth, append_mixed)
         except appends.AppendPlan as plan:
-            if plan.key in append_plans:
+            if plan.key in append_plans and not (plan.mixed and plan.key not in append_mixed):
                 raise JitError("internal error: an append statement asked for its plan again") from None
             append_plans[plan.key] = plan.plan
+            if plan.mixed:
+                append_mixed.add(plan.key)
         except NeedPeel as need:
             if need.marker in peel_first:
                 raise JitError("internal error: a loop peeled asked again") from None
@@ -70,13 +76,15 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops) -> Program:
 
 
 def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None, element_loops=False,
-           peel_first=frozenset()) -> Program:
+           peel_first=frozenset(), list_growth=0, append_mixed=frozenset()) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
     em.peel_first = peel_first
     em.append_plans = {} if append_plans is None else append_plans
+    em.append_mixed = append_mixed
     em.fast_trig = fast_trig
+    em.list_growth = list_growth
     em.element_loops = element_loops
     dynamic = [leaf for name, spec in specs.items() for leaf in leaves((name,), spec)]
     block = builder.open_block([s.tensor_type for _, s in dynamic])

@@ -310,12 +310,14 @@ class Emitter:
         self.peelable: set = set()     # markers of the run-time for loops that can do that (a known count >= 2)
         self.unrolled_copies = 1       # how many copies the compile-time loops around the current point make
         self.fast_trig = False         # vectorised float64 sin/cos, with a retry through libm (see _sincos)
+        self.list_growth = 0           # appends.py: lists grown in while loops get ROOM_GROWTH ** this times more room
         self.differentiable = DIFFERENTIATING.get()   # tracing for autodiff: no bit tricks (see accurate.power)
         self.held: list[Traced] = []   # arrays made by em.array (kept alive: their ids are in the sets above)
         # the variables of the functions around a nested one being inlined (a closure may write
         # their arrays: a loop in it carries them, regions.State)
         self.enclosing_envs: list[dict] = []
         self.append_plans: dict = {}     # appends.py: (marker, line, col) -> (shape, dtype, weak)
+        self.append_mixed = frozenset()  # appends.py: plans whose passes append Python and NumPy numbers
         self.append_loops: dict = {}     # marker -> (loop node, count, counter name) while its body is built
         self.append_targets: dict = {}   # append key -> the Python list its rows go into
         self.appended_rows: dict = {}    # id(row) -> (row, buffer, k, its value then): row k a loop appended
