@@ -428,7 +428,10 @@ def test_returned_selections_keep_their_order_values_and_zero_signs():
 
 
 def class_moments(X, y):
-    return X[y == 0].var(axis=0), X[y == 1].std(axis=0, ddof=1), np.var(X[y == 0], axis=0), X[y == 2].var(axis=0)
+    return (X[y == 0].var(axis=0), X[y == 1].std(axis=0, ddof=1), np.var(X[y == 0], axis=0), X[y == 2].var(axis=0),
+            # positional arguments and the whole selection (probe AI: `Xc.var(0)` was refused)
+            X[y == 0].var(0), np.std(X[y == 1], 0, None, None, 1), X[y == 0].var(), np.std(X[y == 1], None, ddof=1),
+            X[y == 2].std())
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])

@@ -12,6 +12,7 @@ from ..ir.types import is_complex, is_float
 from .masked import (GRIDS, RESHAPED, Masked, _capacity, _common_bounds, _join, _positions_of, _selection_1d, _structure,
                      aligned, checked_ranks, filled, first, fixed_along, flip, length, need, never_wins, reduced_axes,
                      relocated, shape, sorts_last)
+from .indexing import mask_key
 from .values import Traced, items_of
 
 
@@ -103,8 +104,11 @@ def call(em, impl, shown: str, args, kwargs):
         return RESHAPED["argsort"](em, FUNCTIONS["numpy.argsort"], args[0])
     stats = {FUNCTIONS[f"numpy.{n}"]: n for n in ("var", "std", "median", "cumsum")} | \
         {METHODS[n]: n for n in ("var", "std", "cumsum") if n in METHODS}
+    if impl in stats and stats[impl] in ("var", "std") and isinstance(args[0], Masked):
+        args, kwargs = _moment_arguments(em, args, kwargs)   # `X[m].var(0)`, `np.std(x[m], None, None, None, 1)`
     if impl in stats and len(args) == 1 and isinstance(args[0], Masked) and args[0]._data is not None \
-            and args[0].axis == 0 and args[0].data.ndim == 1 and set(kwargs) <= ({"ddof"} if stats[impl] in ("var", "std") else set()):
+            and args[0].axis == 0 and args[0].data.ndim == 1 and kwargs.get("axis", 0) in (0, -1) \
+            and set(kwargs) <= ({"ddof", "axis"} if stats[impl] in ("var", "std") else set()):
         return _selection_statistic(em, stats[impl], args[0], kwargs.get("ddof", 0))
     if impl in stats and stats[impl] in ("var", "std") and len(args) == 1 and isinstance(args[0], Masked) \
             and args[0]._data is not None and args[0].axis == 0 and args[0].where[0] != "grid" \
@@ -151,6 +155,27 @@ def _centred(em, m: Masked, ddof):
     dev = em.asarray(filled(em, Masked(dev, 0, m.where, m.key, m.params), 0))
     rest = em.emit("max", em.emit("sub", length(em, m), em.constant(np.int64(ddof))), em.constant(np.int64(0)))
     return dev, em.cast(rest, data.dtype)
+
+
+def _moment_arguments(em, args, kwargs):
+    """var/std's positional arguments (axis, dtype, out, ddof) as keywords, those left at their
+    defaults dropped; the whole of a selection of rows (axis None) as a 1-D selection of its
+    elements."""
+    extra = dict(zip(("axis", "dtype", "out", "ddof"), args[1:]))
+    if len(args) > 5 or set(extra) & set(kwargs):
+        return args, kwargs
+    kwargs = {k: v for k, v in {**kwargs, **extra}.items() if not (k in ("dtype", "out") and v is None)}
+    m = args[0]
+    if kwargs.get("axis") is None:
+        kwargs.pop("axis", None)
+        if m._data is not None and m.axis == 0 and m.where[0] == "flags" and m.data.ndim >= 2:
+            flags = em.broadcast(em.emit("reshape", m.where[1], shape=m.where[1].shape + (1,) * (m.data.ndim - 1)),
+                                 m.data.shape)
+            size = int(np.prod(m.data.shape))
+            flat = em.emit("reshape", flags, shape=(size,))
+            m = Masked(em.emit("reshape", m.data, shape=(size,)), 0, ("flags", flat),
+                       ("flags", mask_key(em, flat), (size,)), m.params)
+    return (m,), kwargs
 
 
 def _moments_along_mask(em, name: str, m: Masked, ddof):
