@@ -824,3 +824,21 @@ def test_an_if_doing_large_work_in_a_loop_stays_a_branch():
     assert_same(pyjitc.jit(big_branch)(A, x), big_branch(A, x))
     assert "stablehlo.if" in pyjitc.jit(big_branch).lower(A, x).as_text() or \
         "scf.if" in pyjitc.jit(big_branch).lower(A, x).as_text()
+
+
+def softmax_regression_steps(X, W, epochs):
+    for _ in range(epochs):
+        Z = X @ W
+        P = np.exp(Z - Z.max(axis=1, keepdims=True))
+        P = P / P.sum(axis=1, keepdims=True)
+        W = W - X.T @ P
+    return W
+
+
+def test_a_native_loop_keeps_its_temporaries_within_the_dispatchs_stack():
+    # the row maxima and row sums of 2000 rows (16 KB each) both went on the dispatch's stack:
+    # "exceeded stack allocation limit of 32768", compiled as host loops with a NativeLoopWarning
+    # (an error in this suite; probe AI)
+    X = np.random.default_rng(21).random((2000, 20)) * 0.01
+    W = np.zeros((20, 5))
+    assert_same(pyjitc.jit(softmax_regression_steps)(X, W, 3), softmax_regression_steps(X, W, 3), accumulate=True)

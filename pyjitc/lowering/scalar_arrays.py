@@ -69,12 +69,29 @@ _SUPERSEDED: dict = {}
 @contextlib.contextmanager
 def superseding():
     """The span of one native loop's lowering: its versions are forgotten after it (the MLIR
-    values die with the module, and a later module may reuse their addresses)."""
+    values die with the module, and a later module may reuse their addresses); its temporaries'
+    stack bytes start from zero (_on_stack)."""
     _SUPERSEDED.clear()
+    _STACK[0] = 0
     try:
         yield
     finally:
         _SUPERSEDED.clear()
+
+
+# Bytes of temporaries one native loop may put on its dispatch's stack: IREE allows 32 KiB in
+# all, and each temporary takes up to BY_ROWS_BYTES; two of them failed ("exceeded stack
+# allocation limit": a softmax regression's row maxima and row sums of 2000 rows; probe AI).
+STACK_BYTES = 24 << 10
+_STACK = [0]
+
+
+def _on_stack(nbytes: int) -> bool:
+    """Whether a temporary of `nbytes` still fits this native loop's stack (and take them)."""
+    if _STACK[0] + nbytes > STACK_BYTES:
+        return False
+    _STACK[0] += nbytes
+    return True
 
 
 def supersede(old: ir.Value, new: ir.Value) -> None:
@@ -596,8 +613,10 @@ def _by_rows(S, op: Op, a: Lazy, b: Lazy) -> Lazy | None:
     if (lb or len(lc) != 1 or rc != [0] and rc != (0,) or bt.ndim < 2 or at.size != at.shape[lc[0]]
             or dt.kind != "f" or not 8 <= out.size <= BY_ROWS_BYTES // dt.itemsize or a.heavy or b.heavy):
         return None
-    if 1 in bt.shape[1:]:   # (IREE 3.13 fails on scf.for over tensors with unit axes: "operand
-        return None         # does not dominate this use" after it collapses them)
+    # (IREE 3.13 fails on scf.for over tensors with unit axes: "operand does not dominate this
+    # use" after it collapses them)
+    if 1 in bt.shape[1:] or not _on_stack(out.size * dt.itemsize):
+        return None
     rtype = register_type(dt)
     k_range = None
     range_a, range_b = _support_range(S, a, lc[0], 0), _support_range(S, b, 0, 0)
@@ -636,7 +655,7 @@ def _materialised(S, lazy: Lazy) -> Lazy | None:
     out = lazy.type
     dt = np.dtype(out.dtype)
     kept = [d for d in out.shape if d != 1]   # (no unit axes: see _by_rows)
-    if dt.kind not in "fiu" or out.size * dt.itemsize > BY_ROWS_BYTES or not kept:
+    if dt.kind not in "fiu" or out.size * dt.itemsize > BY_ROWS_BYTES or not kept or not _on_stack(out.size * dt.itemsize):
         return None
     rtype = register_type(dt)
     empty = S.op("tensor.empty", [], [ir.RankedTensorType.get(kept, rtype)], {"pyjitc.buffer": ir.IntegerAttr.get(
