@@ -1019,3 +1019,29 @@ def test_histogram2d_with_edges_known_only_at_run_time_is_numpys():
     assert_same(pyjitc.jit(histogram2d_of_quantile_edges)(x, y), histogram2d_of_quantile_edges(x, y))
     with pytest.raises(pyjitc.RunError, match=r"`bins\[0\]` must be monotonically increasing"):
         pyjitc.jit(histogram2d_of_edges_given)(x, y, np.array([0.0, 1.0, 0.5]), ye, w)
+
+
+@pyjitc.jit
+def segment_reductions(x, starts, A, rows):
+    return (np.add.reduceat(x, starts), np.maximum.reduceat(x, starts), np.minimum.reduceat(x, starts),
+            np.logical_or.reduceat(x > 3, starts), np.logical_and.reduceat(x > 1, starts),
+            np.add.reduceat(A, rows, axis=1), np.add.reduceat(A.T, rows, axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+@pytest.mark.parametrize("order", ["sorted", "unsorted"])
+def test_reduceat_over_many_run_time_segments_is_numpys_for_any_order_of_starts(dtype, order):
+    # CSR row sums (np.add.reduceat(p, indptr[:-1])) took segments x length work: 40k values in
+    # 2000 rows 52 ms (NumPy 0.06 ms; probe AI). Non-decreasing starts now scatter each element
+    # into its segment; decreasing ones (a segment of one element, overlaps) take the old way
+    rng = np.random.default_rng(5)
+    x = (rng.random(6000) * 5).astype(dtype)
+    starts = np.sort(rng.integers(0, 6000, 300))
+    starts[:3] = [0, 0, 7]                       # an empty segment: NumPy's x[start] alone
+    rows = np.sort(rng.integers(0, 2000, 40))
+    if order == "unsorted":
+        starts[10], starts[11] = starts[11] + 5, starts[10]
+        rows[5] = 1999
+    A = (rng.random((9, 2000)) * 5).astype(dtype)
+    assert_same(segment_reductions(x, starts, A, rows), segment_reductions.__wrapped__(x, starts, A, rows),
+                accumulate=True)
