@@ -200,6 +200,49 @@ def test_writes_through_an_index_array_sliced_at_run_time_are_numpys():
         assert_same_call(pyjitc.jit(writes_through_index_slices), writes_through_index_slices, x, order, np.array(ij))
 
 
+def csr_to_dense(data, indices, indptr, m):
+    n = len(indptr) - 1
+    A = np.zeros((n, m))
+    B = np.zeros((m, n))
+    for i in range(n):
+        A[i, indices[indptr[i]:indptr[i + 1]]] = data[indptr[i]:indptr[i + 1]]
+        B[indices[indptr[i]:indptr[i + 1]], i] += 2 * data[indptr[i]:indptr[i + 1]]
+    return A, B
+
+
+def rows_through_index_slices(A, idx, ab):
+    a, b = ab[0], ab[1]
+    A[-1, idx[a:b]] = 7.0
+    A[1, idx[a:b]] += 1.0
+    A[idx[a:b], -2] = np.arange(6.0)[a:b]
+    return A, A[0, idx[a:b]].sum(), (A[2, idx[a:b]] * A[3, idx[a:b]]).sum()
+
+
+def from_a_known_matrix(x):
+    A = np.arange(16.0).reshape(4, 4)
+    Xi = np.arange(4)
+    return A[Xi[x > 0], Xi[x > 0]].sum()
+
+
+def test_a_matrix_known_at_compile_time_read_through_selections_is_numpys():
+    # an internal error ("'numpy.ndarray' object has no attribute 'value'")
+    assert_same_call(pyjitc.jit(from_a_known_matrix), from_a_known_matrix, np.array([1.0, -1, 2, 3]))
+
+
+def test_a_row_or_column_written_through_a_run_time_slice_of_positions_is_numpys():
+    """`A[i, indices[indptr[i]:indptr[i + 1]]] = data[...]` (CSR to dense, probe AI) was refused:
+    "its attribute __array_struct__ needs it at compile time"; the integer is repeated along the
+    slice's positions (repeated positions: the last write wins, as in NumPy)."""
+    rng = np.random.default_rng(3)
+    D = rng.random((7, 5)) * (rng.random((7, 5)) > 0.5)
+    indptr = np.concatenate([[0], np.cumsum((D != 0).sum(1))])
+    args = (D[D != 0], np.nonzero(D)[1], indptr, 5)
+    assert_same_call(pyjitc.jit(csr_to_dense, static_argnames="m"), csr_to_dense, *args)
+    A, idx = np.arange(36.0).reshape(6, 6), np.array([1, 2, 2, 5, 0, -1])
+    for ab in ([1, 4], [0, 6], [3, 3], [4, 2]):
+        assert_same_call(pyjitc.jit(rows_through_index_slices), rows_through_index_slices, A, idx, np.array(ab))
+
+
 def gaps_filled(t, y):
     good = ~np.isnan(y)
     return np.interp(t, t[good], y[good])

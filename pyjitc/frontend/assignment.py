@@ -39,6 +39,9 @@ def store(em, base, index, value, shown):
         if isinstance(index, masked.Masked) and np.dtype(index.data.dtype).kind in "iu":
             index = selections.as_flags(em, index)    # ranks[order[i:j + 1]] = r
             value = selections.as_flags(em, value)
+        index = selections.scalars_beside_selection(em, index)   # A[i, indices[indptr[i]:indptr[i + 1]]] = v
+        if isinstance(index, tuple) and any(isinstance(it, masked.Masked) for it in index):
+            value = selections.as_flags(em, value)
         items = selections.index_items(index)
         if items is not None:   # N[Xi[m], Yi[m]] = v
             base.value = selections.scatter(em, base, items, value, shown).value
@@ -217,7 +220,10 @@ def augmented_assign(fc, node: ast.AugAssign):
         raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                 hint="write it as x[i] = x[i] + v")
     index = selections.masks_as_positions(em, known(index))   # K[m, m] += v
+    index = selections.scalars_beside_selection(em, index)    # A[i, idx[a:b]] += v
     value = fc.visit(node.value)
+    if isinstance(index, tuple) and any(isinstance(it, masked.Masked) for it in index):
+        value = selections.as_flags(em, value)
     if update_known(em, base, index, op, value):
         return
     # NumPy: x[i] += v is x.__setitem__(i, x[i].__iadd__(v)), so the sum is cast back

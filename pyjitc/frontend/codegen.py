@@ -568,6 +568,7 @@ class FunctionCompiler(ast.NodeVisitor):
             index = index[0]
         if isinstance(base, Traced):
             index = selections.masks_as_positions(self.em, index)   # K[m, m]
+            index = selections.scalars_beside_selection(self.em, index)   # A[i, indices[indptr[i]:indptr[i + 1]]]
         if isinstance(base, Traced) and isinstance(index, tuple) and selections.index_items(index):
             return call_known(self.em, selections.gather_many, (base, index))   # x[a[m], b[m]]
         if isinstance(base, Traced) and isinstance(index, masked.Masked) and (not index.positions or mask_of is not None):

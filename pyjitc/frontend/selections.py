@@ -25,6 +25,29 @@ def as_flags(em, m):
     return m
 
 
+def scalars_beside_selection(em, index):
+    """`A[i, indices[indptr[i]:indptr[i + 1]]] = v` (CSR to dense), `A[idx[m], j]`: a tuple index of
+    integers and one selection or run-time slice of positions, as the index arrays of one
+    selection (index_items): each integer repeated along it, under its flags. Any other index as
+    it is."""
+    if not isinstance(index, tuple) or len(index) < 2:
+        return index
+    chosen = [it for it in index if isinstance(it, Masked)]
+    if len(chosen) != 1:
+        return index
+    m = as_flags(em, chosen[0])
+    if m.where[0] != "flags" or m.axis != 0 or m._data is None or m.data.ndim != 1 or m.positions \
+            or np.dtype(m.data.dtype).kind not in "iu":
+        return index
+    scalar = lambda it: (type(it) is int or isinstance(it, np.integer)
+                         or isinstance(it, Traced) and it.ndim == 0 and np.dtype(it.dtype).kind in "iu" and it.weak is not bool)
+    if not all(it is chosen[0] or scalar(it) for it in index):
+        return index
+    number = lambda it: em.cast(it, np.int64) if isinstance(it, Traced) else em.constant(np.int64(it))
+    spread = lambda it: Masked(em.broadcast(number(it), m.data.shape), 0, m.where, m.key, m.params)
+    return tuple(m if it is chosen[0] else spread(it) for it in index)
+
+
 def masks_as_positions(em, index):
     """x[m, m] for one run-time 1-D bool mask on several axes (`K[fixed, fixed] = 1.0`, a Dirichlet
     condition's diagonal): NumPy's positions of m on each axis, pairwise, as selections of m (the
@@ -122,6 +145,8 @@ def _where_selected(em, items, flags) -> tuple:
 def gather_many(em, x: Traced, items: tuple) -> Masked:
     """x[a[m], b[m]]: the gather at every position, reading position 0 where m is false; a
     selection of m as the index arrays are."""
+    if not isinstance(x, Traced):   # (an array known at compile time: call_known passes its contents)
+        x = em.asarray(x)
     flags = _aligned_indices(em, items, "indexing with it")
     if len(items) > x.ndim or 0 in x.shape[:len(items)]:
         need(items[0], "indexing with it")
