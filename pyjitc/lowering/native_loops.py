@@ -57,12 +57,54 @@ def eligible(op: Op) -> bool:
         return False
     if not all(_op_ok(inner) for r in op.regions for inner in r.ops):
         return False
+    snapshots = _snapshots(op)
     try:
         _InPlace(op)
-        check_lazy(op, {v.id for v in _free_values(op) if not _size1(v)}, _refuse)
+        check_lazy(op, {v.id for v in _free_values(op) if not _size1(v)} | snapshots, _refuse)
     except _Refuse:
         return False
+    SNAPSHOTS.update(snapshots)
     return True
+
+
+# The array results of reductions and contractions in a native loop that scalar_arrays.py computes
+# once into a temporary where they are made (instead of element by element where they are used):
+# values, not reads of the arrays they come from, so a carried array computed anew from them may
+# be written over in place (`w -= lr * (X.T @ (p - y))` in a logistic regression's epochs: its
+# loop ran as a host loop, 3.6x NumPy's time; probe AI). Up to SNAPSHOT_BYTES each and
+# SNAPSHOTS_BYTES in all per loop, in program order; SNAPSHOTS holds their result ids (lowering
+# reads it).
+SNAPSHOT_BYTES, SNAPSHOTS_BYTES = 16 << 10, 16 << 10
+SNAPSHOTS: set[int] = set()
+
+
+def snapshot_bytes(op: Op) -> int:
+    """The bytes of the temporary a reduction or contraction's array result takes, or 0 where it
+    is not computed into one (a single value, a bool or complex dtype, a larger array)."""
+    if op.name not in ("reduce", "dot_general"):
+        return 0
+    t = op.results[0].type
+    nbytes = t.size * t.dtype.itemsize
+    if t.dtype.kind not in "fiu" or t.size == 1 or nbytes > SNAPSHOT_BYTES:
+        return 0
+    return nbytes
+
+
+def _snapshots(loop: Op) -> set[int]:
+    out, total = set(), 0
+
+    def walk(block: Block):
+        nonlocal total
+        for op in block.ops:
+            for r in op.regions:
+                walk(r)
+            nbytes = snapshot_bytes(op)
+            if nbytes and total + nbytes <= SNAPSHOTS_BYTES:
+                total += nbytes
+                out.add(op.results[0].id)
+    for r in loop.regions:
+        walk(r)
+    return out
 
 
 def _refuse():
