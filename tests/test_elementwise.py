@@ -485,3 +485,34 @@ def test_sign_of_negative_zero_is_positive_zero_as_numpys(dtype):
     got, want = pyjitc.jit(signs)(x), signs(x)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # (stablehlo.sign keeps -0.0)
+
+
+@pyjitc.jit
+def casts_to_integers(x):
+    return (x.astype(np.int8), x.astype(np.uint8), x.astype(np.int16), x.astype(np.uint16), x.astype(np.int32),
+            x.astype(np.int64), (x * 1.5).astype(np.uint8))
+
+
+@pyjitc.jit
+def stored_into_uint8(img):
+    out = np.zeros(img.shape, np.uint8)
+    out[:] = img * 2.0
+    return out
+
+
+OUT_OF_RANGE = np.array([300.0, -50.5, 3e9, -3e9, 1e20, np.nan, np.inf, -np.inf, 2147483647.9, -2147483648.9,
+                         70000.7, -1.5, 255.9, 9.3e18, -9.3e18, 1e19, 200.0, 127.5])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("n", [4, 7, 18, 64])
+def test_float_to_integer_casts_out_of_the_targets_range_are_numpys_on_x86(dtype, n):
+    # C leaves them undefined; IREE's vector code saturated (255) where NumPy wraps (44), mixed
+    # by position within one array (probe AH): NumPy truncates to int32 (int64), NaN and
+    # values beyond it its lowest value, then keeps the low bits
+    x = np.resize(OUT_OF_RANGE, n).astype(dtype)
+    with np.errstate(all="ignore"):
+        want = casts_to_integers.__wrapped__(x)
+        stored = stored_into_uint8.__wrapped__(x.reshape(-1, 1)[:, [0, 0]])
+    assert_same(casts_to_integers(x), want)
+    assert_same(stored_into_uint8(x.reshape(-1, 1)[:, [0, 0]]), stored)

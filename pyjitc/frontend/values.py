@@ -491,7 +491,24 @@ class Emitter:
         if is_complex(dtype):
             part = real_dtype(dtype)
             return self.emit("complex", self.cast(x, part), self.full(0, part, x.shape), sources=(x,))
+        if x.dtype.kind == "f" and dtype.kind in "iu" and dtype not in (np.uint32, np.uint64):
+            return self._float_to_int(x, dtype)
         return self.emit("convert", x, dtype=dtype)
+
+    def _float_to_int(self, x: "Traced", dtype) -> "Traced":
+        """NumPy's float-to-integer cast on x86, written out: C leaves values outside the target's
+        range undefined, and IREE's vector code saturated them where NumPy's wraps, mixed within
+        one array by position (`(img * 1.5).astype(np.uint8)` of 200: 255 beside NumPy's 44; probe
+        AH). NumPy truncates to int32 (int64 for int64), where NaN, infinities and values out of
+        that range become its lowest value, then keeps the low bits of narrower types."""
+        wide = np.dtype(np.int64 if dtype == np.int64 else np.int32)
+        limit = float(2 ** (8 * wide.itemsize - 1))
+        bound = lambda v: self.full(v, x.dtype, x.shape)
+        ok = self.emit("and", self.emit("compare", x, bound(-limit), direction="GE"),
+                       self.emit("compare", x, bound(limit), direction="LT"))
+        y = self.emit("convert", self.emit("select", ok, x, bound(0)), dtype=wide)
+        y = self.emit("select", ok, y, self.full(np.iinfo(wide).min, wide, x.shape), sources=(x,))
+        return y if wide == dtype else self.emit("convert", y, dtype=dtype)
 
     def broadcast(self, x: Traced, shape) -> Traced:
         shape = tuple(shape)
