@@ -454,6 +454,55 @@ def test_a_list_that_outgrows_its_room_in_a_while_loop_is_compiled_again_with_mo
         compiled(5000, np.array([1.5]))
 
 
+def energy_history(v, noise):
+    hist = []
+    for t in range(noise.shape[0]):
+        v = v + noise[t]
+        hist.append(0.5 * np.mean(v * v))
+    return v, hist
+
+
+def visits_from(last, n):
+    j, seen = n, []
+    for _ in range(20):
+        seen.append(j)
+        j = last[j % 6]
+    return seen
+
+
+def test_a_long_appended_list_returned_is_one_result_with_numpys_item_types():
+    # 500 items took 50 s to compile, one result each (probe AH); the first item of `seen` is the
+    # Python int n, the others NumPy's, as in NumPy
+    noise = np.random.default_rng(6).random((500, 3))
+    f = pyjitc.jit(energy_history)
+    got, want = f(np.zeros(3), noise), energy_history(np.zeros(3), noise)
+    assert_same(got, want)
+    assert type(got[1]) is list and all(type(v) is np.float64 for v in got[1])
+    assert f.lower(np.zeros(3), noise).as_text().count("stablehlo.slice") < 10
+    got = pyjitc.jit(visits_from)(np.array([0, 0, 1, 1, 2, 3]), 5)
+    want = visits_from(np.array([0, 0, 1, 1, 2, 3]), 5)
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def run_length(row):
+    vals, lens = [], []
+    cur, k0 = row[0], 0
+    for k in range(1, row.shape[0]):
+        if row[k] != cur:
+            vals.append(cur)
+            lens.append(k - k0)
+            cur, k0 = row[k], k
+    vals.append(cur)
+    lens.append(row.shape[0] - k0)
+    return np.array(vals), np.array(lens), vals
+
+
+@pytest.mark.parametrize("row", [np.array([1, 1, 2, 2, 2, 3, 1, 1]), np.array([4, 4, 4]), np.arange(5)])
+def test_an_item_appended_after_the_loop_that_appended_under_a_run_time_if_is_numpys(row):
+    # the last run of a run-length encoding: "this list's length depends on the data" (probe AH)
+    assert_same(pyjitc.jit(run_length)(row), run_length(row))
+
+
 def backtracked_as_list(last, n):
     j, cps = n, []
     while j > 0:

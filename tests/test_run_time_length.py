@@ -858,3 +858,26 @@ def test_a_gather_through_a_slice_with_a_python_argument_bound_makes_the_bound_s
         assert_same(f(X, y, q, k), knn_vote(X, y, q, k))
     order = rng.permutation(30)
     assert_same(pyjitc.jit(sorted_picks)(y * 1.5, order, 7), sorted_picks(y * 1.5, order, 7))
+
+
+def pairwise_forces(pos, L):
+    n = pos.shape[0]
+    f = np.zeros_like(pos)
+    s = 0.0
+    for i in range(n - 1):
+        d = pos[i] - pos[i + 1:]
+        d -= L * np.round(d / L)        # into d alone: a ufunc's result is an array of its own
+        r2 = (d * d).sum(axis=1)
+        inv = 1.0 / r2 ** 3
+        fm = (24 * inv * (2 * inv - 1) / r2)[:, None] * d
+        f[i] += fm.sum(axis=0)
+        f[i + 1:] -= fm
+        s += inv[..., None].sum() + inv[None].sum()
+    return f, s, pos
+
+
+def test_a_temporary_of_run_time_length_updated_in_place_and_given_new_axes_is_numpys():
+    # a textbook Lennard-Jones loop: `d -= L * np.round(d / L)` and `(...)[:, None] * d` asked for
+    # the slice's bounds at compile time (probe AH); `pos` stays unchanged
+    pos = np.random.default_rng(4).random((11, 3)) * 3
+    assert_same(pyjitc.jit(pairwise_forces)(pos.copy(), 3.0), pairwise_forces(pos.copy(), 3.0), accumulate=True)

@@ -149,6 +149,9 @@ def statement(fc, node) -> bool:
     where this does not apply (the caller runs the statement as usual)."""
     em = fc.em
     found = _appended(node)
+    if found is not None and isinstance(fc.lookup(found[0]), AppendedItems) and not em.loop_depth \
+            and not em.branch_depth:
+        return _one_more(fc, found[0], fc.lookup(found[0]), fc.visit(found[1]))
     if found is None or not em.append_loops:
         return False
     name, value_node = found
@@ -202,6 +205,26 @@ def statement(fc, node) -> bool:
     return True
 
 
+def _one_more(fc, name, items: AppendedItems, value) -> bool:
+    """`vals.append(cur)` after the loop that appended to `vals` under a run-time if (the last run
+    of a run-length encoding): one more row, selected. Where the value is not of the rows' type,
+    False (the append is refused as before)."""
+    em = fc.em
+    if type(value) in (bool, int, float):
+        value = weak_number(em, value)
+    data = items.data
+    if not isinstance(value, Traced) or value.shape != data.shape[1:] or value.dtype != data.dtype \
+            or value.weak != items.weak:
+        return False
+    row = em.emit("reshape", value, shape=(1,) + value.shape)
+    flags = em.emit("concatenate", items.where[1], em.full(True, np.bool_, (1,)), axis=0)
+    more = AppendedItems(em.emit("concatenate", Traced(data.value, None, None), row, axis=0), 0, ("flags", flags),
+                         ("flags", mask_key(em, flags), flags.shape), None)
+    more.weak, more.mixed = items.weak, items.mixed
+    fc.env[name] = more
+    return True
+
+
 def start(fc, loop, count, marker, counter) -> list:
     """Before a run-time loop's body: the arrays its planned appends fill (bound in the env, so
     the loop carries them). Returns their keys. `count`: the for loop's number of passes (None
@@ -246,9 +269,38 @@ def finish(fc, marker, keys) -> None:
         for k in range(count):
             row = em.emit("reshape", em.emit("slice", buf, start=(k,) + (0,) * len(shape),
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
-            item = Traced(row.value, weak, row.params) if weak is not None else row
+            kind = em.append_mixed.get(key) if k == 0 else None   # (the first pass's Python number)
+            item = Traced(row.value, kind or weak, row.params) if (kind or weak) is not None else row
             target.append(item)
             em.appended_rows[id(item)] = (item, buf, k, item.value)
+
+
+# A returned list of more items than this, each one a row a loop appended and nothing changed
+# since, is returned as one array the caller's list is made from (whole_lists); shorter ones item by
+# item. (500 items each a result of its own took 50 s to compile; probe AH.)
+WHOLE_LIST = 16
+
+
+def whole_lists(em, value):
+    """`value` (what the function returns) with each list that is exactly the rows one loop
+    appended, in order and unchanged, as those rows (AppendedItems, every row selected)."""
+    if isinstance(value, tuple):
+        return tuple(whole_lists(em, v) for v in value)
+    if isinstance(value, dict):
+        return {k: whole_lists(em, v) for k, v in value.items()}
+    if not isinstance(value, list):
+        return value
+    found = [em.appended_rows.get(id(v)) for v in value]
+    if len(value) > WHOLE_LIST and all(f is not None and f[0] is v and f[3] is v.value for f, v in zip(found, value)) \
+            and all(f[1] is found[0][1] and f[2] == k for k, f in enumerate(found)) \
+            and len(value) == found[0][1].shape[0] and len({v.weak for v in value}) == 1:
+        buf = found[0][1]
+        flags = em.full(True, np.bool_, (len(value),))
+        items = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
+                              ("flags", mask_key(em, flags), (len(value),)), None)
+        items.weak, items.mixed = value[0].weak, False
+        return items
+    return [whole_lists(em, v) for v in value]
 
 
 # A comprehension over more items than this (an array's rows, a range of known length) runs as a

@@ -378,6 +378,9 @@ def subscript(em, m: Masked, index):
     if len(items) == 1 and element_index(m, items[0]):   # x[0] of x = R[k:, k]
         return em.emit("reshape", em.emit("dynamic_slice", m.data, element_position(em, m, items[0]), sizes=(1,)),
                        shape=(), weak=m.data.weak)
+    expanded = _new_axes(em, m, items)
+    if expanded is not None:
+        return expanded
     if m.where[0] != "bounds" or len(items) > m.data.ndim or not all(
             isinstance(it, slice) and it.start is None and it.stop is None and it.step in (None, -1)
             and not isinstance(it.step, bool) for it in items):
@@ -387,6 +390,34 @@ def subscript(em, m: Masked, index):
         need(m, "indexing it")
     from .registry import FUNCTIONS
     return flip(em, FUNCTIONS["numpy.flip"], m, axes)
+
+
+def _new_axes(em, m: Masked, items) -> Masked | None:
+    """m[:, None], m[..., None], m[None] (`(c / r2)[:, None] * d`, a pairwise force; probe AH):
+    the data with axes of length 1 inserted, the run-time bounds or flags on the same axis (a
+    selection's stays the first). None for any other index."""
+    if m._data is None or sum(it is Ellipsis for it in items) > 1 or not any(it is None for it in items):
+        return None
+    if any(not (it is None or it is Ellipsis or isinstance(it, slice) and it == slice(None)) for it in items):
+        return None
+    full = sum(1 for it in items if isinstance(it, slice))
+    if full > m.data.ndim:
+        return None
+    at = next((k for k, it in enumerate(items) if it is Ellipsis), len(items))
+    items = [*items[:at], *[slice(None)] * (m.data.ndim - full), *items[at + 1:]]
+    shape, axis, old = [], None, 0
+    for it in items:
+        if it is None:
+            shape.append(1)
+            continue
+        if old == m.axis:
+            axis = len(shape)
+        shape.append(m.data.shape[old])
+        old += 1
+    if m.where[0] != "bounds" and axis != m.axis:
+        return None
+    data = em.emit("reshape", m.data, shape=tuple(shape), weak=m.data.weak)
+    return Masked(data, axis, m.where, m.key, m.params, own=m.own)
 
 
 def element_index(m: Masked, index, writing: bool = False) -> bool:

@@ -249,10 +249,14 @@ def _elementwise(em, impl, shown, args):
     for a, s in zip(args, shapes):
         if not isinstance(a, Masked) and fixed_along(s, from_end):
             need(ref, f"{shown} with an array of fixed length on its axis")
-    out = impl(em, *[a.data if isinstance(a, Masked) else a for a in args])
+    inputs = [a.data if isinstance(a, Masked) else a for a in args]
+    out = impl(em, *inputs)
     if not isinstance(out, Traced) or out.ndim != rank:
         need(ref, shown)
-    return Masked(out, rank - from_end, ref.where, ref.key, _join(*args))
+    # a ufunc's result is an array of its own in NumPy: `d -= 1.0` of `d = x[i] - x[i + 1:]` (a
+    # pairwise force loop; probe AH) writes into it alone
+    own = out.view is None and all(out is not x for x in inputs)
+    return Masked(out, rank - from_end, ref.where, ref.key, _join(*args), own=own)
 
 
 def _reduction(em, impl, name: str, m: Masked, axis):

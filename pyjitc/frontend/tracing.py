@@ -50,7 +50,7 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth
     force_unroll: dict[str, JitError | None] = {}
     peel_first: set[str] = set()
     append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
-    append_mixed: set = set()    # ... those that add Python numbers on one pass, NumPy's on another
+    append_mixed: dict = {}      # ... those that add Python numbers on the first pass (which type), NumPy's later
     while True:
         try:
             return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops, peel_first,
@@ -58,9 +58,9 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth
         except appends.AppendPlan as plan:
             if plan.key in append_plans and not (plan.mixed and plan.key not in append_mixed):
                 raise JitError("internal error: an append statement asked for its plan again") from None
-            append_plans[plan.key] = plan.plan
             if plan.mixed:
-                append_mixed.add(plan.key)
+                append_mixed[plan.key] = append_plans[plan.key][2]
+            append_plans[plan.key] = plan.plan
         except NeedPeel as need:
             if need.marker in peel_first:
                 raise JitError("internal error: a loop peeled asked again") from None
@@ -76,13 +76,13 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth
 
 
 def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None, element_loops=False,
-           peel_first=frozenset(), list_growth=0, append_mixed=frozenset()) -> Program:
+           peel_first=frozenset(), list_growth=0, append_mixed=None) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
     em.peel_first = peel_first
     em.append_plans = {} if append_plans is None else append_plans
-    em.append_mixed = append_mixed
+    em.append_mixed = {} if append_mixed is None else append_mixed
     em.fast_trig = fast_trig
     em.list_growth = list_growth
     em.element_loops = element_loops
@@ -134,6 +134,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
         sharing.setdefault(id(view_root(t)), set()).add(id(t))
     shared_roots = {r for r, ts in sharing.items() if len(ts) > 1}
     seen = {"returned": returned, "shared": shared_roots, "arguments": {id(t): p for p, t in params.items()}}
+    result = appends.whole_lists(em, result)   # a returned list of a loop's appended rows: one result
     items, treedef = tree.flatten(result)
     try:
         out_tree = OutputTree(treedef, tuple(output_leaf(em, v, outputs, argument_source, argument_object, seen)
