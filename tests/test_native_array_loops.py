@@ -872,3 +872,28 @@ def test_a_carried_array_computed_anew_from_contractions_of_itself_is_one_native
     args = make(np.random.default_rng(31))
     assert lowered_as(fn, *args) == "dispatch"
     assert_same(pyjitc.jit(fn)(*args), fn(*args), accumulate=True)
+
+
+def elastic_collisions(pos, vel, radius):
+    n = pos.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = pos[j] - pos[i]
+            r2 = d @ d
+            if r2 < (2 * radius) ** 2:
+                nrm = d / np.sqrt(r2)
+                dv = vel[j] - vel[i]
+                vn = dv @ nrm
+                if vn < 0:
+                    vel[i] += vn * nrm
+                    vel[j] -= vn * nrm
+    return vel
+
+
+def test_names_bound_only_inside_a_loops_ifs_are_not_carried_and_the_loop_stays_native():
+    # `dv = vel[j] - vel[i]` under an if was carried from pass to pass, a temporary reading vel
+    # past the writes to vel: the loop ran on the host, 15x NumPy's time (probe AH)
+    rng = np.random.default_rng(8)
+    pos, vel = rng.random((40, 2)), rng.random((40, 2)) - 0.5
+    assert lowered_as(elastic_collisions, pos, vel, 0.05) == "dispatch"
+    assert_same(pyjitc.jit(elastic_collisions)(pos, vel.copy(), 0.05), elastic_collisions(pos, vel.copy(), 0.05))
