@@ -392,6 +392,10 @@ class JitFunction:
                 compiled.executable
         except NeedsStaticShape as e:
             span = getattr(e, "span", None) or self._src.span(self._src.node)
+            if self._dynamic and e.this_size:
+                # (a size that makes an expression of the symbols a number the code depends on,
+                # u[1:-1] of 2 elements empty: these sizes compile as they are, as 0 and 1 do)
+                return None
             if self._dynamic:
                 raise JitError(f"can't compile with run-time sizes (dynamic=True): {e.message}", span,
                                hint="use dynamic=None (the default) to compile per size where needed") from None

@@ -50,7 +50,16 @@ def by_size(x):
     return x * 3.0
 
 
-CASES = {f.__name__: pyjitc.jit(f, dynamic=True) for f in (softmax, stencil, standardize, padded, weighted, tail, by_size)}
+def sizes_as_values(x):
+    # a size used as a number: "where: Cannot interpret '2*n0' as a data type"; np.full of a run-time
+    # size refused (probe AH)
+    h = x.shape[0]
+    return (np.where(x > 0.5, 0, h + h), np.full(h, -1.0), np.full((h, 2), 3, dtype=np.int32), np.full(h, h),
+            np.maximum(x, h - 3), np.clip(np.arange(h), 0, h - 1))
+
+
+CASES = {f.__name__: pyjitc.jit(f, dynamic=True) for f in (softmax, stencil, standardize, padded, weighted, tail, by_size,
+                                                            sizes_as_values)}
 MATMUL = pyjitc.jit(matmul, dynamic=True)
 
 
@@ -70,7 +79,7 @@ def assert_same(got, want):
 @given(n=st.integers(0, 12), m=st.integers(1, 4))
 def test_a_dynamic_function_matches_numpy_at_every_size(name, n, m):
     f = CASES[name]
-    if name in ("stencil", "weighted", "tail", "by_size"):
+    if name in ("stencil", "weighted", "tail", "by_size", "sizes_as_values"):
         x = np.linspace(-1.0, 2.0, n)
     else:
         x = np.linspace(-1.0, 2.0, n * m).reshape(n, m)

@@ -20,9 +20,10 @@ class NeedsStaticShape(BaseException):
     BaseException so that no `except Exception` inside the compiler takes another path on it:
     it always reaches the @jit wrapper, which compiles with static shapes."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, this_size: bool = False):
         super().__init__(message)
         self.message = message
+        self.this_size = this_size   # only the sizes of this call: others may compile with symbols
 
 
 _anonymous = itertools.count(1)
@@ -228,7 +229,7 @@ class Dim:
         answer = _TESTS[op](lhs, rhs)
         if answer and op == "==" and not isinstance(other, Dim):
             # the size is this number: a static size (the compiled code would mix ? and it)
-            raise NeedsStaticShape(f"{self} is {other} here, and the code depends on it")
+            raise NeedsStaticShape(f"{self} is {other} here, and the code depends on it", this_size=True)
         state.guards.append((self, op, other, answer))
         return answer
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir import dims
 from ...errors import ShapeError
+from ...ir import dims
+from ...ir.dims import Dim
 from ..operators import apply_operator
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_py_scalar, is_static, join_params
@@ -118,6 +119,8 @@ def where(em, condition, x=None, y=None):
         return FUNCTIONS["numpy.nonzero"](em, condition)
     if x is None or y is None:
         raise ShapeError("TypeError: either both or neither of x and y should be given")
+    # (a run-time size, `h + w` of mask.shape under dynamic=True: a Python int known at run time)
+    x, y = (em.asarray(v) if isinstance(v, Dim) else v for v in (x, y))
     if is_static(condition, x, y):
         return fold(np.where, condition, x, y)
     try:

@@ -232,14 +232,21 @@ def ndarray(em, shape, dtype=float, buffer=None, offset=0, strides=None, order=N
 
 @register("numpy.full", complex_ok=True)
 def full(em, shape, fill_value, dtype=None):
+    if isinstance(fill_value, Dim):   # a run-time size as the value (dynamic=True)
+        fill_value = em.asarray(fill_value)
     if _selection_length(shape) is not None and is_static(fill_value):   # np.full(len(u), -np.inf)
         dt = np.dtype(static_dtype(em, dtype)) if dtype is not None else np.asarray(fill_value).dtype
         return masked.sized_like(em, _selection_length(shape), fill_value, dt)
     shape = em.static(shape, "np.full: shape")
+    if is_static(fill_value) and any(isinstance(d, Dim) for d in _as_shape(shape)):   # run-time sizes (dynamic=True)
+        dt = np.dtype(static_dtype(em, dtype)) if dtype is not None else np.asarray(fill_value).dtype
+        out = em.full(np.asarray(fill_value).astype(dt)[()], dt, _as_shape(shape))
+        em.held.append(out)
+        return out
     if is_static(fill_value):
         return fold(np.full, shape, fill_value, dtype=None if dtype is None else static_dtype(em, dtype))
     dt = static_dtype(em, dtype) if dtype is not None else fill_value.dtype
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = _as_shape(shape)
     if isinstance(fill_value, Traced) and fill_value.weak is int and is_int(dt):   # NumPy's OverflowError past dt
         from ..store_values import converted
         return em.broadcast(converted(em, fill_value, dt, "np.full"), shape)
