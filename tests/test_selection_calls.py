@@ -292,3 +292,29 @@ def test_one_mask_on_two_axes_reads_and_writes_its_diagonal_as_numpy(fixed):
     fixed = np.array(fixed)
     assert_same_call(pyjitc.jit(dirichlet_rows), dirichlet_rows, rng.random((6, 6)), fixed)
     assert_same_call(pyjitc.jit(diagonal_shifted_in_place), diagonal_shifted_in_place, rng.random((6, 6)), fixed)
+
+
+def pixel_coordinates(m):
+    ys, xs = np.nonzero(m)
+    return np.stack([ys, xs], axis=1), np.column_stack(np.nonzero(m)), np.column_stack((xs, ys * 0.5)).sum(axis=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_coordinates_of_a_masks_pixels_stacked_as_columns_are_numpys(seed):
+    # np.stack([ys, xs], axis=1) and np.column_stack(np.nonzero(m)) (a Hough transform's input):
+    # "np.stack needs it at compile time" (probe AH)
+    m = np.random.default_rng(seed).random((5, 6)) > 0.5
+    assert_same_call(pyjitc.jit(pixel_coordinates), pixel_coordinates, m)
+
+
+def counted_values(x):
+    u, c = np.unique(x[x >= 0], return_counts=True)
+    return u, c, c.sum(), u[np.argmax(c)]
+
+
+@pytest.mark.parametrize("x", [np.array([3, 3, -1, 2, 3, -5, 2, 0]), np.array([3.0, np.nan, -1.0, np.nan, 3.0]),
+                               np.array([np.iinfo(np.int64).max, 3, -1, np.iinfo(np.int64).max])])
+def test_unique_values_of_a_selection_with_their_counts_are_numpys(x):
+    # the left-out entries are made the value that sorts last (NaN, the largest int): they are
+    # taken off that value's count, which the selection may hold too
+    assert_same_call(pyjitc.jit(counted_values), counted_values, x)

@@ -55,8 +55,15 @@ def call(em, impl, shown: str, args, kwargs):
             and len(args) <= 2 and set(kwargs) <= {"axis"}:
         axis = args[1] if len(args) == 2 else kwargs.get("axis")
         return flip(em, impl, args[0], axis)
-    if impl is FUNCTIONS["numpy.unique"] and len(args) == 1 and not kwargs and isinstance(args[0], Masked):
-        return _unique_of_selection(em, impl, args[0])
+    if impl is FUNCTIONS["numpy.unique"] and len(args) == 1 and isinstance(args[0], Masked) \
+            and set(kwargs) <= {"return_counts"}:
+        return _unique_of_selection(em, impl, args[0], em.static(kwargs.get("return_counts", False),
+                                                                  "np.unique: return_counts"))
+    if impl in (FUNCTIONS["numpy.stack"], FUNCTIONS["numpy.column_stack"]) and len(args) == 1 \
+            and isinstance(args[0], (list, tuple)) and set(kwargs) <= {"axis"}:
+        found = _stacked_selections(em, impl is FUNCTIONS["numpy.stack"], args[0], kwargs.get("axis", 0))
+        if found is not None:
+            return found
     if getattr(impl, "selections", False) and len(args) == 3 and not kwargs:
         return _at_selected(em, impl, shown, *args)
     if impl in _copies() and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
@@ -297,23 +304,57 @@ def elementwise_functions() -> set:
             if f"numpy.{n}" in FUNCTIONS}
 
 
-def _unique_of_selection(em, impl, m: Masked):
+def _unique_of_selection(em, impl, m: Masked, counts=False):
     """np.unique of a 1-D selection (`len(np.unique(x[x >= 0]))`): the whole array with the left-out
     entries made the largest value (NaN for floats, which sort last), so the selected ones sort
-    first; of the unique values, those among the first len(m) sorted entries."""
+    first; of the unique values, those among the first len(m) sorted entries. `counts`: each
+    value's count too (`return_counts=True`, the mode of the selected values), the left-out
+    entries taken off the count of the value they were made."""
     data = m.data
     if m.where[0] != "flags" or m.axis != 0 or data.ndim != 1 or is_complex(data.dtype):
         need(m, "np.unique")
     dt = data.dtype
     fill = sorts_last(dt)
-    out = impl(em, filled(em, m, fill))
-    if not isinstance(out, Masked):   # (an empty array: nothing to select)
+    out = impl(em, filled(em, m, fill), return_counts=True) if counts else impl(em, filled(em, m, fill))
+    values = out[0] if counts else out
+    if not isinstance(values, Masked):   # (an empty array: nothing to select)
         return out
     n = data.shape[0]
     positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
     kept = em.emit("compare", positions, em.broadcast(length(em, m), (n,)), direction="LT")
-    flags = em.emit("and", out.where[1], kept)
-    return Masked(out.data, 0, ("flags", flags), ("flags", _structure(em, flags.value.id), (n,)), None)
+    flags = em.emit("and", values.where[1], kept)
+    key = ("flags", _structure(em, flags.value.id), (n,))
+    values_out = Masked(values.data, 0, ("flags", flags), key, None)
+    if not counts:
+        return values_out
+    is_fill = em.emit("is_finite", values.data) if dt.kind == "f" else \
+        em.emit("compare", values.data, em.full(fill, dt, (n,)), direction="EQ")
+    if dt.kind == "f":
+        is_fill = em.emit("not", is_fill)   # (NaN: the only non-finite value that sorts last)
+        is_fill = em.emit("and", is_fill, em.emit("compare", values.data, values.data, direction="NE"))
+    left_out = em.emit("sub", em.constant(np.int64(n)), length(em, m))
+    tally = out[1].data
+    tally = em.emit("sub", tally, em.emit("select", is_fill, em.broadcast(em.cast(left_out, tally.dtype), (n,)),
+                                          em.full(0, tally.dtype, (n,))))
+    return values_out, Masked(tally, 0, ("flags", flags), key, None)
+
+
+def _stacked_selections(em, stack: bool, items, axis):
+    """np.stack([ys, xs], axis=1) / np.column_stack(np.nonzero(m)) of 1-D selections of one mask
+    (the coordinates of a mask's pixels, a Hough transform's input): their data stacked, a
+    selection of rows. None for anything else."""
+    if not items or not all(isinstance(it, Masked) for it in items):
+        return None
+    ref = items[0]
+    if ref.where[0] != "flags" or ref._data is None or any(it._data is None or it.axis != 0 or it.data.ndim != 1
+                                                            or not aligned(ref, it) for it in items):
+        return None
+    if stack and em.static(axis, "np.stack: axis") not in (1, -1):
+        return None
+    datas = [it.data for it in items]
+    dt = np.result_type(*[d.dtype for d in datas])
+    out = em.emit("concatenate", *[em.emit("reshape", em.cast(d, dt), shape=d.shape + (1,)) for d in datas], axis=1)
+    return Masked(out, 0, ref.where, ref.key, _join(*items))
 
 
 def _at_selected(em, impl, shown, a, indices, b):
