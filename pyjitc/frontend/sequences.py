@@ -49,6 +49,19 @@ class RangeSeq(Seq):
         # IREE 3.13 miscompiles nested loops whose entry test is 0 < max(n, 0).)
         return span
 
+    def reversed(self, em) -> "RangeSeq | None":
+        """reversed(range(start, stop, step)): range(last, start - step, -step), last the range's
+        last value (start - step where it is empty); None for a step known only at run time."""
+        if isinstance(self.step, Traced):
+            return None
+        k = self.step
+        if abs(k) == 1:
+            return RangeSeq(apply_operator(em, "Sub", self.stop, k), apply_operator(em, "Sub", self.start, k), -k)
+        count = self.count(em)   # (a negative count: an empty range, as 0)
+        count = apply_operator(em, "Mult", apply_operator(em, "Gt", count, 0), count)
+        last = apply_operator(em, "Add", self.start, apply_operator(em, "Mult", apply_operator(em, "Sub", count, 1), k))
+        return RangeSeq(last, apply_operator(em, "Sub", self.start, k), -k)
+
     def _count_by_sign(self, em):
         """len(range(start, stop, step)) for a step known at run time: by its sign."""
         k = self.step

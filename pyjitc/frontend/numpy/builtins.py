@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
-from ..sequences import Seq, chosen, enumerate_, ndenumerate, ndindex, range_, zip_
+from ..sequences import RangeSeq, Seq, chosen, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params, known, weak_number
 from .elementwise import cmp
 from .shapes import reshape
@@ -37,8 +37,15 @@ def pow_(em, base, exp, mod=None):
     return _static_builtin(pow, "write (a ** b) % m")(em, base, exp, mod)
 
 
-@register(builtin="reversed", note="of an array: its rows (views), last first; of a list or tuple: its items")
+@register(builtin="reversed", note="of an array: its rows (views), last first; of a list or tuple: its items; "
+                                   "of a range: the range backwards (a run-time loop, as range(n - 1, -1, -1))")
 def reversed_(em, seq):
+    if isinstance(seq, range):   # (a Python iterator over it was unrolled: back substitution at n = 120
+        return seq[::-1]         # compiled for 31 s; probe AK)
+    if isinstance(seq, RangeSeq):
+        backwards = seq.reversed(em)
+        if backwards is not None:
+            return backwards
     if isinstance(seq, Traced):
         return list(reversed(_sequence(em, seq, list)))
     if isinstance(seq, (list, tuple)):
