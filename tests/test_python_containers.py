@@ -435,6 +435,45 @@ def test_a_list_appended_to_in_a_run_time_while_loop_is_the_list_numpy_builds(fn
             assert type(g) is list and [type(v) for v in g] == [type(v) for v in w]
 
 
+def conjugate_gradient_history(A, b, tol):
+    x = np.zeros_like(b)
+    r = b - A @ x
+    p = r.copy()
+    rs = r @ r
+    res = [np.sqrt(rs)]          # the history starts with the first residual
+    while np.sqrt(rs) > tol:
+        Ap = A @ p
+        alpha = rs / (p @ Ap)
+        x = x + alpha * p
+        r = r - alpha * Ap
+        rsn = r @ r
+        p = r + (rsn / rs) * p
+        rs = rsn
+        res.append(np.sqrt(rs))
+    return x, res
+
+
+def halvings_from(x):
+    h = [x]
+    for _ in range(10):
+        x = x * 0.5
+        h.append(x)
+        if x < 0.01:
+            break
+    return h, np.array(h)
+
+
+def test_a_list_holding_items_before_the_loop_that_appends_under_a_condition_is_numpys():
+    # `res = [np.sqrt(rs)]` then appends in a while loop (CG's residual history), `h = [x]` then
+    # appends before a break: "changing a Python list inside a loop" (probe AK)
+    M = np.random.default_rng(15).random((6, 6))
+    A = M @ M.T + 6 * np.eye(6)
+    assert_same(pyjitc.jit(conjugate_gradient_history)(A, np.ones(6), 1e-6),
+                conjugate_gradient_history(A, np.ones(6), 1e-6), accumulate=True)
+    for x in (np.float64(3.0), np.float64(0.001)):
+        assert_same(pyjitc.jit(halvings_from)(x), halvings_from(x))
+
+
 def counted_up(n, x):
     out, i = [], 0
     while i < n:

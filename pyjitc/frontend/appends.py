@@ -171,10 +171,12 @@ def statement(fc, node) -> bool:
     elif em.branch_depth != branches + conditional:
         return False
     conditional = conditional or unbounded   # (which passes appended: known at run time)
-    if conditional and (target or _held_elsewhere(fc, target, name)):
-        return False      # (under a run-time if: the list must start empty, and only this name hold it: the
-        # name then holds a selection, which no other reference to the list would see)
+    if conditional and _held_elsewhere(fc, target, name):
+        return False      # (under a run-time if: only this name may hold the list: the name then
+        # holds a selection, which no other reference to the list would see)
     key = _key(marker, node)
+    if conditional and target and key in em.append_plans and not _fits(target, em.append_plans[key]):
+        return False   # (items from before the loop of another type than the appended ones)
     value = fc.visit(value_node)
     if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
         value = weak_number(em, value)
@@ -203,6 +205,22 @@ def statement(fc, node) -> bool:
         fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
     em.append_targets[key] = (target, name, conditional)
     return True
+
+
+def _fits(items: list, plan) -> bool:
+    """Whether the items a list held before the loop have the type the loop appends (`plan`)."""
+    shape, dtype, weak = plan
+    kinds = {bool: (np.dtype(np.bool_), bool), int: (np.dtype(np.int64), int), float: (np.dtype(np.float64), float)}
+    return all(type(v) in kinds and shape == () and kinds[type(v)] == (dtype, weak) or
+               isinstance(v, Traced) and (v.shape, v.dtype, v.weak) == (shape, dtype, weak) for v in items)
+
+
+def _first_rows(em, items: list, plan):
+    """The items a list held before the loop (of the loop's type: _fits) as rows of one array."""
+    shape = plan[0]
+    rows = [em.emit("reshape", weak_number(em, v) if type(v) in (bool, int, float) else v, shape=(1,) + shape)
+            for v in items]
+    return rows[0] if len(rows) == 1 else em.emit("concatenate", *rows, axis=0)
 
 
 def _one_more(fc, name, items: AppendedItems, value) -> bool:
@@ -258,6 +276,11 @@ def finish(fc, marker, keys) -> None:
             continue
         shape, dtype, weak = em.append_plans[key]
         if conditional:   # appended under a run-time if: the name holds the rows as a selection
+            if target:   # the items from before the loop (`res = [r0]`, a residual history): rows first
+                rows = _first_rows(em, target, em.append_plans[key])
+                buf = em.emit("concatenate", rows, Traced(buf.value, None, None), axis=0)
+                flags = em.emit("concatenate", em.full(True, np.bool_, (len(target),)), flags, axis=0)
+                count = buf.shape[0]
             items = fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                                                  ("flags", mask_key(em, flags), (count,)), None)
             items.weak, items.mixed = weak, key in em.append_mixed
