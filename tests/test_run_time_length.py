@@ -881,3 +881,26 @@ def test_a_temporary_of_run_time_length_updated_in_place_and_given_new_axes_is_n
     # the slice's bounds at compile time (probe AH); `pos` stays unchanged
     pos = np.random.default_rng(4).random((11, 3)) * 3
     assert_same(pyjitc.jit(pairwise_forces)(pos.copy(), 3.0), pairwise_forces(pos.copy(), 3.0), accumulate=True)
+
+
+def fold_errors(X, y, k):
+    n = len(y)
+    fs = n // k
+    errs = np.zeros(k)
+    for i in range(k):
+        te = np.arange(n)[i * fs:(i + 1) * fs]
+        w = X[te].T @ y[te]
+        errs[i] = np.mean((X[te] @ w - y[te]) ** 2) + X[(i - 1) * 2:i * 2].sum()
+    return errs
+
+
+def test_slices_between_multiples_of_a_loop_variable_have_a_compile_time_length():
+    # x[i * fs:(i + 1) * fs] (the folds of a cross-validation) was a run-time length: the loop
+    # unrolled, 24 s to compile at k = 10 (probe AI). (i - 1) * 2 may be negative: NumPy's bounds
+    rng = np.random.default_rng(9)
+    X, y = rng.random((40, 3)), rng.random(40)
+    for k in (5, 10):
+        assert_same(pyjitc.jit(fold_errors, static_argnames="k")(X, y, k), fold_errors(X, y, k))
+    five = pyjitc.jit(fold_errors, static_argnames="k").lower(X, y, 5).as_text()
+    ten = pyjitc.jit(fold_errors, static_argnames="k").lower(X, y, 10).as_text()
+    assert len(ten) < 1.2 * len(five)

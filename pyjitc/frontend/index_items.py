@@ -144,7 +144,7 @@ def _parse_slice(em, it: slice, n: int) -> Item:
     a, b = em.offset_of(start), em.offset_of(stop)
     # (the same base: one value, or one computation made twice, as in `x[3 * i:3 * i + 3]`)
     if isinstance(start, Traced) and isinstance(stop, Traced) and a and b and (
-            a[0] == b[0] or masked._structure(em, a[0]) == masked._structure(em, b[0])):
+            a[0] == b[0] or masked.base_structure(em, a[0]) == masked.base_structure(em, b[0])):
         size = b[1] - a[1]        # x[i:i + 4]: length 4 whatever i is
         r = em.range_of(start)
         if r is None or r[0] >= 0 or size <= 0:

@@ -118,13 +118,20 @@ def bounds(em, start, stop, n: int):
             key.append(("c", c))
             continue
         base, offset = em.offset_of(v)
-        key.append(("t", _structure(em, base), offset))
+        key.append(("t", base_structure(em, base), offset))
         t = em.cast(em.asarray(v), np.int64)
         zero, size = em.constant(np.int64(0)), _int64(em, n)
         t = em.emit("select", em.emit("compare", t, zero, direction="LT"), em.emit("add", t, size), t)
         t = em.emit("max", em.emit("min", t, size), zero)
         parts.append(t)
     return parts[0], parts[1], tuple(key), join_params([v for v in (start, stop) if isinstance(v, Traced)])
+
+
+def base_structure(em, base):
+    """_structure of an offset's base (values.Emitter.offset_of): a value, or ("scaled", value, k)."""
+    if isinstance(base, tuple):
+        return ("scaled", _structure(em, base[1]), base[2])
+    return _structure(em, base)
 
 
 def _structure(em, value_id: int, depth: int = 8):

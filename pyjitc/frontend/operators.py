@@ -88,15 +88,26 @@ def _apply_operator(em: Emitter, op_name: str, *args):
     fn = FUNCTIONS[OPERATORS[op_name]]
     out = getattr(fn, "operator", fn)(em, *args)   # (a ufunc's operator form keeps Python numbers weak)
     python_ints.check(em, op_name, args, out)
-    if op_name in ("Add", "Sub") and isinstance(out, Traced):
+    if op_name in ("Add", "Sub", "Mult") and isinstance(out, Traced):
         _track_offset(em, op_name, *args, out=out)
     return out
 
 
 def _track_offset(em, op_name, a, b, out):
-    """Remember that `i + 4` is i's value plus 4: x[i:i + 4] then has a known length."""
-    if isinstance(b, Traced) and op_name == "Add":
+    """Remember that `i + 4` is i's value plus 4: x[i:i + 4] then has a known length. A product
+    by a compile-time int scales both (`(i + 1) * fs` is i * fs plus fs, the base ("scaled", i, fs)):
+    x[i * fs:(i + 1) * fs] (the folds of a cross-validation) has length fs; it was a run-time
+    length, and the loop around it unrolled (probe AI)."""
+    if isinstance(b, Traced) and op_name in ("Add", "Mult"):
         a, b = b, a
+    if op_name == "Mult":
+        if isinstance(a, Traced) and isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) and b:
+            base = em.offset_of(a)
+            if base is not None and em.offset_of(out) is not None:
+                scaled = ("scaled", base[0][1], base[0][2] * int(b)) if isinstance(base[0], tuple) else \
+                    ("scaled", base[0], int(b))
+                em.affine[out.value.id] = (scaled, base[1] * int(b))
+        return
     if isinstance(a, Traced) and isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)):
         base = em.offset_of(a)
         if base is not None and em.offset_of(out) is not None:

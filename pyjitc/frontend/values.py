@@ -358,6 +358,10 @@ class Emitter:
         if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
             return int(x), int(x)
         found = self.offset_of(x)
+        if found is not None and isinstance(found[0], tuple) and found[0] not in self.ranges \
+                and found[0][1] in self.ranges:   # ("scaled", i, k): i's range times k
+            lo, hi = (v * found[0][2] for v in self.ranges[found[0][1]])
+            return min(lo, hi) + found[1], max(lo, hi) + found[1]
         if found is None or found[0] not in self.ranges:
             return None
         lo, hi = self.ranges[found[0]]
