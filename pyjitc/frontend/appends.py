@@ -307,11 +307,19 @@ WHOLE_LIST = 16
 def whole_lists(em, value):
     """`value` (what the function returns) with each list that is exactly the rows one loop
     appended, in order and unchanged, as those rows (AppendedItems, every row selected)."""
-    if isinstance(value, tuple):
-        return tuple(whole_lists(em, v) for v in value)
+    if isinstance(value, tuple):   # (rebuilt only where an item changed: a NamedTuple keeps its class)
+        items = [whole_lists(em, v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, dict):
-        return {k: whole_lists(em, v) for k, v in value.items()}
-    if not isinstance(value, list):
+        items = {k: whole_lists(em, v) for k, v in value.items()}
+        if all(items[k] is v for k, v in value.items()):
+            return value
+        out = value.copy()
+        out.update(items)
+        return out
+    if type(value) is not list:
         return value
     found = [em.appended_rows.get(id(v)) for v in value]
     if len(value) > WHOLE_LIST and all(f is not None and f[0] is v and f[3] is v.value for f, v in zip(found, value)) \
@@ -323,7 +331,8 @@ def whole_lists(em, value):
                               ("flags", mask_key(em, flags), (len(value),)), None)
         items.weak, items.mixed = value[0].weak, False
         return items
-    return [whole_lists(em, v) for v in value]
+    items = [whole_lists(em, v) for v in value]
+    return value if all(a is b for a, b in zip(items, value)) else items
 
 
 # A comprehension over more items than this (an array's rows, a range of known length) runs as a
