@@ -926,6 +926,23 @@ def test_a_python_int_to_a_run_time_power_has_pythons_type():
         assert_same(f(k, 6), romberg_weights(k, 6))
 
 
+def halved_until(x, step):
+    k, s = 0, 0.0
+    while s < 1.9 * x[0]:
+        s += x[0] / 2 ** k
+        k += step
+    return k, s
+
+
+def test_a_python_int_to_the_power_of_a_while_loops_counter_is_one_run_time_loop():
+    # `x[0] / 2 ** k` with k counted in a while loop: unrolled, then "its condition depends on array
+    # values" (probe AK); a counter that goes negative raises Python's type question at run time
+    f = pyjitc.jit(halved_until, static_argnames="step")
+    assert_same(f(np.array([1.0]), 1), halved_until(np.array([1.0]), 1))
+    with pytest.raises(pyjitc.RunError, match="negative power is a float"):
+        f(np.array([1.0]), -1)
+
+
 def twiddles_with_cmath(x, k, n):
     z = x[0] + 1j * x[1]
     return (cmath.exp(-2j * cmath.pi * k / n), cmath.sqrt(x[2]), cmath.log(z), cmath.log(z, 2), cmath.phase(z),

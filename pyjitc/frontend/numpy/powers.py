@@ -8,6 +8,7 @@ from ...errors import NotSupportedError, ShapeError
 from ...ir import dims
 from ..python_ints import is_python_int, is_python_number
 from ..registry import FUNCTIONS, register
+from ..regions import is_marker
 from ..values import NeedStatic, Traced, is_static, join_params
 from . import accurate
 from .dtypes import cast_impl
@@ -158,8 +159,10 @@ def _power_operator(em, a, b):
                 return _unchecked_power.operator(em, base, Traced(em.cast(b, np.float64).value, float, b.params))
             if sign is not None and sign[0] >= 0:
                 return _unchecked_power.operator(em, a, b)
-            if b.params:   # a Python int argument: its sign decides the result's type, so it is made static
-                raise NeedStatic(b.params)
+            if b.params and not all(is_marker(p) for p in b.params):
+                raise NeedStatic(b.params)   # a Python int argument: its sign decides the result's type: static
+            # (a run-time loop's counter, `x / 2 ** k` in a while loop: unrolling it failed with "its
+            # condition depends on array values", naming neither; probe AK)
             em.check(cmp(em, b, const(em, 0, b), "LT"),
                      "ValueError: a Python int to a negative power is a float in Python, so the result's type would "
                      "depend on the exponent's sign at run time; write the base as a float (2.0 ** -k)")
