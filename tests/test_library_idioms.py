@@ -943,6 +943,16 @@ def test_a_python_int_to_the_power_of_a_while_loops_counter_is_one_run_time_loop
         f(np.array([1.0]), -1)
 
 
+def star_unpacked_rows(P):
+    return np.hypot(*P.T), max(*P[0]), np.arctan2(*P[:2])
+
+
+def test_an_array_star_unpacked_into_a_call_gives_its_rows():
+    # np.hypot(*P.T): "a *argument must be known at compile time" where `x, y = P.T` compiled (probe AJ)
+    P = np.random.default_rng(2).random((5, 2))
+    assert_same(pyjitc.jit(star_unpacked_rows)(P), star_unpacked_rows(P))
+
+
 def twiddles_with_cmath(x, k, n):
     z = x[0] + 1j * x[1]
     return (cmath.exp(-2j * cmath.pi * k / n), cmath.sqrt(x[2]), cmath.log(z), cmath.log(z, 2), cmath.phase(z),

@@ -211,3 +211,16 @@ def test_a_list_changed_in_a_run_time_while_loop_is_refused_at_the_change():
         pyjitc.jit(change_points_backtracked_three)(np.array([0, 0, 1, 1, 2, 3]), 5)
     line = change_points_backtracked_three.__code__.co_firstlineno + 4
     assert f"test_policy_errors.py:{line}:9" in str(e.value)
+
+
+def float_counts_into_ints(a, idx, v):
+    np.add.at(a, idx, v)
+    return a
+
+
+def test_ufunc_at_of_floats_into_an_int_array_is_refused_without_claiming_numpy_refuses():
+    # it said "TypeError: Cannot cast ufunc 'add' output ... 'same_kind'", which NumPy does not say:
+    # NumPy casts after each update (2 here, where one cast of the sum gives 3; probe AJ)
+    with pytest.raises(pyjitc.NotSupportedError, match="casts the array's element back after each update") as e:
+        pyjitc.jit(float_counts_into_ints)(np.zeros(3, np.int64), np.array([0, 0, 2]), np.array([1.7, 1.7, 2.5]))
+    assert "test_policy_errors.py" in str(e.value)

@@ -414,6 +414,8 @@ class FunctionCompiler(ast.NodeVisitor):
         for a in node.args:
             if isinstance(a, ast.Starred):   # a list or tuple (of any values), or a static iterable
                 value = self.visit(a.value)
+                if isinstance(value, Traced) and value.ndim and isinstance(value.shape[0], int):
+                    value = loops.iterate(self.em, value)   # np.hypot(*P.T): the rows, as Python unpacks them
                 args.extend(value if isinstance(value, (list, tuple)) else self.em.static(value, "a *argument"))
             else:
                 args.append(self.visit(a))

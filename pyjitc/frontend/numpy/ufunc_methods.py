@@ -301,8 +301,11 @@ def _at(ufunc, reduction, identity):
         idx = index_i64(em, idx, n, "an index")    # (one out of range: position 0 until the call raises)
         values = impl(em, FUNCTIONS["numpy.take"](em, a, idx, axis=0), b)   # NumPy's dtypes for a op b
         if values.dtype != a.dtype and not np.can_cast(values.dtype, a.dtype, casting="same_kind"):
-            raise ShapeError(f"TypeError: Cannot cast ufunc '{ufunc.__name__}' output from {values.dtype} to "
-                             f"{a.dtype} with casting rule 'same_kind'")
+            # (NumPy casts each update back unsafely: `np.add.at` of 1.7 twice into an int array
+            # gives 2, where one cast of the sum gives 3; it said NumPy refuses: probe AJ)
+            raise NotSupportedError(f"np.{ufunc.__name__}.at of {values.dtype} values into a {a.dtype} array: NumPy "
+                                    "casts the array's element back after each update, which pyjitc does not do",
+                                    hint=f"cast the values first (v.astype(a.dtype)) or use a {values.dtype} array")
         bb = FUNCTIONS["numpy.broadcast_to"](em, em.cast(as_array(em, b), values.dtype) if not is_static(b)
                                              else np.asarray(b, values.dtype), (m,) + a.shape[1:])
         if keep is not None:    # an index no position has: no hit (a scatter skips it; adding a 0
