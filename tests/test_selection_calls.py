@@ -318,3 +318,19 @@ def test_unique_values_of_a_selection_with_their_counts_are_numpys(x):
     # the left-out entries are made the value that sorts last (NaN, the largest int): they are
     # taken off that value's count, which the selection may hold too
     assert_same_call(pyjitc.jit(counted_values), counted_values, x)
+
+
+def voxel_means(P, k):
+    keys = np.floor(P * k).astype(np.int64) @ np.array([1, k, k * k])
+    u, inv = np.unique(keys, return_inverse=True)
+    sums = np.zeros((len(u), 3))
+    np.add.at(sums, inv, P)
+    counts = np.zeros(len(u))
+    np.add.at(counts, inv, 1.0)
+    return sums / counts[:, None], len(u)
+
+
+def test_rows_of_an_array_sized_by_a_selection_take_a_group_by(k=3):
+    # np.zeros((len(u), 3)) was refused where np.zeros(len(u)) compiled (voxel downsampling; probe AJ)
+    P = np.random.default_rng(12).random((50, 3))
+    assert_same_call(pyjitc.jit(voxel_means, static_argnames="k"), voxel_means, P, k)

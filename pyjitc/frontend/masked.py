@@ -192,10 +192,11 @@ def _count(m: Masked, n: Traced) -> Traced:
     return t
 
 
-def sized_like(em, m: Masked, fill, dtype) -> Masked:
-    """np.zeros/ones/empty(len(sel)): an array of the selection's run-time length, held as the
-    selection is (at its positions, with its flags), so `y[idx] = np.zeros(len(idx))` writes it."""
-    data = em.full(fill, dtype, (m.where[1].shape[0],))
+def sized_like(em, m: Masked, fill, dtype, rest=()) -> Masked:
+    """np.zeros/ones/empty(len(sel)), np.zeros((len(sel), 3)): an array of the selection's run-time
+    length (by `rest`), held as the selection is (at its positions, with its flags), so `y[idx] =
+    np.zeros(len(idx))` writes it."""
+    data = em.full(fill, dtype, (m.where[1].shape[0],) + tuple(rest))
     return Masked(Traced(data.value, None, frozenset()), 0, m.where, m.key, None)
 
 

@@ -360,10 +360,11 @@ def _stacked_selections(em, stack: bool, items, axis):
 def _at_selected(em, impl, shown, a, indices, b):
     """ufunc.at(a, idx[ok], w[ok]) (a histogram of the entries in range): the index array and the
     values, selections of one mask, as the whole arrays with the mask saying which entries count."""
-    if isinstance(a, Masked) and a.where[0] == "flags" and a.axis == 0 and a.data.ndim == 1 \
+    if isinstance(a, Masked) and a.where[0] == "flags" and a.axis == 0 and a.data.ndim >= 1 \
             and not isinstance(indices, Masked) and not isinstance(b, Masked):
         # into an array sized by a selection (`sums = np.zeros(len(u)); np.add.at(sums, inverse, v)`,
-        # a group-by after np.unique): index k is the k-th selected position
+        # a group-by after np.unique; rows of np.zeros((len(u), 3)) too): index k is the k-th
+        # selected position
         ranks = checked_ranks(em, em.asarray(indices), length(em, a),
                               f"IndexError: {shown}: an index is out of bounds for the selection's length")
         return impl(em, a.data, _positions_of(em, a.where[1], ranks), b)

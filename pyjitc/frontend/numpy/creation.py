@@ -107,16 +107,21 @@ def _of_loop_length(em, np_fn, args, kwargs):
 
 
 def _selection_length(shape):
-    """The selection whose run-time length `shape` is (`np.zeros(len(idx))`), or None."""
+    """The selection whose run-time length `shape` (or its first item) is (`np.zeros(len(idx))`,
+    `np.zeros((len(u), 3))`), or None."""
     items = _as_shape(shape)
-    return items[0].length_of if len(items) == 1 and isinstance(items[0], Traced) else None
+    if not items or not isinstance(items[0], Traced) or items[0].length_of is None:
+        return None
+    if any(not isinstance(d, (int, np.integer)) or isinstance(d, (bool, np.bool_)) for d in items[1:]):
+        return None
+    return items[0].length_of
 
 
 def _filled_selection(em, np_fn, shape, dtype=float, order="C", *, like=None, device=None):
     if order not in ("C", "F"):
         raise NotSupportedError(f"np.{np_fn.__name__}: order={order!r}")
     dt = np.dtype(static_dtype(em, dtype))
-    return masked.sized_like(em, _selection_length(shape), _FILLS[np_fn], dt)
+    return masked.sized_like(em, _selection_length(shape), _FILLS[np_fn], dt, tuple(int(d) for d in _as_shape(shape)[1:]))
 
 
 def _as_shape(shape) -> tuple:
@@ -236,7 +241,8 @@ def full(em, shape, fill_value, dtype=None):
         fill_value = em.asarray(fill_value)
     if _selection_length(shape) is not None and is_static(fill_value):   # np.full(len(u), -np.inf)
         dt = np.dtype(static_dtype(em, dtype)) if dtype is not None else np.asarray(fill_value).dtype
-        return masked.sized_like(em, _selection_length(shape), fill_value, dt)
+        return masked.sized_like(em, _selection_length(shape), fill_value, dt,
+                                 tuple(int(d) for d in _as_shape(shape)[1:]))
     shape = em.static(shape, "np.full: shape")
     if is_static(fill_value) and any(isinstance(d, Dim) for d in _as_shape(shape)):   # run-time sizes (dynamic=True)
         dt = np.dtype(static_dtype(em, dtype)) if dtype is not None else np.asarray(fill_value).dtype
