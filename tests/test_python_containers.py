@@ -635,16 +635,35 @@ def positives_appended_in_nested_loops(X):
 ])
 def test_a_list_appended_to_in_a_loop_nested_in_a_run_time_loop_keeps_every_item(fn, args):
     # the inner loop's rows were added to the list inside the outer run-time loop: the list then
-    # held values made inside that loop (KeyError while lowering, probe R); now the outer loop is
-    # unrolled as for any list change inside it
+    # held values made inside that loop (KeyError while lowering, probe R); then the outer loop was
+    # unrolled; now both loops write rows of one array (appends._nested_append)
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
 
 
-def test_appending_under_a_run_time_if_in_nested_loops_is_a_located_error():
-    # each inner loop's items are a selection of run-time length: the next pass can't add to it
-    with pytest.raises(pyjitc.JitError, match="length depends on the data") as e:
-        pyjitc.jit(positives_appended_in_nested_loops)(np.random.default_rng(3).standard_normal((3, 6)))
-    assert "test_python_containers.py" in str(e.value)
+def pairs_within(P, r):
+    ii, jj = [], []
+    for i in range(P.shape[0]):
+        for j in range(P.shape[0]):
+            if j > i and np.sum((P[i] - P[j]) ** 2) < r * r:
+                ii.append(i)
+                jj.append(j)
+    return np.array(ii, dtype=np.int64), np.array(jj, dtype=np.int64), len(ii), ii
+
+
+@pytest.mark.parametrize("fn, make", [
+    (positives_appended_in_nested_loops, lambda rng: (rng.standard_normal((3, 6)),)),
+    (positives_appended_in_nested_loops, lambda rng: (-np.ones((3, 6)),)),      # none: float64 as asked
+    (pairs_within, lambda rng: (rng.random((12, 2)), 0.3)),
+])
+def test_appending_under_a_run_time_if_in_nested_loops_is_numpys_and_one_run_time_loop(fn, make):
+    # each inner loop's items were a selection of run-time length that the next pass of the
+    # outer loop could not add to: "this list's length depends on the data" (dense to COO, pairs
+    # within a cutoff; probes AI, AJ). The passes of both loops write one array at i * m + j
+    args = make(np.random.default_rng(3))
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+    small = pyjitc.jit(positives_appended_in_nested_loops).lower(np.zeros((3, 6))).as_text()
+    large = pyjitc.jit(positives_appended_in_nested_loops).lower(np.zeros((30, 6))).as_text()
+    assert len(large) < 1.2 * len(small)
 
 
 BUTCHER = [[], [1 / 4], [3 / 32, 9 / 32], [1932 / 2197, -7200 / 2197, 7296 / 2197],

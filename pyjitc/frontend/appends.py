@@ -53,9 +53,10 @@ class AppendPlan(Exception):
     `mixed`: a later pass appends NumPy numbers of the dtype the first pass's Python numbers got
     (`j = n`, then `j = last[j]`): the plan becomes the NumPy dtype (np.array(items) is the same)."""
 
-    def __init__(self, key, shape, dtype, weak, mixed=False):
+    def __init__(self, key, shape, dtype, weak, mixed=False, rows=None):
         super().__init__(key)
         self.key, self.plan, self.mixed = key, (tuple(shape), np.dtype(dtype), weak), mixed
+        self.rows = rows   # (nested loops: the rows of all their passes, _nested_append)
 
 
 # A list grown in a while loop: room for ROOM_ROWS rows at first (fewer for rows over ROOM_BYTES /
@@ -158,6 +159,9 @@ def statement(fc, node) -> bool:
     marker, (loop, count, counter, depth, branches) = next(reversed(em.append_loops.items()))
     if em.loop_depth != depth + 1:     # (in a loop nested in that loop's body)
         return False
+    chain = _nest(em, name)
+    if len(chain) > 1:
+        return _nested_append(fc, node, name, value_node, chain)
     unbounded = isinstance(loop, ast.While)
     target = fc.lookup(name)
     if not isinstance(target, list) or not _eligible(loop, node, name):
@@ -204,6 +208,67 @@ def statement(fc, node) -> bool:
         flags = _flags(key)
         fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
     em.append_targets[key] = (target, name, conditional)
+    return True
+
+
+def _nest(em, name: str) -> list:
+    """The run-time `for` loops (outermost first) whose passes append to `name` together: from
+    the innermost append loop out, while each is directly in its parent's body (or an `if` there)
+    with a compile-time count and no break or return, and the parent does not bind `name` (the
+    list is from before it): `for i ...: for j in range(3): if ...: out.append(i)` (all pairs
+    within a cutoff, dense to COO). One loop where nothing encloses it so."""
+    loops = list(em.append_loops.items())
+    k = len(loops) - 1
+    while k > 0:
+        (_, (parent, pcount, _, pdepth, _)), (_, (child, ccount, _, cdepth, _)) = loops[k - 1], loops[k]
+        if cdepth != pdepth + 1 or not isinstance(parent, ast.For) or not isinstance(child, ast.For) \
+                or isinstance(pcount, Traced) or isinstance(ccount, Traced) or _in_branch(parent, child) is None \
+                or any(isinstance(n, (ast.Break, ast.Return)) for n in ast.walk(child)) \
+                or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(parent)):
+            break
+        k -= 1
+    return loops[k:]
+
+
+def _nested_append(fc, node, name, value_node, chain) -> bool:
+    """`out.append(v)` in a loop nested in others that append together (_nest): one row per pass of
+    the innermost loop, at the passes' combined number, flagged where it appended (as under a
+    run-time `if`: AppendedItems after the outermost loop)."""
+    em = fc.em
+    owner_marker, (owner, _, _, _, _) = chain[0]
+    target = fc.lookup(name)
+    if not isinstance(target, list) or _held_elsewhere(fc, target, name) \
+            or any(isinstance(n, ast.Return) for n in ast.walk(owner)) \
+            or sum(1 for n in ast.walk(owner) if isinstance(n, ast.Name) and n.id == name) != 1:
+        return False
+    key = _key(owner_marker, node)
+    if target and key in em.append_plans and not _fits(target, em.append_plans[key]):
+        return False
+    value = fc.visit(value_node)
+    if type(value) in (bool, int, float):
+        value = weak_number(em, value)
+    t = value if isinstance(value, Traced) else None
+    if t is None or (t.ndim and t.type.size == 0):
+        return False
+    plan = em.append_plans.get(key)
+    rows = int(np.prod([spec[1] for _, spec in chain]))
+    if plan is None:
+        raise AppendPlan(key, t.shape, t.dtype, t.weak, rows=rows)
+    shape, dtype, weak = plan
+    if t.shape == shape and t.dtype == dtype and weak is not None and t.weak is None:
+        raise AppendPlan(key, shape, dtype, None, mixed=True, rows=rows)
+    if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
+        return False
+    index = None   # the passes' combined number: ((i * m1) + j) * m2 + k ...
+    for _, (_, count, counter, _, _) in chain:
+        k = em.cast(em.asarray(fc.env[counter]), np.int64)
+        index = k if index is None else em.emit("add", em.emit("mul", index, em.constant(np.int64(count))), k)
+    row = em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
+    zeros = [em.constant(np.int64(0))] * len(shape)
+    buf, flags = _buffer(key), _flags(key)
+    fc.env[buf] = em.emit("dynamic_update_slice", fc.env[buf], row, index, *zeros)
+    fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
+    em.append_targets[key] = (target, name, True)
     return True
 
 
@@ -254,9 +319,9 @@ def start(fc, loop, count, marker, counter) -> list:
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
-        rows = room(em, shape, dtype) if count is None else count
+        rows = room(em, shape, dtype) if count is None else em.append_rows.get(key, count)
         fc.env[_buffer(key)] = em.full(0, dtype, (rows,) + shape)
-        if count is None or _breaks(loop) or any(
+        if count is None or key in em.append_rows or _breaks(loop) or any(
                 isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
                 for s in loop.body):   # appended under an if, before a break or in a while: which passes appended
             fc.env[_flags(key)] = em.full(False, np.bool_, (rows,))

@@ -51,16 +51,19 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth
     peel_first: set[str] = set()
     append_plans: dict = {}      # appends.py: the type each append statement in a run-time loop adds
     append_mixed: dict = {}      # ... those that add Python numbers on the first pass (which type), NumPy's later
+    append_rows: dict = {}       # ... those in nested loops: the rows of all their passes
     while True:
         try:
             return _trace(src, specs, force_unroll, fast_trig, aliases, append_plans, element_loops, peel_first,
-                          list_growth, append_mixed)
+                          list_growth, append_mixed, append_rows)
         except appends.AppendPlan as plan:
             if plan.key in append_plans and not (plan.mixed and plan.key not in append_mixed):
                 raise JitError("internal error: an append statement asked for its plan again") from None
             if plan.mixed:
                 append_mixed[plan.key] = append_plans[plan.key][2]
             append_plans[plan.key] = plan.plan
+            if plan.rows is not None:
+                append_rows[plan.key] = plan.rows
         except NeedPeel as need:
             if need.marker in peel_first:
                 raise JitError("internal error: a loop peeled asked again") from None
@@ -76,13 +79,14 @@ def _trace_until_done(src, specs, fast_trig, aliases, element_loops, list_growth
 
 
 def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=None, element_loops=False,
-           peel_first=frozenset(), list_growth=0, append_mixed=None) -> Program:
+           peel_first=frozenset(), list_growth=0, append_mixed=None, append_rows=None) -> Program:
     builder = Builder()
     em = Emitter(builder)
     em.force_unroll = force_unroll
     em.peel_first = peel_first
     em.append_plans = {} if append_plans is None else append_plans
     em.append_mixed = {} if append_mixed is None else append_mixed
+    em.append_rows = {} if append_rows is None else append_rows
     em.fast_trig = fast_trig
     em.list_growth = list_growth
     em.element_loops = element_loops

@@ -318,6 +318,7 @@ class Emitter:
         self.enclosing_envs: list[dict] = []
         self.append_plans: dict = {}     # appends.py: (marker, line, col) -> (shape, dtype, weak)
         self.append_mixed: dict = {}     # appends.py: plans whose first pass appends Python numbers (their type), later ones NumPy's
+        self.append_rows: dict = {}      # appends.py: plans of appends in nested loops: the rows of all their passes
         self.append_loops: dict = {}     # marker -> (loop node, count, counter name) while its body is built
         self.append_targets: dict = {}   # append key -> the Python list its rows go into
         self.appended_rows: dict = {}    # id(row) -> (row, buffer, k, its value then): row k a loop appended
