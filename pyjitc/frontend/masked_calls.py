@@ -12,7 +12,6 @@ from ..ir.types import is_complex, is_float
 from .masked import (GRIDS, RESHAPED, Masked, _capacity, _common_bounds, _join, _positions_of, _selection_1d, _structure,
                      aligned, checked_ranks, filled, first, fixed_along, flip, length, need, never_wins, reduced_axes,
                      relocated, shape, sorts_last)
-from .indexing import mask_key
 from .values import Traced, items_of
 
 
@@ -181,7 +180,7 @@ def _moment_arguments(em, args, kwargs):
             size = int(np.prod(m.data.shape))
             flat = em.emit("reshape", flags, shape=(size,))
             m = Masked(em.emit("reshape", m.data, shape=(size,)), 0, ("flags", flat),
-                       ("flags", mask_key(em, flat), (size,)), m.params)
+                       ("flags", _structure(em, flat.value.id), (size,)), m.params)
     return (m,), kwargs
 
 
