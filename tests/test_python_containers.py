@@ -757,3 +757,19 @@ def test_items_of_a_long_list_read_and_written_at_run_time_positions_run():
     count 37 > 32" (a textbook LU keeping its permutation in a list; probe AG)."""
     x = np.random.default_rng(2).random(36)
     assert_same(pyjitc.jit(swaps_in_a_long_list)(x), swaps_in_a_long_list(x))
+
+
+def appended_twice_per_pass(A):
+    out = []
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if A[i, j] > 0:
+                for k in range(2):       # (unrolled inside the pass: two appends per pass)
+                    out.append(A[i, j] + k)
+    return np.array(out)
+
+
+def test_appends_of_a_loop_unrolled_inside_nested_loops_are_refused_not_merged():
+    # one row per pass of the innermost run-time loop: two appends there would write one row
+    with pytest.raises(pyjitc.JitError, match="changing a Python list"):
+        pyjitc.jit(appended_twice_per_pass)(np.random.default_rng(0).standard_normal((5, 6)))

@@ -237,7 +237,9 @@ def _nested_append(fc, node, name, value_node, chain) -> bool:
     em = fc.em
     owner_marker, (owner, _, _, _, _) = chain[0]
     target = fc.lookup(name)
-    if not isinstance(target, list) or _held_elsewhere(fc, target, name) \
+    # (once per pass of the innermost loop: directly in its body or an `if` there, not in a loop
+    # unrolled inside it, whose appends would all land on one row)
+    if _in_branch(chain[-1][1][0], node) is None or not isinstance(target, list) or _held_elsewhere(fc, target, name) \
             or any(isinstance(n, ast.Return) for n in ast.walk(owner)) \
             or sum(1 for n in ast.walk(owner) if isinstance(n, ast.Name) and n.id == name) != 1:
         return False
