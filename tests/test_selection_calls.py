@@ -334,3 +334,14 @@ def test_rows_of_an_array_sized_by_a_selection_take_a_group_by(k=3):
     # np.zeros((len(u), 3)) was refused where np.zeros(len(u)) compiled (voxel downsampling; probe AJ)
     P = np.random.default_rng(12).random((50, 3))
     assert_same_call(pyjitc.jit(voxel_means, static_argnames="k"), voxel_means, P, k)
+
+
+def members_of_selected(a, b, k):
+    return np.isin(a[a > 0], b).sum(), np.isin(a[a > 0], b, invert=True), np.isin(a[k:], b).sum()
+
+
+def test_isin_of_a_selection_is_a_selection_of_numpys_answers():
+    # np.isin(a[a > 0], b): "this selection's length ... np.isin needs it at compile time" (probe AJ)
+    for k in (1, 4):
+        assert_same_call(pyjitc.jit(members_of_selected), members_of_selected,
+                         np.array([3, -1, 2, 5, 0, 7, 2]), np.array([2, 7]), k)

@@ -513,6 +513,18 @@ def isin(em, element, test_elements, assume_unique=False, invert=False, *, kind=
     return reshape(em, hit, shape)
 
 
+def _isin_of_a_selection(em, element, test_elements, *args, **kwargs):
+    """np.isin(a[a > 0], b) (a percolation test; probe AJ): elementwise on the selection's data, a
+    selection of the same entries; the test elements may not be one."""
+    if not isinstance(element, masked.Masked) or element._data is None or isinstance(test_elements, masked.Masked):
+        return NotImplemented
+    hit = isin(em, element.data, test_elements, *args, **kwargs)
+    return masked.Masked(hit, element.axis, element.where, element.key, element.params, own=True)
+
+
+isin.on_masked = _isin_of_a_selection
+
+
 @register("numpy.lexsort", note="1-D keys: stable sorts by each key in turn, the last key deciding first, "
                                 "NaN last as in NumPy")
 def lexsort(em, keys, axis=-1):
