@@ -350,3 +350,16 @@ def test_a_sort_along_a_run_time_length_compiles_per_size():
         assert_same(f(x), sorted_values(x))
     assert f.cache_info().misses == 3
     assert "sort" in f.dynamic_refused
+
+
+def strided_means(X, C):
+    return np.array([X[i::C.shape[0]].mean(0) for i in range(C.shape[0])])
+
+
+def test_a_comprehension_over_a_run_time_size_says_so_and_compiles_per_size_by_default():
+    # dynamic=True said "a comprehension over a range whose length depends on array values" for
+    # range(C.shape[0]) (probe AJ)
+    X, C = np.linspace(0, 1, 24).reshape(12, 2), np.zeros((3, 2))
+    with pytest.raises(pyjitc.JitError, match="range\\(\\) of a size known only at run time"):
+        pyjitc.jit(strided_means, dynamic=True)(X, C)
+    np.testing.assert_allclose(pyjitc.jit(strided_means)(X, C), strided_means(X, C))

@@ -8,6 +8,7 @@ import ast
 
 from .. import progress
 from ..errors import JitError, NotSupportedError, ShapeError
+from ..ir.dims import NeedsStaticShape
 from . import appends, indexing
 from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
@@ -147,6 +148,9 @@ def iterate(em, value):
                            "compile time, but this one's changes at run time")
             if count.params:
                 raise NeedStatic(count.params, reason=why)
+            if value.sized:   # range(C.shape[0]) under dynamic=True: static sizes (or a located error)
+                raise NeedsStaticShape("a comprehension over range() of a size known only at run time makes a "
+                                       "list of that many items")
             raise NotSupportedError("a comprehension over a range whose length depends on array values",
                                     hint="write a for loop that fills an array instead")
         return [value.item(em, k) for k in range(count)]

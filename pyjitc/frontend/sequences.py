@@ -33,8 +33,9 @@ class Seq:
 
 
 class RangeSeq(Seq):
-    def __init__(self, start, stop, step):
+    def __init__(self, start, stop, step, sized=False):
         self.start, self.stop, self.step = start, stop, step
+        self.sized = sized   # a bound is an array's size known only at run time (dynamic=True)
 
     def count(self, em):
         if isinstance(self.step, Traced):   # a run-time step (`range(p, n + 1, p)` of an outer loop's p)
@@ -231,7 +232,8 @@ def as_seq(x, em=None) -> Seq | None:
 
 
 def range_(em, *args):
-    if any(isinstance(a, Dim) for a in args):   # a symbolic dimension: a run-time bound
+    sized = any(isinstance(a, Dim) for a in args)
+    if sized:   # a symbolic dimension: a run-time bound
         args = tuple(em.asarray(a) if isinstance(a, Dim) else a for a in args)
     if is_static(*args):
         return fold(range, *args)
@@ -241,10 +243,10 @@ def range_(em, *args):
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
     if isinstance(step, Traced):    # its sign decides the count when the loop runs
         em.check(em.asarray(apply_operator(em, "Eq", step, 0)), "ValueError: range() arg 3 must not be zero")
-        return RangeSeq(start, stop, step)
+        return RangeSeq(start, stop, step, sized)
     if step == 0:
         raise JitError("ValueError: range() arg 3 must not be zero")
-    return RangeSeq(start, stop, step)
+    return RangeSeq(start, stop, step, sized)
 
 
 def enumerate_(em, it, start=0):
