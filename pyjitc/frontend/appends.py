@@ -181,32 +181,15 @@ def statement(fc, node) -> bool:
     key = _key(marker, node)
     if conditional and target and key in em.append_plans and not _fits(target, em.append_plans[key]):
         return False   # (items from before the loop of another type than the appended ones)
-    value = fc.visit(value_node)
-    if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
-        value = weak_number(em, value)
-    t = value if isinstance(value, Traced) else None
-    plan = em.append_plans.get(key)
-    if t is None or (t.ndim and t.type.size == 0):
-        raise NeedStatic({marker})
-    if plan is None:
-        raise AppendPlan(key, t.shape, t.dtype, t.weak)
-    shape, dtype, weak = plan
-    if t.shape == shape and t.dtype == dtype and weak is not None and t.weak is None:
-        raise AppendPlan(key, shape, dtype, None, mixed=True)
-    if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
+    row = _row(fc, key, value_node)
+    if row is None:
         raise NeedStatic({marker})      # a value of another type on a later pass: unrolled
-    k = fc.env[counter]
-    row = em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
-    index = em.cast(em.asarray(k), np.int64)
-    zeros = [em.constant(np.int64(0))] * len(shape)
-    buf = _buffer(key)
+    index = em.cast(em.asarray(fc.env[counter]), np.int64)
     if unbounded:   # past the room: the call stops, and the @jit wrapper compiles with more
-        em.check(em.emit("compare", index, em.constant(np.int64(fc.env[buf].shape[0])), direction="GE"),
+        em.check(em.emit("compare", index, em.constant(np.int64(fc.env[_buffer(key)].shape[0])), direction="GE"),
                  LIST_ROOM_RETRY, located=False)
-    fc.env[buf] = em.emit("dynamic_update_slice", fc.env[buf], row, index, *zeros)
-    if conditional:   # which passes appended: the list's items are the rows those passes wrote
-        flags = _flags(key)
-        fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
+    _write_row(fc, key, row, index, conditional)   # (conditional: the list's items are the rows
+    # the passes that appended wrote)
     em.append_targets[key] = (target, name, conditional)
     return True
 
@@ -246,32 +229,48 @@ def _nested_append(fc, node, name, value_node, chain) -> bool:
     key = _key(owner_marker, node)
     if target and key in em.append_plans and not _fits(target, em.append_plans[key]):
         return False
+    row = _row(fc, key, value_node, rows=int(np.prod([spec[1] for _, spec in chain])))
+    if row is None:
+        return False
+    index = None   # the passes' combined number: ((i * m1) + j) * m2 + k ...
+    for _, (_, count, counter, _, _) in chain:
+        k = em.cast(em.asarray(fc.env[counter]), np.int64)
+        index = k if index is None else em.emit("add", em.emit("mul", index, em.constant(np.int64(count))), k)
+    _write_row(fc, key, row, index, True)
+    em.append_targets[key] = (target, name, True)
+    return True
+
+
+def _row(fc, key, value_node, rows=None):
+    """The appended value (`value_node`) as a row of the planned type: None where it is not known
+    or not of the type the first pass planned (the caller unrolls the loop or refuses). On the
+    first sight of an append, or of a NumPy number after Python ones, raises AppendPlan (`rows`:
+    the buffer's rows where not the loop's count)."""
+    em = fc.em
     value = fc.visit(value_node)
-    if type(value) in (bool, int, float):
+    if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
         value = weak_number(em, value)
     t = value if isinstance(value, Traced) else None
     if t is None or (t.ndim and t.type.size == 0):
-        return False
+        return None
     plan = em.append_plans.get(key)
-    rows = int(np.prod([spec[1] for _, spec in chain]))
     if plan is None:
         raise AppendPlan(key, t.shape, t.dtype, t.weak, rows=rows)
     shape, dtype, weak = plan
     if t.shape == shape and t.dtype == dtype and weak is not None and t.weak is None:
         raise AppendPlan(key, shape, dtype, None, mixed=True, rows=rows)
     if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
-        return False
-    index = None   # the passes' combined number: ((i * m1) + j) * m2 + k ...
-    for _, (_, count, counter, _, _) in chain:
-        k = em.cast(em.asarray(fc.env[counter]), np.int64)
-        index = k if index is None else em.emit("add", em.emit("mul", index, em.constant(np.int64(count))), k)
-    row = em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
-    zeros = [em.constant(np.int64(0))] * len(shape)
-    buf, flags = _buffer(key), _flags(key)
-    fc.env[buf] = em.emit("dynamic_update_slice", fc.env[buf], row, index, *zeros)
-    fc.env[flags] = em.emit("dynamic_update_slice", fc.env[flags], em.full(True, np.bool_, (1,)), index)
-    em.append_targets[key] = (target, name, True)
-    return True
+        return None
+    return em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
+
+
+def _write_row(fc, key, row, index, flagged: bool) -> None:
+    """Write `row` at `index` of the list's buffer, and flag that pass as one that appended."""
+    em = fc.em
+    zeros = [em.constant(np.int64(0))] * (row.ndim - 1)
+    fc.env[_buffer(key)] = em.emit("dynamic_update_slice", fc.env[_buffer(key)], row, index, *zeros)
+    if flagged:
+        fc.env[_flags(key)] = em.emit("dynamic_update_slice", fc.env[_flags(key)], em.full(True, np.bool_, (1,)), index)
 
 
 def _fits(items: list, plan) -> bool:
