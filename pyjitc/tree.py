@@ -3,7 +3,8 @@
 use it, so no other module walks containers by hand.
 Unlike jax.tree_util: dicts keep their insertion order (the order the user's code made), None is
 a leaf (a value a function can return or carry), named tuples keep their class (NumPy's
-SlogdetResult, QRResult, ...), and other tuple/list subclasses count as tuples/lists."""
+SlogdetResult, QRResult, ...), and other tuple/list subclasses count as tuples/lists. Other classes
+are leaves unless registered as nodes (register_node, as jax.tree_util.register_pytree_node)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,11 +15,13 @@ IsLeaf = Callable[[Any], bool] | None   # a container for which it is true is on
 
 @dataclass(frozen=True, repr=False)
 class TreeDef:
-    """The structure of a nest: `kind` None for a leaf, else tuple, list or dict, with its keys
-    (0..n-1 for tuples and lists) and one TreeDef per key."""
+    """The structure of a nest: `kind` None for a leaf, else tuple, list, dict or a registered
+    class, with its keys (0..n-1 for tuples, lists and registered classes) and one TreeDef per
+    key; `aux`: what a registered class keeps beside its children."""
     kind: type | None = None
     keys: tuple = ()
     children: tuple["TreeDef", ...] = ()
+    aux: Any = None
 
     @property
     def num_leaves(self) -> int:
@@ -39,6 +42,8 @@ class TreeDef:
                 raise ValueError(f"fewer leaves than the {self.num_leaves} this structure holds")
             return leaf
         built = [c._build(items) for c in self.children]
+        if self.kind in _NODES:
+            return _NODES[self.kind][1](self.aux, built)
         if self.kind is dict:
             return dict(zip(self.keys, built))
         return self.kind(*built) if is_namedtuple(self.kind) else self.kind(built)
@@ -68,15 +73,21 @@ class TreeDef:
         if self.kind is None:
             out.append(value)
             return
-        keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value))) \
-            if isinstance(value, (tuple, list)) else None
+        node = _NODES.get(self.kind)
+        if node is not None:
+            parts, aux = node[0](value) if type(value) is self.kind else ((), None)
+            keys = tuple(range(len(parts))) if aux == self.aux else None
+        else:
+            parts = value
+            keys = tuple(value) if isinstance(value, dict) else tuple(range(len(value))) \
+                if isinstance(value, (tuple, list)) else None
         if not isinstance(value, self.kind) or keys != self.keys:
             if strict:
                 raise StructureError(path, self, value, len(out))
             out.extend([fill] * self.num_leaves)
             return
         for k, c in zip(self.keys, self.children):
-            c._up_to(value[k], path + (k,), out, fill, strict)
+            c._up_to(parts[k], path + (k,), out, fill, strict)
 
     def show(self, leaves) -> str:
         """Python's notation for this structure with each leaf written as the given text."""
@@ -87,6 +98,8 @@ class TreeDef:
         if self.kind is None:
             return str(next(items))
         parts = [c._show(items) for c in self.children]
+        if self.kind in _NODES:
+            return f"{self.kind.__name__}(" + ", ".join(parts) + ")"
         if self.kind is dict:
             return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(self.keys, parts)) + "}"
         if self.kind is list:
@@ -117,7 +130,30 @@ def is_namedtuple(kind) -> bool:
     return isinstance(kind, type) and issubclass(kind, tuple) and kind is not tuple and hasattr(kind, "_fields")
 
 
+# Registered classes: class -> (flatten(value) -> (children, aux), unflatten(aux, children) -> value).
+_NODES: dict = {}
+
+
+def register_node(kind: type, flatten_node: Callable, unflatten_node: Callable) -> None:
+    """Make instances of `kind` containers: flatten_node(value) gives (a tuple of children, aux,
+    an equality-comparable value kept in the TreeDef) and unflatten_node(aux, children) rebuilds it."""
+    _NODES[kind] = (flatten_node, unflatten_node)
+
+
+def node_parts(value):
+    """(children, aux) of an instance of a registered class, else None."""
+    node = _NODES.get(type(value))
+    return None if node is None else node[0](value)
+
+
+def build_node(kind: type, aux, children):
+    """An instance of the registered class `kind` from node_parts's (children, aux)."""
+    return _NODES[kind][1](aux, list(children))
+
+
 def _kind(value) -> type | None:
+    if type(value) in _NODES:
+        return type(value)
     if isinstance(value, tuple):
         return type(value) if is_namedtuple(type(value)) else tuple
     return dict if isinstance(value, dict) else list if isinstance(value, list) else None
@@ -135,6 +171,9 @@ def _flatten(value, leaves: list, is_leaf: IsLeaf) -> TreeDef:
     if kind is None or is_leaf is not None and is_leaf(value):
         leaves.append(value)
         return LEAF
+    if kind in _NODES:
+        parts, aux = _NODES[kind][0](value)
+        return TreeDef(kind, tuple(range(len(parts))), tuple(_flatten(p, leaves, is_leaf) for p in parts), aux)
     keys = tuple(value) if kind is dict else tuple(range(len(value)))
     return TreeDef(kind, keys, tuple(_flatten(value[k], leaves, is_leaf) for k in keys))
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import JitError, NotSupportedError
-from . import masked, masked_calls, policy, registry
+from . import masked, masked_calls, policy, registry, stacks
 from .values import Traced, call_known
 
 
@@ -25,6 +25,8 @@ class BoundMethod:
 def attribute(compiler, base, attr: str, shown_base: str, shown: str):
     """`base.attr` (also `getattr(base, "attr")`): array properties and methods, module members
     (checked by the policy), attributes of compile-time Python objects."""
+    if isinstance(base, stacks.Stack):
+        return stacks.StackMethod(base, attr)
     if isinstance(base, masked.Masked):
         if attr in ("dtype", "ndim"):
             return call_known(compiler.em, registry.PROPERTIES[attr], (base.data,))

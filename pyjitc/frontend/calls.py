@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import JitError, NotSupportedError
+from ..errors import JitError, NotSupportedError, ShapeError
 from ..template import bind_by_name
-from . import attributes, masked, masked_calls, policy, registry
+from . import attributes, masked, masked_calls, policy, registry, stacks
 from .attributes import BoundMethod
 from .raising import raised_everywhere, stop_here
 from .numpy.builtins import SEQUENCE_SEARCH   # (importing the numpy package registers every function)
@@ -72,6 +72,8 @@ def call_value(fc, func, shown, args, kwargs):
         return call_local(fc, func, shown, args, kwargs)
     if isinstance(func, BoundMethod):
         return call_impl(fc, func.impl, shown, (func.target, *args), kwargs)
+    if isinstance(func, stacks.StackMethod):
+        return stacks.call(fc, func.stack, func.name, shown, args, kwargs)
     if isinstance(func, functools.partial):   # its function, with the arguments it holds first
         return call_value(fc, func.func, shown, [*func.args, *args], {**func.keywords, **kwargs})
     kind, target = policy.classify_call(func, shown)
@@ -99,7 +101,12 @@ def call_value(fc, func, shown, args, kwargs):
                     and not is_static(owner, *args):
                 del owner[SEQUENCE_SEARCH["remove"](fc.em, owner, args[0])]
                 return None
-            return target(*args, **kwargs)
+            try:
+                return target(*args, **kwargs)
+            except (TypeError, ValueError, IndexError, KeyError) as e:   # `[].pop()`: Python's error, located
+                err = ShapeError(f"{shown}(): {type(e).__name__}: {e}")
+                err.python = e   # (a try/except in the program may catch it)
+                raise err from None
         owner = target.__self__
         if isinstance(owner, (list, tuple)) and target.__name__ in SEQUENCE_SEARCH and not kwargs \
                 and not is_static(owner, *args):   # [x[0], x[1]].index(v), l.count(v)

@@ -15,6 +15,7 @@ from ..ir.dims import NeedsStaticShape
 from ..ir.graph import Builder
 from ..ir.types import is_int
 from ..ir.ops import OpTypeError
+from . import stacks
 from . import appends, assignment, attributes, branches, calls, compaction, indexing, loops, masked, policy, raising, \
     selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
@@ -433,6 +434,8 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_UnaryOp(self, node):
         operand = self.visit(node.operand)
+        if isinstance(operand, stacks.Stack) and isinstance(node.op, ast.Not):   # `if not stack:`
+            operand = stacks.truth(self.em, operand)
         if isinstance(node.op, ast.Not):
             if isinstance(operand, Traced):
                 return Traced(negate(self.em, [condition(self.em, operand)]).value, bool, operand.params)
@@ -476,7 +479,8 @@ class FunctionCompiler(ast.NodeVisitor):
         == 2:` needs no merge of an array element with a Python bool (was a MergeError)."""
         if isinstance(node, ast.BoolOp):
             return self.bool_op(isinstance(node.op, ast.And), node.values, truth=True)
-        return self.visit(node)
+        value = self.visit(node)
+        return stacks.truth(self.em, value) if isinstance(value, stacks.Stack) else value
 
     def bool_op(self, is_and, values, truth=False):
         """Python's and/or: the first value that decides, evaluated lazily (`truth`: its truth)."""
@@ -563,6 +567,8 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def item(self, base, index, node):
         """base[index], as `node` reads it."""
+        if isinstance(base, stacks.Stack):   # stack[-1], queue[0]
+            return stacks.item(self.em, base, index)
         mask_of = masked.as_mask(index)
         if isinstance(base, Traced) and mask_of is not None and mask_of.shape == base.shape[:mask_of.ndim]:
             index = mask_of     # x[np.nonzero(m)] is x[m] (where m has x's shape; else positions to gather)

@@ -9,7 +9,7 @@ import ast
 from .. import progress
 from ..errors import JitError, NotSupportedError, ShapeError
 from ..ir.dims import NeedsStaticShape
-from . import appends, indexing
+from . import appends, indexing, stacks
 from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
 from .sequences import RangeSeq, Seq, as_seq
@@ -73,6 +73,7 @@ def while_loop(fc, node: ast.While):
         return _unrolled_while(fc, node, marker)
     em, env = fc.em, fc.env
     saved = _enter_loop(fc)
+    stacks.start(fc, node)   # `while stack: ... stack.pop() ...`
     before = set(env)
     counter = f"counter?{marker}" if _appends(node) else None   # the pass's number: where appends write
     go = _truth_value(fc, node.test)
@@ -244,6 +245,7 @@ def _mark_maybe_unbound(fc, before: set, never_ran) -> None:
 def _run_time_for(fc, node, seq, count, marker):
     em, env = fc.em, fc.env
     saved = _enter_loop(fc)
+    stacks.start(fc, node)
     counter = f"counter?{marker}"
     env[counter] = 0
     before = set(env)

@@ -135,6 +135,13 @@ class Merge:
             if shaped is not None:
                 values = [_zero_tree(shaped) if v is ZERO else v for v in values]
                 first = values[0]
+        nodes = [tree.node_parts(v) for v in values]
+        if all(n is not None for n in nodes) and len({type(v) for v in values}) == 1:   # (stacks.Stack)
+            if any(aux != nodes[0][1] for _, aux in nodes):
+                raise MergeError(f"'{name}' holds items of different types on different paths")
+            parts = [self.plan([children[i] for children, _ in nodes], f"{name}") for i in range(len(nodes[0][0]))]
+            kind, aux = type(first), nodes[0][1]
+            return lambda res: tree.build_node(kind, aux, [p(res) for p in parts])
         if all(isinstance(v, tuple) for v in values) or all(isinstance(v, list) for v in values):
             if len({len(v) for v in values}) != 1:
                 raise MergeError(f"'{name}' has a different length on different paths")

@@ -16,7 +16,7 @@ from ..errors import JitError
 from ..ir.graph import Builder, Function, prune
 from ..program import OutputTree, Program
 from ..template import ScalarSpec, StaticSpec, Template, TreeSpec, leaves, path_name
-from . import appends, indexing
+from . import appends, indexing, stacks
 from .codegen import FunctionCompiler
 from .outputs import output_leaf, view_root
 from .regions import is_marker
@@ -141,6 +141,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
     result = appends.whole_lists(em, result)   # a returned list of a loop's appended rows: one result
     items, treedef = tree.flatten(result)
     try:
+        stacks.refuse_returned(treedef)
         out_tree = OutputTree(treedef, tuple(output_leaf(em, v, outputs, argument_source, argument_object, seen)
                                              for v in items))
     except JitError as e:   # what is returned: point at the function

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
+from ..stacks import Stack, length as stack_length
 from ..sequences import RangeSeq, Seq, chosen, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params, known, weak_number
 from .elementwise import cmp
@@ -532,6 +533,8 @@ def isinstance_(em, x, cls):
 
 @register(builtin="len", complex_ok=True)
 def len_(em, x):
+    if isinstance(x, Stack):
+        return stack_length(em, x)
     if isinstance(x, Traced):
         if x.ndim == 0:
             err = ShapeError("TypeError: len() of unsized object")

@@ -1,0 +1,206 @@
+"""A Python list used as a stack or a queue by a run-time loop (`while stack: i, j = stack.pop();
+... stack.append((i + 1, j))`, `q.pop(0)`) stays one run-time loop over arrays the loop carries
+(frontend/stacks.py), and every answer is CPython's: the same values, types and errors. Before,
+`stack.append()` there was refused ("changing a Python list inside a loop or branch that runs at
+run time"), and a recursion with run-time depth told the user to write it as such a loop."""
+import numpy as np
+import pytest
+
+import pyjitc
+from tests.reference import assert_same
+
+
+def flood_fill(img, i0, j0):
+    out = np.zeros(img.shape, dtype=np.int64)
+    target = img[i0, j0]
+    stack = [(i0, j0)]
+    n, m = img.shape
+    while stack:
+        i, j = stack.pop()
+        if i < 0 or i >= n or j < 0 or j >= m:
+            continue
+        if out[i, j] or img[i, j] != target:
+            continue
+        out[i, j] = 1
+        stack.append((i + 1, j))
+        stack.append((i - 1, j))
+        stack.append((i, j + 1))
+        stack.append((i, j - 1))
+    return out
+
+
+def breadth_first_distances(adj, s):
+    n = adj.shape[0]
+    dist = np.full(n, -1)
+    dist[s] = 0
+    q = [s]
+    while len(q) > 0:
+        u = q.pop(0)
+        for v in range(n):
+            if adj[u, v] and dist[v] < 0:
+                dist[v] = dist[u] + 1
+                q.append(v)
+    return dist
+
+
+def partition(a, lo, hi):
+    p = a[hi]
+    i = lo - 1
+    for j in range(lo, hi):
+        if a[j] <= p:
+            i += 1
+            a[i], a[j] = a[j], a[i]
+    a[i + 1], a[hi] = a[hi], a[i + 1]
+    return i + 1
+
+
+def quicksort_with_a_stack(a):
+    b = a.copy()
+    stack = [(0, len(b) - 1)]
+    while stack:
+        lo, hi = stack.pop()
+        if lo >= hi:
+            continue
+        p = partition(b, lo, hi)
+        stack.append((lo, p - 1))
+        stack.append((p + 1, hi))
+    return b
+
+
+def array_items(x):
+    st = [x[0] + 0]    # (an array of its own: a view of x, as x[0] is, stays a Python list's item)
+    acc = np.zeros_like(x[0])
+    i = 1
+    while st:
+        v = st.pop()
+        acc += v
+        if i < x.shape[0]:
+            st.append(x[i] * 2)
+            i += 1
+    return acc
+
+
+def top_and_length(x):
+    st = [0.0]
+    total = 0.0
+    for k in range(x.shape[0]):
+        if x[k] > st[-1]:
+            st.append(float(x[k]))
+        elif len(st) > 1:
+            total += st.pop()
+    return total, len(st), st[0]
+
+
+def leaves_on_empty(x):
+    st = [1]
+    c = 0
+    while True:
+        if not st:
+            break
+        k = st.pop()
+        c += k
+        if k < x.shape[0] and x[k] > 0:
+            st.append(k + 1)
+    return c
+
+
+_rng = np.random.default_rng(3)
+_img = (_rng.random((12, 15)) > 0.35).astype(np.int64)
+_adj = _rng.random((9, 9)) > 0.7
+
+
+@pytest.mark.parametrize("fn, args", [
+    (flood_fill, (_img, 3, 4)), (flood_fill, (_img, 0, 0)),
+    (breadth_first_distances, (_adj, 0)), (breadth_first_distances, (_adj, 4)),
+    (quicksort_with_a_stack, (_rng.random(17),)), (quicksort_with_a_stack, (np.array([2.0]),)),
+    (array_items, (_rng.random((5, 3)),)), (array_items, (_rng.random((1, 3)).astype(np.float32),)),
+    (top_and_length, (_rng.random(20),)),
+    (leaves_on_empty, (np.array([1, 1, 0, 1]),)), (leaves_on_empty, (np.array([1, 1, 1, 1]),)),
+])
+def test_a_list_used_as_a_stack_or_queue_by_a_run_time_loop_is_cpythons_and_one_loop(fn, args):
+    jitted = pyjitc.jit(fn)
+    assert_same(jitted(*args), fn(*args))
+    assert " while(" in jitted.lower(*args).as_text("typed")   # one run-time loop, not unrolled
+
+
+def pushes_two_pops_one(n):
+    st = [0]
+    k = 0
+    s = 0
+    while k < n:
+        st.append(k)
+        st.append(k + 1)
+        s += st.pop()
+        k += 1
+    return s, len(st)
+
+
+def test_a_stack_that_outgrows_its_room_compiles_again_with_more():
+    # 5000 items left on the stack: past the first room (1024), the call stops and @jit compiles
+    # again with more room
+    jitted = pyjitc.jit(pushes_two_pops_one)
+    assert_same(jitted(10), pushes_two_pops_one(10))
+    assert_same(jitted(5000), pushes_two_pops_one(5000))
+
+
+def pops_one_per_element(x):
+    st = [1]
+    t = 0
+    for k in range(x.shape[0]):
+        t += st.pop()
+    return t
+
+
+def test_a_pop_from_an_empty_stack_is_pythons_index_error():
+    with pytest.raises(IndexError):
+        pops_one_per_element(np.zeros(5))
+    with pytest.raises(pyjitc.RunError, match="IndexError: pop from empty list"):
+        pyjitc.jit(pops_one_per_element)(np.zeros(5))
+    assert pyjitc.jit(pops_one_per_element)(np.zeros(1)) == 1
+
+
+def python_then_numpy_items(x):
+    st = [0]
+    s = 0
+    while st:
+        v = st.pop()
+        s += v
+        if v < 3:
+            st.append(x[v])    # a NumPy int after a Python int: what pops is known at run time
+    return s
+
+
+def _push(st, v):
+    st.append(v)
+
+
+def pushed_by_a_helper(n):
+    st = [1]
+    c = 0
+    while st:
+        v = st.pop()
+        c += v
+        if v < n:
+            _push(st, v + 1)
+    return c
+
+
+def returns_the_stack(x):
+    st = [0]
+    for k in range(x.shape[0]):
+        if x[k] > 0:
+            st.append(k)
+        else:
+            st.pop()
+    return st
+
+
+@pytest.mark.parametrize("fn, args, message", [
+    (python_then_numpy_items, (np.array([1, 2, 3, 4]),), "not of the type of its items before the loop"),
+    (pushed_by_a_helper, (5,), "changed here through another name or in another function"),
+    (returns_the_stack, (np.array([1, -1, 2]),), "returning 'st'"),
+])
+def test_what_a_stack_cant_follow_is_a_located_error(fn, args, message):
+    with pytest.raises(pyjitc.JitError, match=message) as e:
+        pyjitc.jit(fn)(*args)
+    assert "test_stacks.py:" in str(e.value)
