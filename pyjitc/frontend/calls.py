@@ -177,7 +177,7 @@ def check_recursion(fc, key, shown, args):
         error = NotSupportedError(f"{shown} calls itself more than {MAX_STATIC_RECURSION if known_now else MAX_RECURSION} "
                                   "levels deep; a recursion is "
                                   "compiled by inlining each call, so its depth must be decided at compile time "
-                                  "(by shapes or static values)", hint="write the recursion as a loop")
+                                  "(by shapes or static values)", hint="write the recursion as a loop, e.g. with a list as a stack: `stack = [(lo, hi)]`, `while stack: lo, hi = stack.pop()`, `stack.append(...)`")
         error.final = True   # no retry on the way out (each level's `a if c else f(n - 1)` retried both: 2**24)
         params = frozenset().union(*(v.params for v in items_of(args, Traced) if v.params))
         if params:   # countdown(x, n - 1): the scalar arguments it depends on, made static
