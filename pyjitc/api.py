@@ -128,6 +128,10 @@ def _for_user(e: JitError | UserRaised) -> BaseException:
     UserRaised the function's own raise/assert (reached on every run of this template)."""
     if type(e) is ShapeError:   # NumPy's own error, named first: also that Python exception type
         as_python = AS_PYTHON_ERROR.get(e.message.split(":", 1)[0].strip())
+        raised = getattr(e, "python", None)
+        if as_python is None and raised is not None:
+            as_python = next((AS_PYTHON_ERROR[k.__name__] for k in type(raised).__mro__ if k.__name__ in AS_PYTHON_ERROR),
+                             None)
         if as_python is not None:
             e.__class__ = as_python
     return (e.exc if isinstance(e, UserRaised) else e).with_traceback(None)

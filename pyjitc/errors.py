@@ -94,8 +94,26 @@ class ShapeTypeError(ShapeError, TypeError):
     """A ShapeError that is NumPy's (or Python's) TypeError."""
 
 
-# the exception NumPy raises, as a ShapeError's message names it first ("IndexError: index 0 is ...")
-AS_PYTHON_ERROR = {"IndexError": ShapeIndexError, "ValueError": ShapeValueError, "TypeError": ShapeTypeError}
+class ShapeOverflowError(ShapeError, OverflowError):
+    """A ShapeError that is NumPy's OverflowError (`int32_array + 2**40`)."""
+
+
+class ShapeKeyError(ShapeError, KeyError):
+    """A ShapeError that is Python's KeyError (a missing key of a dict known while compiling)."""
+
+    def __str__(self) -> str:   # (KeyError's own str() quotes the message)
+        return ShapeError.__str__(self)
+
+
+class ShapeZeroDivisionError(ShapeError, ZeroDivisionError):
+    """A ShapeError that is Python's ZeroDivisionError (of numbers known while compiling)."""
+
+
+# the exception NumPy raises, as a ShapeError's message names it first ("IndexError: index 0 is ..."),
+# or as the error it stands for (`python`, what NumPy or Python raised while compiling) is
+AS_PYTHON_ERROR = {"IndexError": ShapeIndexError, "ValueError": ShapeValueError, "TypeError": ShapeTypeError,
+                   "OverflowError": ShapeOverflowError, "KeyError": ShapeKeyError,
+                   "ZeroDivisionError": ShapeZeroDivisionError}
 
 
 class ArgumentError(JitError, TypeError):

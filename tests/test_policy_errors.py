@@ -224,3 +224,30 @@ def test_ufunc_at_of_floats_into_an_int_array_is_refused_without_claiming_numpy_
     with pytest.raises(pyjitc.NotSupportedError, match="casts the array's element back after each update") as e:
         pyjitc.jit(float_counts_into_ints)(np.zeros(3, np.int64), np.array([0, 0, 2]), np.array([1.7, 1.7, 2.5]))
     assert "test_policy_errors.py" in str(e.value)
+
+
+def past_int32(x):
+    return x + 2 ** 40
+
+
+def missing_key(d):
+    return d["b"]
+
+
+def divided_by_static_zero(x, n):
+    return x + 1 // n
+
+
+@pytest.mark.parametrize("fn, args, static, python", [
+    (past_int32, (np.arange(3, dtype=np.int32),), (), OverflowError),
+    (missing_key, ({"a": 1.0},), (), KeyError),
+    (divided_by_static_zero, (np.ones(2), 0), ("n",), ZeroDivisionError),
+])
+def test_errors_python_raises_while_compiling_are_that_exception_type_too(fn, args, static, python):
+    # `except OverflowError:` did not catch `int32_array + 2**40` (probe AL): the located error is
+    # also the exception CPython raises, as IndexError, ValueError and TypeError were
+    with pytest.raises(python):
+        fn(*args)
+    with pytest.raises(python) as e:
+        pyjitc.jit(fn, static_argnames=static)(*args)
+    assert isinstance(e.value, pyjitc.JitError) and "test_policy_errors.py:" in str(e.value)

@@ -773,3 +773,43 @@ def test_appends_of_a_loop_unrolled_inside_nested_loops_are_refused_not_merged()
     # one row per pass of the innermost run-time loop: two appends there would write one row
     with pytest.raises(pyjitc.JitError, match="changing a Python list"):
         pyjitc.jit(appended_twice_per_pass)(np.random.default_rng(0).standard_normal((5, 6)))
+
+
+def sets_an_argument_dicts_item(d, x):
+    d["a"] = x * 2
+    return x
+
+
+def appends_to_an_argument_list(items, x):
+    items.append(x)
+    return x
+
+
+def sets_an_argument_lists_item_in_a_loop(items, x):
+    for k in range(x.shape[0]):
+        items[0] = items[0] + x[k]
+    return items[0]
+
+
+def pops_a_keyword_argument(x, **options):
+    scale = options.pop("scale", 1.0)
+    return x * scale, len(options)
+
+
+@pytest.mark.parametrize("fn, make", [
+    (sets_an_argument_dicts_item, lambda: {"a": 1.0}),
+    (appends_to_an_argument_list, lambda: [1.0]),
+    (sets_an_argument_lists_item_in_a_loop, lambda: [1.0]),
+])
+def test_changing_a_list_or_dict_passed_as_an_argument_is_a_located_error_not_lost(fn, make):
+    # Python changes the caller's list or dict; the compiled function returned its values and left
+    # the caller's container as it was, silently (found this round: `d["a"] = x * 2`)
+    x = np.arange(3.0)
+    container = make()
+    with pytest.raises(pyjitc.JitError, match="passed as the argument") as e:
+        pyjitc.jit(fn)(container, x)
+    assert "test_python_containers.py:" in str(e.value)
+    assert container == make()
+    options = {"scale": 2.0, "other": 1}    # a **kwargs dict is the call's own: changing it is Python's too
+    assert_same(pyjitc.jit(pops_a_keyword_argument)(x, **options), pops_a_keyword_argument(x, **dict(options)))
+    assert options == {"scale": 2.0, "other": 1}

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import JitError, NotSupportedError, UnsupportedSyntaxError
+from ..errors import JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError
 from ..ir.dims import NeedsStaticShape
 from ..ir.graph import Builder
 from ..ir.types import is_int
@@ -600,7 +600,7 @@ class FunctionCompiler(ast.NodeVisitor):
         try:
             return hold(self.em, base[index])   # np.mgrid[...] makes an array the program holds
         except (IndexError, KeyError, TypeError) as e:
-            err = JitError(f"{ast.unparse(node)}: {type(e).__name__}: {e}")
+            err = ShapeError(f"{ast.unparse(node)}: {type(e).__name__}: {e}")
             err.python = e
             raise err from None
 

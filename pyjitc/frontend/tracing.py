@@ -4,6 +4,7 @@ needs its variable at compile time is unrolled (NeedStatic), an append statement
 gets the type of what it appends (appends.AppendPlan)."""
 from __future__ import annotations
 
+import inspect
 import sys
 
 from typing import Any
@@ -107,6 +108,10 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
         values[view_path] = base if index == () else indexing.getitem(em, base, as_index(index))
         del params[view_path]    # written back through its base
     env: dict[str, Any] = {name: _argument(values, (name,), spec) for name, spec in specs.items()}
+    fresh = {p.name for p in inspect.signature(src.fn).parameters.values() if p.kind is p.VAR_KEYWORD}
+    for name, value in env.items():   # (a **kwargs dict is the call's own; the values in it the caller's)
+        for v in (value.values() if name in fresh and isinstance(value, dict) else [value]):
+            _argument_containers(em, v, f"the argument '{name}'")
     em.err = em.constant(np.int32(0))
     originals = {name: t.value for name, t in params.items()}
     result = FunctionCompiler(src, em, env).run()
@@ -164,6 +169,15 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
     return Program(function, out_tree, tuple(writebacks), checks=tuple(em.checks), error_index=error_index,
                    guards=tuple(em.guard_list()),
                    c_order=tuple(path for path, t in params.items() if id(t) in em.c_order_writes))
+
+
+def _argument_containers(em, value, shown: str) -> None:
+    """Record the lists and dicts an argument holds (values.container_changed refuses changing them)."""
+    if isinstance(value, (list, dict)) and id(value) not in em.argument_containers:
+        em.argument_containers[id(value)] = shown
+    if isinstance(value, (list, tuple, dict)):
+        for v in (value.values() if isinstance(value, dict) else value):
+            _argument_containers(em, v, shown)
 
 
 def _argument(values, path, spec):

@@ -226,6 +226,11 @@ def container_changed(em, shown: str, kind: str, item: bool = False, container=N
     (`item`) is merged with the other branch's (regions.Containers); a change of length there is
     a located refusal. A list or dict from outside the function (a module-level one, a default
     value) is never changed: Python would change it on every call, the compiled code once."""
+    name = em.argument_containers.get(id(container))
+    if name is not None:   # (Python changes the caller's object; the compiled function returns new values only)
+        raise NotSupportedError(f"{shown}: changes the {kind} passed as {name}, which Python would change for the "
+                                "caller too; a compiled function writes back arrays only",
+                                hint=f"change a copy made inside the function ({kind}(...)) and return it")
     name = em.global_containers.get(id(container))
     if name is not None:
         raise NotSupportedError(f"{shown}: changes {name}, which Python would change on every call (the compiled "
@@ -325,6 +330,7 @@ class Emitter:
         #                                  (shapes.stack of all its rows in order takes the buffer back)
         self.globals: dict[int, tuple] = {}   # id(global array) -> (it, its frozen Traced, block, epoch made)
         self.global_containers: dict[int, str] = {}   # id(a list or dict from outside the function) -> its name
+        self.argument_containers: dict[int, str] = {}   # id(a list or dict passed as an argument) -> how it was passed
 
     def is_array(self, t: "Traced") -> bool:
         """Whether NumPy holds `t` as an ndarray (not a NumPy scalar or a Python number): it has
@@ -461,7 +467,7 @@ class Emitter:
             if is_int(dt) and not isinstance(x, bool) and isinstance(x, int):
                 info = np.iinfo(dt)
                 if not info.min <= x <= info.max:
-                    raise ShapeError(f"Python integer {x} out of bounds for {dt}")
+                    raise ShapeError(f"OverflowError: Python integer {x} out of bounds for {dt}")
             if is_int(dt) and isinstance(x, float):
                 raise ShapeError(f"can't use the Python float {x} as {dt}")
             if isinstance(x, complex) and dt.kind != "c":
