@@ -1540,3 +1540,35 @@ def test_a_loop_over_a_reversed_range_is_one_run_time_loop_and_numpys():
     f = pyjitc.jit(reversed_ranges, static_argnames="k")
     for a, b, k in ((0, 10, 3), (10, 0, -3), (5, 5, 2), (7, 1, -2), (3, 20, 4), (-4, 6, 1)):
         assert_same(f(np.arange(6.0), a, b, k), reversed_ranges(np.arange(6.0), a, b, k))
+
+
+def squares_of_the_positive(x):
+    return [v * v for v in x if v > 0]
+
+
+def positions_above(x, t):
+    return np.array([i for i in range(x.shape[0]) if x[i] > t])
+
+
+def between(x):
+    out = [v for v in x if v > 0.2 if v < 0.8]
+    return len(out), np.array(out)
+
+
+def even_positions(x):
+    return [x[i] for i in range(6) if i % 2 == 0], sum(x[i] for i in range(40) if i % 3 == 0)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (squares_of_the_positive, (np.array([1.0, -2.0, 3.0]),)),
+    (squares_of_the_positive, (np.random.default_rng(21).standard_normal(30),)),
+    (squares_of_the_positive, (-np.ones(4),)),
+    (positions_above, (np.random.default_rng(22).random(25), 0.5)),
+    (between, (np.random.default_rng(23).random(20),)),
+    (even_positions, (np.random.default_rng(24).random(40),)),
+])
+def test_a_comprehension_filtered_on_array_values_is_cpythons_list(fn, args):
+    # `[v * v for v in x if v > 0]` was refused ("this condition on array values must be known at
+    # compile time here", probe AL) while the same for loop with an append compiled; conditions
+    # known at compile time still make the list while compiling
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))

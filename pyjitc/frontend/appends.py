@@ -27,7 +27,8 @@ from .indexing import mask_key
 from .masked import Masked
 from .sequences import RangeSeq
 from .unify import MISSING
-from .values import NeedStatic, Traced, container_changed, weak_number
+from .regions import State
+from .values import NeedStatic, RunTimeTruth, Traced, container_changed, weak_number
 
 
 class AppendedItems(Masked):
@@ -406,21 +407,31 @@ def whole_lists(em, value):
 COMPREHENSION_LOOP = 16
 
 
-def comprehension(fc, node, for_loop, iterate):
-    """`[f(v) for v in X]` with one generator and no condition, over many rows or a long range,
-    outside run-time loops and branches: the loop `for v in X: items.append(f(v))` (its items rows
-    of a carried array, see statement()), so f is compiled once (`np.array([np.bincount(v,
-    minlength=3).argmax() for v in V])` over 100 rows compiled in 29 s unrolled). The loop's
-    variable does not leak, as in Python. None where this does not apply. (`for_loop`, `iterate`:
-    loops.py's, passed in: loops.py calls this module.)"""
+def comprehension(fc, node, for_loop, iterate, now):
+    """`[f(v) for v in X]` with one generator, over many rows or a long range, outside run-time
+    loops and branches: the loop `for v in X: items.append(f(v))` (its items rows of a carried
+    array, see statement()), so f is compiled once (`np.array([np.bincount(v,
+    minlength=3).argmax() for v in V])` over 100 rows compiled in 29 s unrolled). With `if`s on
+    run-time values (`[v * v for v in x if v > 0]`, refused before), of any length: the loop
+    `for v in X: if c: items.append(f(v))` (AppendedItems); `now()` builds it item by item at
+    compile time first, where the conditions are known then. The loop's variable does not leak,
+    as in Python. None where this does not apply. (`for_loop`, `iterate`: loops.py's, passed in:
+    loops.py calls this module.)"""
     em = fc.em
-    if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async \
+    if len(node.generators) != 1 or node.generators[0].is_async \
             or em.branch_depth or not isinstance(node, (ast.ListComp, ast.GeneratorExp)):
         return None
     gen = node.generators[0]
     if any(isinstance(n, (ast.NamedExpr, ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp))
-           for n in ast.walk(node.elt)):
+           for n in ast.walk(node.elt)) or gen.ifs and em.loop_depth:
         return None
+    if gen.ifs:   # conditions known at compile time: the list made now, as before
+        before, checkpoint = State(fc.env, em), em.b.checkpoint()
+        try:
+            return now()
+        except RunTimeTruth:
+            em.b.rollback(checkpoint)
+            before.restore(fc.env)
     iterable = fc.visit(gen.iter)
     if isinstance(iterable, Traced) and iterable.ndim >= 1 and isinstance(iterable.shape[0], int):
         count = iterable.shape[0]
@@ -430,7 +441,7 @@ def comprehension(fc, node, for_loop, iterate):
         count = len(iterable)
     else:
         count = None
-    if count is None or count <= COMPREHENSION_LOOP:
+    if count is None or count <= COMPREHENSION_LOOP and not gen.ifs:
         return _items_now(fc, node, iterable, iterate)
     loop = getattr(node, "_pyjitc_loop", None)
     if loop is None:     # (made once per comprehension: its loop marker stays the same on every pass)
@@ -438,18 +449,22 @@ def comprehension(fc, node, for_loop, iterate):
         items = ast.copy_location(ast.Name(f"items?{id(node)}", ast.Load()), node)
         call = ast.copy_location(ast.Call(ast.copy_location(ast.Attribute(items, "append", ast.Load()), node),
                                           [node.elt], []), node)
-        loop = ast.copy_location(ast.For(gen.target, source, [ast.copy_location(ast.Expr(call), node)], []), node)
+        body = [ast.copy_location(ast.Expr(call), node)]
+        if gen.ifs:   # `if c1 and c2: items.append(...)`
+            test = gen.ifs[0] if len(gen.ifs) == 1 else ast.copy_location(ast.BoolOp(ast.And(), gen.ifs), gen.ifs[0])
+            body = [ast.copy_location(ast.If(test, body, []), gen.ifs[0])]
+        loop = ast.copy_location(ast.For(gen.target, source, body, []), node)
         ast.fix_missing_locations(loop)
         node._pyjitc_loop = loop
     names = [n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)]
     saved = {n: fc.env.get(n, MISSING) for n in names}
     fc.env[loop.iter.id] = iterable
-    fc.env[loop.body[0].value.func.value.id] = out = []
+    fc.env[f"items?{id(node)}"] = []
     try:
         for_loop(fc, loop)
     finally:
         fc.env.pop(loop.iter.id, None)
-        fc.env.pop(loop.body[0].value.func.value.id, None)
+        out = fc.env.pop(f"items?{id(node)}", None)   # (the list, or AppendedItems where an `if` chose)
         for n, v in saved.items():
             if v is MISSING:
                 fc.env.pop(n, None)

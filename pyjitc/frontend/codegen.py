@@ -23,7 +23,7 @@ from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
 from .numpy.introspection import NoEffect
 from .sequences import item_at
 from .operators import apply_operator, membership
-from .values import Emitter, NeedStatic, Traced, call_known, fold, hold, is_static, known
+from .values import Emitter, NeedStatic, RunTimeTruth, Traced, call_known, fold, hold, is_static, known
 from .unify import Deleted
 from .regions import BOUND, BREAK, CONTINUE, MISSING, RETURN, RETURN_VALUE, Exit, MergeError, Undefined, condition, negate
 from .source import SourceFunction, parse_function
@@ -284,8 +284,8 @@ class FunctionCompiler(ast.NodeVisitor):
         if value.params:
             raise NeedStatic(value.params)
         condition(self.em, value)   # raises NumPy's error for arrays with more than one element
-        raise NotSupportedError("this condition on array values must be known at compile time here",
-                                hint="use an if statement, or np.where(condition, a, b)")
+        raise RunTimeTruth("this condition on array values must be known at compile time here",
+                           hint="use an if statement, or np.where(condition, a, b)")
 
     # ------------------------------------------------------------ expressions
     def visit_Constant(self, node):
@@ -614,8 +614,9 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_ListComp(self, node, element=None):
         if element is None:
-            looped = appends.comprehension(self, node, loops.for_loop, loops.iterate)   # [f(row) for row in X]
-            if looped is not None:
+            looped = appends.comprehension(self, node, loops.for_loop, loops.iterate,
+                                           lambda: self.visit_ListComp(node, lambda: self.visit(node.elt)))
+            if looped is not None:   # [f(row) for row in X], [v * v for v in x if v > 0]
                 return looped
         out = []
 

@@ -219,6 +219,11 @@ class NeedPeel(NeedStatic):
         self.marker = marker
 
 
+class RunTimeTruth(NotSupportedError):
+    """The truth of a run-time value needed while compiling (a comprehension's `if` on array
+    values): appends.comprehension makes such a comprehension a run-time loop instead."""
+
+
 def container_changed(em, shown: str, kind: str, item: bool = False, container=None) -> None:
     """A Python list or dict (`kind`) changed by `shown` (`out[j] = ...`, `table.append(...)`):
     inside a loop that runs at run time, that loop is unrolled where its trip count can be known
