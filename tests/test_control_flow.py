@@ -1572,3 +1572,35 @@ def test_a_comprehension_filtered_on_array_values_is_cpythons_list(fn, args):
     # compile time here", probe AL) while the same for loop with an append compiled; conditions
     # known at compile time still make the list while compiling
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def rows_have_no_repeats(b):
+    ok = True
+    for i in range(b.shape[0]):
+        seen = np.zeros(10, dtype=bool)
+        for j in range(b.shape[1]):
+            if seen[b[i, j]]:
+                ok = False
+            seen[b[i, j]] = True
+    return ok
+
+
+def a_line_is_won(b):
+    for line in [b[0], b[:, 0], np.diag(b), b.ravel()[[2, 4, 6]]]:
+        if line[0] != 0 and (line == line[0]).all():
+            return 1
+    return 0
+
+
+@pytest.mark.parametrize("fn, b", [
+    (rows_have_no_repeats, np.array([[1, 2, 3, 1], [4, 5, 6, 7]])),
+    (rows_have_no_repeats, np.array([[1, 2, 3, 0], [4, 5, 6, 7]], dtype=np.int32)),
+    (a_line_is_won, np.array([[1, -1, 0], [-1, 1, 0], [0, -1, 1]])),
+    (a_line_is_won, np.array([[1, -1, 0], [-1, 0, 1], [0, 1, -1]])),
+    (a_line_is_won, np.array([[0, -1, 1], [-1, 1, 0], [1, 0, -1]], dtype=np.int8)),
+])
+def test_puzzle_checks_with_flags_and_line_lists_compile_and_are_numpys(fn, b):
+    # a bool flag set in a loop around a loop: "the StableHLO module does not verify" (a u8
+    # multiply); a loop over [row, np.diag(b), ...] with an early return: IREE failed to compile
+    # ("'arith.cmpi' op requires all operands to have the same type"): probe AM
+    assert_same(pyjitc.jit(fn)(b), fn(b))

@@ -73,12 +73,23 @@ def _lower_if(ctx, operands, **_):
         saved = {vid: ctx.env[vid] for vid in updated
                  if not ctx.view_of_argument(ctx.env[vid]) and not ctx.is_constant_expression(ctx.env[vid])}
 
-        def enter(args, saved=saved, block=block):
+        # a gather's result from before the if that the branch reads passes a barrier: IREE 3.13
+        # folded a slice of it (`line[0]` of `line = x.ravel()[[0, 4, 8]]`, a loop over a list
+        # of rows and diagonals unrolled into ifs) into code that failed to compile ("'arith.cmpi'
+        # op requires all operands to have the same type", a tic-tac-toe check, probe AM)
+        gathered = {u.id for o in block.ops for u in o.operands
+                    if u.id not in produced and u.id not in saved and u.id in ctx.env
+                    and ctx.producer_named(ctx.env[u.id], "stablehlo.gather")}
+        saved.update({vid: ctx.env[vid] for vid in gathered})
+
+        def enter(args, saved=saved, block=block, gathered=gathered):
+            for vid in gathered:
+                ctx.env[vid] = ctx.barrier(saved[vid])
             copies = []    # (value before the if, its copy)
             # a value before its slices, each in the order the program made it (the order
             # changed from one lowering to the next: IREE 3.13 ran one and failed the other at run
             # time, "ref is null; hal.buffer.subspan", statement fuzzer seed 9003 program 109)
-            for vid in sorted(saved, key=lambda vid: (ctx.static_slice(saved[vid]) is not None, vid)):
+            for vid in sorted(set(saved) - gathered, key=lambda vid: (ctx.static_slice(saved[vid]) is not None, vid)):
                 value = saved[vid]
                 # read elsewhere too (b = x[::-1] * 1.0 with y = x[::-1]: IREE folds both to one
                 # value): a copy of its own, since IREE wrote through the barrier into the shared
@@ -412,8 +423,10 @@ def _lower_while(ctx, operands, guard=(), **_):
     # copy_buffer") on a `while` with a `break` whose body updates elements of an array and reads
     # a copy of it, returning the iteration count (an SOR solver at n = 2, a probe of dense
     # linear algebra kernels)
+    # (in the IR's types: a boolean is carried as u8 but returned as i1, `ok = False` in a loop
+    # around a loop, a probe of puzzle checkers: the u8 type made a multiply of i1 by u8)
     return [ctx.fresh_copy(r, t, ctx.new_number()) if not t.ndim and ctx.returned(vid) else r
-            for r, t, vid in zip(results, carried, ctx.result_ids)]
+            for r, t, vid in zip(results, ctx.out, ctx.result_ids)]
 
 
 register_op("while", _while_type, _lower_while)

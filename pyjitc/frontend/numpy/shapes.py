@@ -485,7 +485,16 @@ def _diagonal(em, x, offset, axis1, axis2):
     cols = rows + offset
     keep = (cols >= 0) & (cols < m)
     rows, cols = rows[keep], cols[keep]
-    return getitem(em, x, (Ellipsis, rows, cols)) if rows.size else em.full(0, x.dtype, x.shape[:-2] + (0,))
+    if not rows.size:
+        return em.full(0, x.dtype, x.shape[:-2] + (0,))
+    # the elements r * (m + 1) + offset of the last two axes flattened: a strided slice (a gather
+    # of those positions inside a run-time `if` made IREE 3.13 fail to compile, "'arith.cmpi' op
+    # requires all operands to have the same type": a tic-tac-toe check, a probe of games)
+    flat = em.emit("reshape", x, shape=x.shape[:-2] + (n * m,))
+    start = int(rows[0]) * m + int(cols[0])
+    lead = (0,) * (x.ndim - 2)
+    return em.emit("slice", flat, start=lead + (start,), limit=x.shape[:-2] + (start + (rows.size - 1) * (m + 1) + 1,),
+                   strides=(1,) * (x.ndim - 2) + (m + 1,))
 
 
 @register("numpy.trace", method="trace", complex_ok=True)
