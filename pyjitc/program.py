@@ -100,8 +100,9 @@ class Trimmed:
     length depends on the data (x[mask], np.nonzero, np.unique), compiled at full capacity."""
     data: Result
     count: Result
-    items: bool = False   # a Python list of the entries (a list a loop appended to), each a NumPy
-    # scalar, a Python scalar of type data.weak, or a row array of its own
+    items: bool | str = False   # a Python list of the entries (a list a loop appended to), each a
+    # NumPy scalar, a Python scalar of type data.weak, or a row array of its own; "tuples": each a
+    # tuple of its row's numbers (`out.append((i, j))`)
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,9 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
         out = _build(node.then if bool(results[node.flag.index]) else node.other, results, arguments, made)
     elif isinstance(node, Trimmed):   # a new array of just the selected entries, as NumPy's
         out = np.array(results[node.data.index][:int(results[node.count.index])], copy=True)
-        if node.items:
+        if node.items == "tuples":
+            out = [tuple(node.data.weak(v) if node.data.weak is not None else v for v in row) for row in out]
+        elif node.items:
             out = [node.data.weak(v) for v in out] if node.data.weak is not None else \
                 list(out) if out.ndim == 1 else [row.copy() for row in out]
     elif isinstance(node, Result):

@@ -813,3 +813,64 @@ def test_changing_a_list_or_dict_passed_as_an_argument_is_a_located_error_not_lo
     options = {"scale": 2.0, "other": 1}    # a **kwargs dict is the call's own: changing it is Python's too
     assert_same(pyjitc.jit(pops_a_keyword_argument)(x, **options), pops_a_keyword_argument(x, **dict(options)))
     assert options == {"scale": 2.0, "other": 1}
+
+
+def empty_cells(b):
+    out = []
+    for i in range(3):
+        for j in range(3):
+            if b[i, j] == 0:
+                out.append((i, j))
+    return out
+
+
+def local_peaks(a):
+    pts = []
+    for i in range(1, a.shape[0] - 1):
+        for j in range(1, a.shape[1] - 1):
+            if a[i, j] > a[i - 1, j] and a[i, j] > a[i + 1, j]:
+                pts.append((i, j))
+    return np.array(pts), len(pts), pts
+
+
+def value_pairs_above(x):
+    out = []
+    for k in range(x.shape[0]):
+        if x[k] > 0.5:
+            out.append((x[k], x[k] * 2))
+    return out
+
+
+def steps_until(x):
+    out = []
+    k = 0
+    while k < x.shape[0] and x[k] < 0.9:
+        out.append((k, k + 1))
+        k += 1
+    return out
+
+
+def squares_by_index(n):
+    out = []
+    for i in range(n):
+        out.append((i, i * i))
+    return out
+
+
+@pytest.mark.parametrize("fn, args", [
+    (empty_cells, (np.array([[1, 0, -1], [0, 1, 0], [1, 1, 0]]),)), (empty_cells, (np.ones((3, 3)),)),
+    (local_peaks, (np.random.default_rng(31).random((8, 9)),)),
+    (value_pairs_above, (np.random.default_rng(32).random(12),)),
+    (steps_until, (np.random.default_rng(33).random(30),)),
+    (squares_by_index, (5,)),
+])
+def test_tuples_of_numbers_appended_in_run_time_loops_are_cpythons_list_of_tuples(fn, args):
+    # `out.append((i, j))` under a run-time if (tic-tac-toe's free cells, peak positions) was
+    # "changing a Python list inside a loop or branch that runs at run time" (probe AM); a row of
+    # the tuple's numbers now, each item a tuple again (Python numbers where Python appended them)
+    got, want = pyjitc.jit(fn)(*args), fn(*args)
+    assert_same(got, want)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        if isinstance(w, list):
+            assert type(g) is list and all(type(a) is tuple for a in g)
+            assert [tuple(map(type, a)) for a in g] == [tuple(map(type, a)) for a in w]

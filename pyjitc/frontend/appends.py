@@ -39,7 +39,7 @@ class AppendedItems(Masked):
     compile time: a located error. Returned, the caller gets a list of the items (`weak`: the
     Python scalar type of items appended as Python numbers; `mixed`: some passes appended Python
     numbers, others NumPy's, which such a list can't tell apart: not returned)."""
-    __slots__ = ("weak", "mixed")
+    __slots__ = ("weak", "mixed", "tuples")   # (tuples: each item a tuple of its row's numbers)
     list_items = True
     what = "list's length depends on the data (a loop appended to it under a run-time if, before a break or in a while loop)"
     hint = "make it an array first, np.array(items) (then compute with it), or len(items)"
@@ -191,7 +191,7 @@ def statement(fc, node) -> bool:
                  LIST_ROOM_RETRY, located=False)
     _write_row(fc, key, row, index, conditional)   # (conditional: the list's items are the rows
     # the passes that appended wrote)
-    em.append_targets[key] = (target, name, conditional)
+    em.append_targets[key] = (target, name, conditional, isinstance(value_node, ast.Tuple))
     return True
 
 
@@ -238,7 +238,7 @@ def _nested_append(fc, node, name, value_node, chain) -> bool:
         k = em.cast(em.asarray(fc.env[counter]), np.int64)
         index = k if index is None else em.emit("add", em.emit("mul", index, em.constant(np.int64(count))), k)
     _write_row(fc, key, row, index, True)
-    em.append_targets[key] = (target, name, True)
+    em.append_targets[key] = (target, name, True, isinstance(value_node, ast.Tuple))
     return True
 
 
@@ -249,6 +249,8 @@ def _row(fc, key, value_node, rows=None):
     the buffer's rows where not the loop's count)."""
     em = fc.em
     value = fc.visit(value_node)
+    if isinstance(value_node, ast.Tuple) and isinstance(value, tuple) and value:
+        value = _tuple_row(em, value)   # `out.append((i, j))`: a row of the tuple's numbers
     if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
         value = weak_number(em, value)
     t = value if isinstance(value, Traced) else None
@@ -263,6 +265,16 @@ def _row(fc, key, value_node, rows=None):
     if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
         return None
     return em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
+
+
+def _tuple_row(em, items: tuple):
+    """A tuple of numbers of one type (`(i, j)`, two loop counters) as a row of them; None where
+    they are not numbers of one type (Python numbers as weak values)."""
+    parts = [weak_number(em, v) if type(v) in (bool, int, float) else v for v in items]
+    if not all(isinstance(p, Traced) and p.ndim == 0 for p in parts) or len({(p.dtype, p.weak) for p in parts}) != 1:
+        return None
+    row = em.emit("concatenate", *[em.emit("reshape", p, shape=(1,)) for p in parts], axis=0)
+    return Traced(row.value, parts[0].weak, row.params)
 
 
 def _write_row(fc, key, row, index, flagged: bool) -> None:
@@ -305,7 +317,7 @@ def _one_more(fc, name, items: AppendedItems, value) -> bool:
     flags = em.emit("concatenate", items.where[1], em.full(True, np.bool_, (1,)), axis=0)
     more = AppendedItems(em.emit("concatenate", Traced(data.value, None, None), row, axis=0), 0, ("flags", flags),
                          ("flags", mask_key(em, flags), flags.shape), None)
-    more.weak, more.mixed = items.weak, items.mixed
+    more.weak, more.mixed, more.tuples = items.weak, items.mixed, items.tuples
     fc.env[name] = more
     return True
 
@@ -338,7 +350,7 @@ def finish(fc, marker, keys) -> None:
         buf = fc.env.pop(_buffer(key))
         count = buf.shape[0]
         flags = fc.env.pop(_flags(key), None)
-        target, name, conditional = em.append_targets.pop(key, (None, None, False))
+        target, name, conditional, tuples = em.append_targets.pop(key, (None, None, False, False))
         if target is None:
             continue
         shape, dtype, weak = em.append_plans[key]
@@ -350,7 +362,7 @@ def finish(fc, marker, keys) -> None:
                 count = buf.shape[0]
             items = fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                                                  ("flags", mask_key(em, flags), (count,)), None)
-            items.weak, items.mixed = weak, key in em.append_mixed
+            items.weak, items.mixed, items.tuples = weak, key in em.append_mixed, tuples
             continue
         if count and (id(target) in em.global_containers or em.region_containers and id(target) in em.region_containers[-1]):
             # a list from before an enclosing run-time loop or branch grows there: that loop is
@@ -361,6 +373,11 @@ def finish(fc, marker, keys) -> None:
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
             kind = em.append_mixed.get(key) if k == 0 else None   # (the first pass's Python number)
             item = Traced(row.value, kind or weak, row.params) if (kind or weak) is not None else row
+            if tuples:   # `(i, j)` appended: a tuple of the row's numbers
+                target.append(tuple(Traced(em.emit("reshape", em.emit("slice", row, start=(j,), limit=(j + 1,),
+                                                                          strides=(1,)), shape=()).value, item.weak,
+                                           row.params) for j in range(shape[0])))
+                continue
             target.append(item)
             em.appended_rows[id(item)] = (item, buf, k, item.value)
 
@@ -396,7 +413,7 @@ def whole_lists(em, value):
         flags = em.full(True, np.bool_, (len(value),))
         items = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                               ("flags", mask_key(em, flags), (len(value),)), None)
-        items.weak, items.mixed = value[0].weak, False
+        items.weak, items.mixed, items.tuples = value[0].weak, False, False
         return items
     items = [whole_lists(em, v) for v in value]
     return value if all(a is b for a, b in zip(items, value)) else items
