@@ -3,6 +3,9 @@
 (frontend/stacks.py), and every answer is CPython's: the same values, types and errors. Before,
 `stack.append()` there was refused ("changing a Python list inside a loop or branch that runs at
 run time"), and a recursion with run-time depth told the user to write it as such a loop."""
+import collections
+from collections import deque
+
 import numpy as np
 import pytest
 
@@ -203,4 +206,68 @@ def returns_the_stack(x):
 def test_what_a_stack_cant_follow_is_a_located_error(fn, args, message):
     with pytest.raises(pyjitc.JitError, match=message) as e:
         pyjitc.jit(fn)(*args)
+    assert "test_stacks.py:" in str(e.value)
+
+
+def breadth_first_with_a_deque(adj, s):
+    n = adj.shape[0]
+    dist = np.full(n, -1)
+    dist[s] = 0
+    q = deque([s])
+    while q:
+        u = q.popleft()
+        for v in range(n):
+            if adj[u, v] and dist[v] < 0:
+                dist[v] = dist[u] + 1
+                q.append(v)
+    return dist
+
+
+def grid_distances(g, si, sj):
+    n, m = g.shape
+    d = np.full((n, m), -1)
+    d[si, sj] = 0
+    q = collections.deque()
+    q.append((si, sj))
+    while len(q) > 0:
+        i, j = q.popleft()
+        for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            a, b = i + di, j + dj
+            if 0 <= a < n and 0 <= b < m and g[a, b] == 0 and d[a, b] < 0:
+                d[a, b] = d[i, j] + 1
+                q.append((a, b))
+    return d
+
+
+def deque_while_compiling(x):
+    q = deque([1, 2, 3])
+    q.appendleft(0)
+    a = q.popleft()
+    q.extendleft([7, 8])
+    return x * a + q[0] + len(q), list(q)
+
+
+_grid = (np.random.default_rng(4).random((10, 12)) > 0.7).astype(np.int64)
+_grid[0, 0] = 0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (breadth_first_with_a_deque, (np.random.default_rng(5).random((12, 12)) > 0.75, 0)),
+    (grid_distances, (_grid, 0, 0)),
+    (deque_while_compiling, (np.ones(2),)),
+])
+def test_a_collections_deque_is_a_list_with_its_methods_and_a_queue_in_run_time_loops(fn, args):
+    # "collections.deque" was refused ("can't be called inside @jit", probe AM): a breadth-first
+    # search's queue is the common use
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def returns_a_deque(x):
+    return deque([x])
+
+
+def test_returning_a_deque_is_a_located_error():
+    # the compiled function would hand back a list where Python returns a deque
+    with pytest.raises(pyjitc.JitError, match="returning a collections.deque") as e:
+        pyjitc.jit(returns_a_deque)(np.ones(2))
     assert "test_stacks.py:" in str(e.value)

@@ -18,6 +18,7 @@ from ..errors import ForbiddenError, NotSupportedError, UnsupportedSyntaxError
 from ..tree import is_namedtuple
 from . import numpy as _numpy_functions, registry  # noqa: F401 (importing the package registers them)
 from .source import SourceFunction
+from .stacks import DEQUE_METHODS, Deque
 
 ALLOWED_MODULES = ("numpy", "math", "cmath")
 
@@ -287,6 +288,8 @@ PURE_METHODS = {
 }
 MUTATING_METHODS = {list: {"append", "extend", "insert", "pop", "remove", "reverse", "clear", "sort"},
                     dict: {"update", "pop", "setdefault", "clear", "popitem"}}
+PURE_METHODS[Deque] = PURE_METHODS[list]    # collections.deque while compiling (stacks.Deque)
+MUTATING_METHODS[Deque] = MUTATING_METHODS[list] | DEQUE_METHODS
 
 
 # Methods of NumPy scalars known at compile time (b[0] of a known array): scalars are immutable,
@@ -302,7 +305,8 @@ def python_method(obj):
     name = getattr(obj, "__name__", None)
     if isinstance(owner, np.generic) and name in NUMPY_SCALAR_METHODS:
         return "pure"
-    if not isinstance(obj, (types.BuiltinMethodType, types.MethodWrapperType)) or type(owner) not in PURE_METHODS:
+    if not (isinstance(obj, (types.BuiltinMethodType, types.MethodWrapperType)) or isinstance(owner, Deque)) \
+            or type(owner) not in PURE_METHODS:
         return None
     if name in PURE_METHODS[type(owner)]:
         return "pure"

@@ -32,6 +32,25 @@ from .values import Traced, weak_number
 _WHAT = "a list used as a stack or queue by a run-time loop has a length known only at run time"
 
 
+class Deque(list):
+    """collections.deque while compiling: a list with deque's own methods (`q.popleft()` is
+    `q.pop(0)`); a run-time loop that pops it holds it as a Stack, as a list. Returned, it is a
+    located error (tracing.py: the caller would get a list, not a deque)."""
+
+    def popleft(self):
+        return self.pop(0)
+
+    def appendleft(self, item):
+        self.insert(0, item)
+
+    def extendleft(self, items):
+        for item in items:
+            self.insert(0, item)
+
+
+DEQUE_METHODS = {"popleft", "appendleft", "extendleft"}
+
+
 @dataclass(frozen=True)
 class Spec:
     """What a Stack holds, known at compile time: the name and function (env) that own it, the
@@ -90,7 +109,7 @@ def popped_names(loop) -> list[str]:
     out = []
     for stmt in loop.body:
         for n in ast.walk(stmt):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "pop" \
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("pop", "popleft") \
                     and isinstance(n.func.value, ast.Name) and n.func.value.id not in out:
                 out.append(n.func.value.id)
     return out
@@ -201,8 +220,10 @@ def item(em, stack: Stack, index) -> object:
 
 
 def call(fc, stack: Stack, method: str, shown: str, args, kwargs):
-    """stack.pop(), stack.pop(0), stack.append(v)."""
+    """stack.pop(), stack.pop(0), stack.append(v); a deque's q.popleft()."""
     em = fc.em
+    if method == "popleft" and not args and not kwargs:
+        method, args = "pop", (0,)
     if method == "pop" and not kwargs and (not args or len(args) == 1 and type(args[0]) is int and args[0] in (0, -1)):
         _own(fc, stack, shown)
         _empty_check(em, stack, "IndexError: pop from empty list")
@@ -240,9 +261,21 @@ def call(fc, stack: Stack, method: str, shown: str, args, kwargs):
     stack._refuse(f"{shown}()")
 
 
-def refuse_returned(treedef: tree.TreeDef) -> None:
-    """A Stack among a function's results: a located error (its length is known at run time)."""
+def refuse_returned(result, treedef: tree.TreeDef) -> None:
+    """A Stack among a function's results: a located error (its length is known at run time); so
+    is a deque (the caller would get a list)."""
+    if _holds_deque(result):
+        raise NotSupportedError("returning a collections.deque: the compiled function returns lists, not deques",
+                                hint="return list(q)")
     for _, node in treedef.nodes():
         if node.kind is Stack:
             raise NotSupportedError(f"returning '{node.aux.name}': {_WHAT}",
                                     hint="return an array of its items (fill a preallocated array and count)")
+
+
+def _holds_deque(value) -> bool:
+    if isinstance(value, Deque):
+        return True
+    if isinstance(value, (list, tuple, dict)):
+        return any(_holds_deque(v) for v in (value.values() if isinstance(value, dict) else value))
+    return False

@@ -146,7 +146,7 @@ def _trace(src, specs, force_unroll, fast_trig=False, aliases=(), append_plans=N
     result = appends.whole_lists(em, result)   # a returned list of a loop's appended rows: one result
     items, treedef = tree.flatten(result)
     try:
-        stacks.refuse_returned(treedef)
+        stacks.refuse_returned(result, treedef)
         out_tree = OutputTree(treedef, tuple(output_leaf(em, v, outputs, argument_source, argument_object, seen)
                                              for v in items))
     except JitError as e:   # what is returned: point at the function

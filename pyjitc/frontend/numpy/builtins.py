@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
-from ..stacks import Stack, length as stack_length
+from ..stacks import Deque, Stack, length as stack_length
 from ..sequences import RangeSeq, Seq, chosen, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params, known, weak_number
 from .elementwise import cmp
@@ -549,3 +549,16 @@ register("numpy.ndindex", note="a loop over it runs at run time, like range()")(
 register("numpy.ndenumerate", note="a loop over it runs at run time, like range()")(ndenumerate)
 register(builtin="enumerate")(enumerate_)
 register(builtin="zip")(zip_)
+
+
+@register("collections.deque", note="a list with popleft/appendleft/extendleft while compiling; a run-time loop "
+                                    "that pops it keeps it as arrays (frontend/stacks.py); maxlen= refused",
+          views=True)   # (its items are the objects given, as Python's)
+def deque_(em, iterable=(), maxlen=None):
+    if maxlen is not None:
+        raise NotSupportedError("collections.deque(maxlen=...) is not supported inside @jit",
+                                hint="use a deque without maxlen, or an array and an index")
+    if not isinstance(iterable, (list, tuple, range)):
+        raise NotSupportedError("collections.deque() of this value is not supported inside @jit",
+                                hint="pass a list or tuple of its first items, e.g. deque([start])")
+    return Deque(iterable)
