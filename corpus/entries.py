@@ -175,6 +175,19 @@ ENTRIES: list[Entry] = [
     _("skimage.exposure:adjust_sigmoid", lambda r: ((r.random((64, 64)),), {}), "scikit-image"),
     _("skimage.exposure:adjust_log", lambda r: ((r.random((64, 64)),), {}), "scikit-image"),
     _("skimage.util:img_as_float", lambda r: ((r.random((32, 32)).astype(np.float32),), {}), "scikit-image"),
+    *[_(f"skimage.color:{name}", lambda r: ((r.random((16, 20, 3)),), {}), "scikit-image")
+      for name in ("hsv2rgb", "rgb2xyz", "rgb2lab", "rgb2ycbcr", "rgb2yuv")],
+    _("skimage.exposure:equalize_hist", lambda r: ((r.random((32, 40)),), {}), "scikit-image"),
+    *[_(f"skimage.filters:{name}", lambda r: ((r.random((32, 40)),), {}), "scikit-image")
+      for name in ("threshold_otsu", "threshold_yen", "threshold_mean")],
+    *[_(f"skimage.metrics:{name}", lambda r: ((lambda a: (a, a * 0.9))(r.random((32, 40))), {}), "scikit-image")
+      for name in ("mean_squared_error", "normalized_root_mse")],
+    _("skimage.util:img_as_ubyte", lambda r: ((r.random((32, 40)),), {}), "scikit-image"),   # next(genexp)
+    _("skimage.util:invert", lambda r: ((r.random((32, 40)),), {}), "scikit-image"),
+    _("scipy.integrate:simpson", vec(200), "scipy"),                    # a list item at an int argument
+    _("scipy.integrate:cumulative_trapezoid", vec(200), "scipy"),       # a relative import in a helper
+    _("scipy.special:softmax", lambda r: ((r.random((30, 5)),), {}), "scipy"),
+    _("sklearn.utils.extmath:cartesian", args([np.arange(3), np.arange(4)]), "scikit-learn"),
     _("sklearn.metrics:mean_squared_error", vec2(), "scikit-learn"),
     _("sklearn.metrics:r2_score", vec2(), "scikit-learn"),
     _("sklearn.metrics.pairwise:euclidean_distances", lambda r: ((r.random((30, 5)), r.random((20, 5))), {}), "scikit-learn"),

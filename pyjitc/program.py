@@ -201,7 +201,8 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
     elif isinstance(node, Result):
         out = node.take(results)
     else:
-        out = np.array(node.value, copy=True) if isinstance(node.value, np.ndarray) else node.value
+        out = np.array(node.value, copy=True) if isinstance(node.value, np.ndarray) else \
+            set(node.value) if type(node.value) is set else node.value   # (a new set per call, as a new array)
     made[id(node)] = out
     return out
 

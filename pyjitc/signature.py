@@ -101,6 +101,8 @@ def _value_out(v):
         return v if not (isinstance(v, float) and not np.isfinite(v)) else {"float": repr(v)}
     if isinstance(v, (tuple, list)):
         return {type(v).__name__: [_value_out(x) for x in v]}
+    if isinstance(v, (set, frozenset)):   # (sorted by repr: one text for one set)
+        return {type(v).__name__: [_value_out(x) for x in sorted(v, key=repr)]}
     if isinstance(v, dict):
         return {"dict": [[_value_out(k), _value_out(x)] for k, x in v.items()]}
     if isinstance(v, np.dtype):
@@ -130,6 +132,8 @@ def _value_in(v):
         return tuple(_value_in(x) for x in v["tuple"])
     if "list" in v:
         return [_value_in(x) for x in v["list"]]
+    if "set" in v or "frozenset" in v:
+        return (set if "set" in v else frozenset)(_value_in(x) for x in v.get("set", v.get("frozenset")))
     if "dict" in v:
         return {_value_in(k): _value_in(x) for k, x in v["dict"]}
     if "dtype" in v and len(v) == 1:

@@ -965,3 +965,38 @@ def test_the_cmath_module_on_run_time_numbers_gives_python_complex_numbers():
     assert_same(pyjitc.jit(twiddles_with_cmath)(x, 3, 8), twiddles_with_cmath(x, 3, 8))
     with pytest.raises(pyjitc.RunError, match="math domain error"):
         pyjitc.jit(twiddles_with_cmath)(np.zeros(3), 1, 4)
+
+
+def _twice(x):
+    return x * 2
+
+
+def through_a_relative_import(x):
+    from .test_library_idioms import _twice as twice   # (scipy's `from .. import numpy as xp` in a helper)
+    return twice(x) + 1
+
+
+def sets_and_iterators(x, names):
+    keys = set(names) | {"c"}
+    keys.add("d")
+    common = keys.intersection({"a", "d", "z"})
+    rows = iter(x)
+    first = next(rows)
+    second = next(rows)
+    pick = next((v for v in (4, 5, 6) if v > 4), -1)
+    none = next((v for v in (4, 5, 6) if v > 9), -1)
+    shapes = {a.shape for a in (x, x[0], x[1])}
+    return (first + second) * len(common) + pick + none, sorted(common), len(shapes), frozenset(["a"]) | {"b"}, \
+        np.iterable(x), np.iterable(2.0), x.take([0, 2], axis=0)
+
+
+def test_sets_iterators_and_relative_imports_of_library_code_are_pythons():
+    # what library code does around NumPy (skimage's `next(dt for dt in dtypes if ...)`, scipy's
+    # `set(kwds).intersection(...)`, `{arg.shape for arg in args}`, np.iterable's `iter(y)`,
+    # `out.take(-1, axis=axis)`, `from .. import numpy as xp`): each was refused
+    x = np.arange(12.0).reshape(4, 3)
+    assert_same(pyjitc.jit(through_a_relative_import)(x), through_a_relative_import(x))
+    f = pyjitc.jit(sets_and_iterators, static_argnames="names")
+    got, want = f(x, ("a", "b")), sets_and_iterators(x, ("a", "b"))
+    assert_same(got, want)
+    assert type(got[3]) is frozenset and got[3] == want[3]

@@ -16,7 +16,7 @@ from ..ir.graph import Builder
 from ..ir.types import is_int
 from ..ir.ops import OpTypeError
 from . import stacks
-from . import appends, assignment, attributes, branches, calls, compaction, indexing, loops, masked, policy, raising, \
+from . import appends, assignment, attributes, branches, calls, compaction, indexing, loops, masked, policy, raising, registry, \
     selections
 from . import reshaped_selections  # noqa: F401  (adds masked.RESHAPED's rules)
 from . import masked_grid  # noqa: F401  (adds masked.GRIDS's rules)
@@ -248,7 +248,7 @@ class FunctionCompiler(ast.NodeVisitor):
                 self.env[alias.name.split(".")[0]] = policy.import_module(alias.name.split(".")[0])
 
     def visit_ImportFrom(self, node):
-        mod = policy.import_module(node.module or "", node.level)
+        mod = policy.import_module(node.module or "", node.level, self.src.fn, checked=False)
         for alias in node.names:
             if alias.name == "*":
                 raise UnsupportedSyntaxError("`from ... import *` inside a @jit function is not supported")
@@ -256,6 +256,8 @@ class FunctionCompiler(ast.NodeVisitor):
                 value = getattr(mod, alias.name)
             except AttributeError:
                 raise JitError(f"cannot import name {alias.name!r} from {mod.__name__!r}") from None
+            if isinstance(value, types.ModuleType):   # `from scipy import special`: a module, checked
+                policy.check_module(value, alias.name)
             reason = policy.forbidden_reason(policy.qualified_name(value)) if not isinstance(value, (int, float, str)) else None
             if reason:
                 raise policy.not_allowed(alias.name, reason)
@@ -611,6 +613,10 @@ class FunctionCompiler(ast.NodeVisitor):
 
     def visit_DictComp(self, node):
         return dict(self.visit_ListComp(node, lambda: (self.visit(node.key), self.visit(node.value))))
+
+    def visit_SetComp(self, node):
+        """A set of values known at compile time (`{a.shape for a in arrays}`), made now."""
+        return registry.BUILTINS["set"](self.em, self.visit_ListComp(node, lambda: self.visit(node.elt)))
 
     def visit_ListComp(self, node, element=None):
         if element is None:

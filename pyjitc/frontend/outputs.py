@@ -91,6 +91,7 @@ def output_leaf(em, value, outputs, argument_source, argument_object, seen):
                                          Result(len(outputs) - 1), "tuples" if items and value.tuples else items)
         return node
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)) or \
+            isinstance(value, (set, frozenset)) and all(isinstance(v, (bool, int, float, complex, str)) for v in value) or \
             (isinstance(value, type) and (issubclass(value, np.generic) or value in (bool, int, float, complex))):
         return Known(value)
     raise NotSupportedError(f"a @jit function can't return a {type(value).__name__}",

@@ -8,6 +8,7 @@ import builtins
 import cmath
 import functools
 import importlib
+import importlib.util
 import math
 import sys
 import types
@@ -72,8 +73,6 @@ SYNTAX_REASONS = {
     ast.Raise: ("`raise` can't be compiled: compiled code can't raise Python exceptions",
                 "validate the inputs before calling the @jit function"),
     ast.JoinedStr: ("f-strings have no meaning in compiled code", "format values outside the @jit function"),
-    ast.Set: ("sets are not supported inside @jit", "use a tuple or a list"),
-    ast.SetComp: ("set comprehensions are not supported", "use a list comprehension"),
     ast.Match: ("match statements are not supported yet", "use if/elif"),
 }
 if hasattr(ast, "TryStar"):
@@ -261,16 +260,25 @@ def check_module(mod: types.ModuleType, shown: str) -> None:
         raise not_allowed(shown, reason)
 
 
-def import_module(name: str, level: int = 0) -> types.ModuleType:
-    """`import name` inside a compiled function: only the allowed modules (numpy, math)."""
+def import_module(name: str, level: int = 0, fn=None, checked: bool = True) -> types.ModuleType:
+    """`import name` inside a compiled function: only the allowed modules (numpy, math). A relative
+    one (`from .. import numpy as xp` in a library) is resolved from `fn`'s package, as Python
+    does. `checked=False` (`from m import f`): the module is not checked, what is taken from it is."""
     if level:
-        raise UnsupportedSyntaxError("relative imports inside a @jit function are not supported",
-                                     hint="import at module level; the function sees module-level names")
+        package = getattr(fn, "__globals__", {}).get("__package__")
+        if not package:
+            raise UnsupportedSyntaxError("a relative import inside a @jit function whose module is not in a package",
+                                         hint="import at module level; the function sees module-level names")
+        try:
+            name = importlib.util.resolve_name("." * level + name, package)
+        except ImportError as e:
+            raise NotSupportedError(f"import: {e}") from None
     try:
         mod = importlib.import_module(name)
     except ImportError as e:
         raise NotSupportedError(f"import {name}: {e}") from None
-    check_module(mod, name)
+    if checked:
+        check_module(mod, name)
     return mod
 
 
@@ -284,10 +292,16 @@ PURE_METHODS = {
           "removesuffix"},
     tuple: {"index", "count"}, list: {"index", "count", "copy"}, dict: {"get", "keys", "values", "items", "copy"},
     int: {"bit_length", "to_bytes"}, float: {"is_integer", "hex"}, range: {"index", "count"},
+    set: {"intersection", "union", "difference", "symmetric_difference", "issubset", "issuperset", "isdisjoint",
+          "copy"},
+    frozenset: {"intersection", "union", "difference", "symmetric_difference", "issubset", "issuperset",
+                "isdisjoint", "copy"},
     types.MappingProxyType: {"get", "keys", "values", "items"},
 }
 MUTATING_METHODS = {list: {"append", "extend", "insert", "pop", "remove", "reverse", "clear", "sort"},
-                    dict: {"update", "pop", "setdefault", "clear", "popitem"}}
+                    dict: {"update", "pop", "setdefault", "clear", "popitem"},
+                    set: {"add", "discard", "remove", "update", "clear", "pop", "intersection_update",
+                          "difference_update", "symmetric_difference_update"}}
 PURE_METHODS[Deque] = PURE_METHODS[list]    # collections.deque while compiling (stacks.Deque)
 MUTATING_METHODS[Deque] = MUTATING_METHODS[list] | DEQUE_METHODS
 
@@ -443,7 +457,10 @@ class PolicyChecker(ast.NodeVisitor):
             import_module(alias.name)
 
     def visit_ImportFrom(self, node):
-        import_module(node.module or "", node.level)
+        mod = import_module(node.module or "", node.level, self.fn, checked=False)
+        for alias in node.names:   # (a module imported from a package is checked as `import` checks it)
+            if isinstance(getattr(mod, alias.name, None), types.ModuleType):
+                check_module(getattr(mod, alias.name), alias.name)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):

@@ -326,6 +326,9 @@ def store_at(em, seq, index, value):
     each slot takes value where i names it, Python's negative indices and IndexError. Every slot
     and value must have one type, as the list's type may not depend on where i falls."""
     kinds = {_number_kind(em, v) for v in [*seq, value]}
+    arguments = {p for p in index.params or () if not p.startswith("$loop")} if isinstance(index, Traced) else set()
+    if (None in kinds or len(kinds) != 1) and arguments:
+        raise NeedStatic(arguments)   # an int argument (scipy's `tupleset(t, axis, ...)`): compiled per value
     if None in kinds or len(kinds) != 1:
         raise NotSupportedError("a list item written at an index known only at run time: the list must hold numbers "
                                 "of one type, and the value must have that type too (the list's types would "

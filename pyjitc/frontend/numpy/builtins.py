@@ -288,6 +288,61 @@ def _sequence(em, x, kind):
         raise ShapeError(f"TypeError: {e}") from None
 
 
+@register(builtin="set", note="of values known at compile time (names, keys, small ints): a Python set "
+                               "while compiling")
+def set_(em, x=()):
+    return _static_set(em, x, set)
+
+
+@register(builtin="frozenset", note="of values known at compile time")
+def frozenset_(em, x=()):
+    return _static_set(em, x, frozenset)
+
+
+def _static_set(em, x, kind):
+    items = _sequence(em, x, list) if isinstance(x, (Traced, Seq)) else x
+    if not is_static(items) and not (isinstance(items, (set, frozenset, dict))):
+        raise NotSupportedError(f"{kind.__name__}() of values known only at run time is not supported inside @jit",
+                                hint="use np.unique(x) for the distinct values of an array")
+    try:
+        return kind(items)
+    except TypeError as e:
+        raise ShapeError(f"TypeError: {e}") from None
+
+
+@register(builtin="iter", note="of a list, tuple or array known at compile time in length: an iterator over its "
+                                "items (rows) while compiling")
+def iter_(em, x):
+    if isinstance(x, Traced) or isinstance(x, Seq):
+        return iter(_sequence(em, x, list))
+    try:
+        return iter(x)
+    except TypeError as e:
+        err = ShapeError(f"TypeError: {e}")
+        err.python = e
+        raise err from None
+
+
+_NO_DEFAULT = object()
+
+
+@register(builtin="next", note="of an iterator or generator expression made while compiling (its items made "
+                                "then); next(it, default)")
+def next_(em, it, default=_NO_DEFAULT):
+    if isinstance(it, list):   # a generator expression (made as a list while compiling): its first item
+        it = iter(it)
+    try:
+        return next(it) if default is _NO_DEFAULT else next(it, default)
+    except StopIteration:
+        err = ShapeError("StopIteration")
+        err.python = StopIteration()
+        raise err from None
+    except TypeError as e:
+        err = ShapeError(f"TypeError: {e}")
+        err.python = e
+        raise err from None
+
+
 @register(builtin="slice")
 def slice_(em, *args):
     """slice(stop) / slice(start, stop[, step]): bounds may be run-time integers, as in x[a:b]."""

@@ -96,7 +96,7 @@ def sort_along(em, x, ax, with_index):
     return em.emit("sort", x, axis=ax, with_index=False), None
 
 
-@register("numpy.take", complex_ok=True)
+@register("numpy.take", method="take", complex_ok=True)
 def take(em, a, indices, axis=None, out=None, mode=None):
     mode = em.static(mode, "take: mode")
     if mode not in (None, "raise", "wrap", "clip"):
