@@ -181,7 +181,7 @@ ENTRIES: list[Entry] = [
     *[_(f"skimage.filters:{name}", lambda r: ((r.random((32, 40)),), {}), "scikit-image")
       for name in ("threshold_otsu", "threshold_yen", "threshold_mean")],
     *[_(f"skimage.metrics:{name}", lambda r: ((lambda a: (a, a * 0.9))(r.random((32, 40))), {}), "scikit-image")
-      for name in ("mean_squared_error", "normalized_root_mse")],
+      for name in ("mean_squared_error", "normalized_root_mse", "peak_signal_noise_ratio")],
     _("skimage.util:img_as_ubyte", lambda r: ((r.random((32, 40)),), {}), "scikit-image"),   # next(genexp)
     _("skimage.util:invert", lambda r: ((r.random((32, 40)),), {}), "scikit-image"),
     _("scipy.integrate:simpson", vec(200), "scipy"),                    # a list item at an int argument

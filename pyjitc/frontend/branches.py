@@ -8,7 +8,7 @@ import ast
 from ..errors import JitError, NotSupportedError
 from .operators import select_values
 from .values import NeedStatic, Traced
-from .regions import FLAGS, MISSING, RAISED, RETURN_VALUE, ZERO, MergeError, Exit, Undefined, build_if, condition, \
+from .regions import FLAGS, MISSING, RAISED, RETURN, RETURN_VALUE, ZERO, MergeError, Exit, Undefined, build_if, condition, \
     negate, python_number_on_one_path
 
 
@@ -55,10 +55,18 @@ def _locate_returns(fc, e: MergeError, early, rest) -> None:
 
 
 def skipped(fc):
-    """The path where a pending flag is set: with a single pending flag, it is known to be set."""
+    """The path where a pending flag is set: with a single pending flag, it is known to be set.
+    Where that flag is a `return` or `raise` outside loops, the function has left on this path,
+    so its locals are never read again (ZERO: the other path's values are the names' values after
+    the statements; `if x.max() > hi: raise ...` then `rng = 1` in skimage's PSNR, inside an `if`
+    known at compile time, met the None it had before as a different type)."""
     pending = [f for f in FLAGS if isinstance(fc.env.get(f), Traced)]
     if len(pending) == 1:
         fc.env[pending[0]] = True
+    if pending == [RETURN] and not fc.em.loop_depth:
+        for k in list(fc.env):
+            if k.isidentifier() and k not in fc.nonlocals and fc.env[k] is not MISSING:
+                fc.env[k] = ZERO
 
 
 def guarded(fc, stmts):
