@@ -69,8 +69,8 @@ class Lowered:
 
     def _module_flags(self) -> list[str]:
         body = self.program.function.body
-        return module_flags(self.target, contractions(body), NATIVE_LOOP_MARK in self._module.text(),
-                            widest_element(body))
+        text = self._module.text()
+        return module_flags(self.target, contractions(body), NATIVE_LOOP_MARK in text, widest_element(body), text)
 
     def compile(self) -> "Compiled":
         with progress.compiling(self.signature.name):
@@ -460,8 +460,9 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     signatures = [dataclasses.replace(lw.signature, input_alignment=target.input_alignment(widest)) for lw in lowered]
     module = lower_functions([(lw.program.function, {REFLECTION_KEY: s.to_json()}) for lw, s in zip(lowered, signatures)],
                              scalar_loops=native_loops(target), gpu=target.gpu)
+    text = module.text()
     extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)],
-                         NATIVE_LOOP_MARK in module.text(), widest)
+                         NATIVE_LOOP_MARK in text, widest, text)
     vmfb = backend.compile_stablehlo(module.text(), target, extra)
     return _library(vmfb, signatures, lowered[0].driver)
 

@@ -516,3 +516,40 @@ def test_float_to_integer_casts_out_of_the_targets_range_are_numpys_on_x86(dtype
         stored = stored_into_uint8.__wrapped__(x.reshape(-1, 1)[:, [0, 0]])
     assert_same(casts_to_integers(x), want)
     assert_same(stored_into_uint8(x.reshape(-1, 1)[:, [0, 0]]), stored)
+
+
+def root_of_a_cancelling_difference(x, y):
+    return np.sqrt(y - x * x)
+
+
+def cross_product_is_zero(a, b, c, d):
+    return a * b - c * d == 0
+
+
+def one_pole_smoothing(x, a):
+    y = np.empty_like(x)
+    s = x[0] * 0
+    for i in range(x.shape[0]):
+        s = a * s + (1 - a) * x[i]
+        y[i] = s
+    return y
+
+
+@pytest.mark.skipif(__import__("platform").machine().lower() not in ("x86_64", "amd64"),
+                    reason="FMA is left out on x86-64 hosts only (target._no_fma_flags)")
+def test_products_then_sums_are_rounded_twice_as_numpy_rounds_them():
+    # IREE marks float multiplies and adds `contract` and LLVM fused them into FMAs (one rounding):
+    # sqrt(y - x * x) with y = x * x was NaN where NumPy gives 0, collinear points failed
+    # `a*b - c*d == 0`, a recurrence drifted an ulp per step (probes AL, AM, AN). Bit for bit now.
+    x = np.array([0.7, 0.1, 1.3])
+    got = pyjitc.jit(root_of_a_cancelling_difference)(x, x * x)
+    assert np.array_equal(got, root_of_a_cancelling_difference(x, x * x))
+    rng = np.random.default_rng(51)
+    P, Q, t = rng.random((500, 2)), rng.random((500, 2)), rng.random(500)
+    R = P + t[:, None] * (Q - P)
+    parts = (Q[:, 0] - P[:, 0], R[:, 1] - P[:, 1], Q[:, 1] - P[:, 1], R[:, 0] - P[:, 0])
+    assert np.array_equal(pyjitc.jit(cross_product_is_zero)(*parts), cross_product_is_zero(*parts))
+    for dtype in (np.float64, np.float32):
+        signal = rng.random(500).astype(dtype)
+        a = dtype(0.9)
+        assert np.array_equal(pyjitc.jit(one_pole_smoothing)(signal, a), one_pole_smoothing(signal, a))

@@ -2,6 +2,8 @@
 says; plain data, so choosing a target loads no IREE."""
 from __future__ import annotations
 
+import functools
+import platform
 from dataclasses import dataclass
 
 from ..errors import ArgumentError
@@ -133,14 +135,19 @@ class Target:
 NATIVE_LOOP_FLAGS = ("--iree-llvmcpu-loop-unrolling=true", "--iree-llvmcpu-loop-vectorization=true")
 
 
-def module_flags(target: Target, contractions, native_loops: bool = False, widest_element: int = 8) -> list[str]:
+def module_flags(target: Target, contractions, native_loops: bool = False, widest_element: int = 8,
+                 text: str = "") -> list[str]:
     """Flags for one module beyond `target.flags()`, from the contractions it holds: data tiling
     when every one multiplies float32 matrices whose free sides are all long (a module holding a
     matrix-vector product too goes without: packing its matrix would cost more than the gemm
     gains); loop unrolling when it holds native loops; a larger buffer alignment when it holds
-    16-byte elements (IREE takes the last of a repeated flag)."""
+    16-byte elements (IREE takes the last of a repeated flag); no FMA where the module (its MLIR
+    `text`) holds none of FMA_OPS and the target is this machine's CPU."""
     contractions = list(contractions)
     flags = []
+    if target.backend == "llvm-cpu" and target.cpu == "host" and text and not contractions \
+            and not any(op in text for op in FMA_OPS):
+        flags += _no_fma_flags()
     if target.input_alignment(widest_element) != target.input_alignment():
         flags.append(f"--iree-stream-resource-min-offset-alignment={target.input_alignment(widest_element)}")
     if target.backend == "llvm-cpu" and contractions and all(
@@ -149,6 +156,39 @@ def module_flags(target: Target, contractions, native_loops: bool = False, wides
     if target.backend == "llvm-cpu" and native_loops:
         flags += NATIVE_LOOP_FLAGS
     return flags
+
+
+# Fused multiply-add: IREE's CPU pipeline marks every float multiply and add `contract`
+# (AddFastMathFlags, no option), so LLVM fuses `a * b + c` into one FMA, rounded once where NumPy
+# rounds the product too: `y - x * x` with y = x * x made outside gave the product's rounding error
+# instead of 0 (its sqrt NaN), `a * b - c * d == 0` was False for 1301 of 2000 collinear triples,
+# a one-pole filter's output drifted by an ulp per step (probes AL, AM, AN). A module that gains
+# nothing from FMA (no contraction, convolution or transcendental: IREE writes exp, log, sin, tanh
+# as polynomials in FMAs, 3.4x slower without it) is compiled for the host's x86-64 level without
+# the FMA feature, with NumPy's two roundings. Elsewhere FMA stays (documented: README "Numerical
+# agreement").
+FMA_OPS = ("stablehlo.dot", "stablehlo.convolution", "stablehlo.exponential", "stablehlo.log", "stablehlo.sine",
+           "stablehlo.cosine", "stablehlo.tan", "stablehlo.tanh", "stablehlo.power", "stablehlo.atan2",
+           "stablehlo.logistic", "stablehlo.cbrt", "stablehlo.rsqrt", "stablehlo.erf", "chlo.", "math.exp",
+           "math.log", "math.sin", "math.cos", "math.tan", "math.atan", "math.pow", "math.erf", "math.cbrt",
+           "math.rsqrt", "math.fma")
+X86_64_V3 = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
+
+
+@functools.lru_cache(maxsize=None)
+def _no_fma_flags() -> tuple[str, ...]:
+    """The flags that compile for this machine without FMA: its x86-64-v3 level minus the FMA
+    feature, where the host has that level (Linux x86-64); else none (FMA stays)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return ()
+    try:
+        with open("/proc/cpuinfo") as f:
+            line = next((ln for ln in f if ln.startswith("flags")), "")
+    except OSError:
+        return ()
+    if not X86_64_V3 <= set(line.split(":", 1)[-1].split()):
+        return ()
+    return ("--iree-llvmcpu-target-cpu=x86-64-v3", "--iree-llvmcpu-target-cpu-features=-fma")
 
 
 GPU_TARGET_FLAGS = {"cuda": "--iree-cuda-target", "vulkan-spirv": "--iree-vulkan-target",

@@ -274,7 +274,9 @@ def chosen(em, items, position):
                                 "known only at run time", hint="pick an index instead: max(range(n), key=...)")
     out = _picked(em, items, position)
     weak = next(iter(types))
-    return Traced(em.asarray(out).value, weak, join_params(items)) if isinstance(weak, type) else out
+    # (chosen by the position: computed from what it is computed from, an int argument's value
+    # included: `x.shape[axis]` as an array's size asks for that argument at compile time)
+    return Traced(em.asarray(out).value, weak, join_params([*items, position])) if isinstance(weak, type) else out
 
 
 PICK_PARTS = 16   # items one chain of selects chooses from (more: in groups, each behind a barrier)
@@ -300,6 +302,9 @@ def _picked(em, items, position):
 def item_at(em, seq, index):
     """seq[i] of a list or tuple of numbers (or of tuples of them) at a run-time int i: the item
     chosen at run time (`dx, dy = moves[d]`), Python's negative indices, its IndexError."""
+    arguments = {p for p in index.params or () if not p.startswith("$loop")} if isinstance(index, Traced) else set()
+    if arguments and is_static(*seq):   # `x.shape[axis]`: each value of an int argument compiled for (an axis)
+        raise NeedStatic(arguments)
     position = index_i64(em, index, len(seq), f"{type(seq).__name__} index")
     try:
         return chosen(em, list(seq), position)
