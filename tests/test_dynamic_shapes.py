@@ -363,3 +363,17 @@ def test_a_comprehension_over_a_run_time_size_says_so_and_compiles_per_size_by_d
     with pytest.raises(pyjitc.JitError, match="range\\(\\) of a size known only at run time"):
         pyjitc.jit(strided_means, dynamic=True)(X, C)
     np.testing.assert_allclose(pyjitc.jit(strided_means)(X, C), strided_means(X, C))
+
+
+def positives(x):
+    return x[x > 0], np.flatnonzero(x > 0)
+
+
+def test_a_binary_search_over_a_run_time_length_is_a_located_error_under_dynamic_true():
+    # x[x > 0] and np.flatnonzero under dynamic=True raised a bare AttributeError ("'Dim' object has
+    # no attribute 'bit_length'", probe AN); the default compiles per size as before
+    x = np.array([1.0, -2.0, 3.0])
+    with pytest.raises(pyjitc.JitError, match="binary search") as e:
+        pyjitc.jit(positives, dynamic=True)(x)
+    assert "test_dynamic_shapes.py:" in str(e.value)
+    assert_same(pyjitc.jit(positives)(x), positives(x))

@@ -409,6 +409,8 @@ def count_before(em, a, v, side, window=None):
     window: run-time int64 bounds (lo, hi), lo <= hi, to search a[lo:hi] only (the answer then
     counts from 0, not lo)."""
     n = a.shape[0]
+    if not isinstance(n, int):   # (dynamic=True: its steps are counted from the length)
+        raise NeedsStaticShape("a binary search (np.searchsorted, a selection made compact) over a run-time length")
     alone = v.ndim == 0   # (see the end)
     if alone:
         v = em.emit("barrier", v)
