@@ -589,3 +589,25 @@ def test_an_augmented_write_of_a_selection_by_the_same_mask_is_numpys():
     assert_same_call(pyjitc.jit(normalise_where_weighted), normalise_where_weighted, y, w)
     Y, W = rng.random((4, 5)), rng.random((4, 5))
     assert_same_call(pyjitc.jit(add_selected_rows), add_selected_rows, Y, W)
+
+
+def shifted_tail(x, w):
+    out = x[w:].copy()
+    out[1:] -= 1
+    out[:2] *= 3
+    return out
+
+
+def test_an_in_place_update_of_a_slice_of_a_run_time_length_array_is_numpys():
+    # `out[1:] -= 1` of out = x[w:].copy() was "in-place update of an item of a Masked" (probe AN)
+    f = pyjitc.jit(shifted_tail)
+    for x, w in ((np.arange(10), 3), (np.arange(10.0), 8), (np.arange(6), 0)):
+        assert_same(f(x, w), shifted_tail(x, w))
+    with pytest.raises(pyjitc.JitError, match="same_kind"):   # NumPy: UFuncTypeError, same rule
+        pyjitc.jit(tail_minus_half)(np.arange(10), 3)
+
+
+def tail_minus_half(x, w):
+    out = x[w:].copy()
+    out[1:] -= 1.5     # NumPy: UFuncTypeError (float64 into int64 with casting 'same_kind')
+    return out

@@ -216,6 +216,16 @@ def augmented_assign(fc, node: ast.AugAssign):
         return
     if isinstance(base, masked.Masked) and masked.element_index(base, known(index), writing=True):   # v[0] += s of v = x[k:]
         base, index = base.data, masked.element_position(em, base, known(index))
+    elif isinstance(base, masked.Masked):   # out[1:] -= 1 of out = x[w:].copy(): out[1:] = out[1:] - 1, cast
+        old = fc.visit(ast.copy_location(ast.Subscript(node.target.value, node.target.slice, ast.Load()), node.target))
+        new = apply_operator(em, op, old, fc.visit(node.value))   # back as NumPy's in-place op casts
+        new_dtype, old_dtype = (v.data.dtype if isinstance(v, masked.Masked) else em.dtype_of(v) for v in (new, old))
+        if isinstance(new_dtype, np.dtype) and isinstance(old_dtype, np.dtype) \
+                and not np.can_cast(new_dtype, old_dtype, "same_kind"):
+            raise ShapeError(f"{shown}: Cannot cast ufunc output from dtype('{new_dtype}') to "
+                             f"dtype('{old_dtype}') with casting rule 'same_kind'")
+        fc.assign(node.target, new)
+        return
     if not isinstance(base, Traced):
         raise NotSupportedError(f"{shown}: in-place update of an item of a {type(base).__name__}",
                                 hint="write it as x[i] = x[i] + v")
