@@ -271,3 +271,39 @@ def test_returning_a_deque_is_a_located_error():
     with pytest.raises(pyjitc.JitError, match="returning a collections.deque") as e:
         pyjitc.jit(returns_a_deque)(np.ones(2))
     assert "test_stacks.py:" in str(e.value)
+
+
+def depth_first_order(adj, s):
+    n = adj.shape[0]
+    seen = np.zeros(n, dtype=np.bool_)
+    order = []
+    st = [s]
+    while st:
+        u = st.pop()
+        if seen[u]:
+            continue
+        seen[u] = True
+        order.append(u)          # after a `continue`: the passes that went on append
+        for v in range(n - 1, -1, -1):
+            if adj[u, v] and not seen[v]:
+                st.append(v)
+    return order, np.array(order)
+
+
+def odd_squares(x):
+    out = []
+    for k in range(x.shape[0]):
+        if x[k] % 2 == 0:
+            continue
+        out.append(x[k] * x[k])
+    return out
+
+
+@pytest.mark.parametrize("fn, args", [
+    (depth_first_order, (np.random.default_rng(6).random((15, 15)) > 0.8, 0)),
+    (odd_squares, (np.random.default_rng(7).integers(0, 10, 20),)),
+])
+def test_an_append_after_a_continue_in_a_run_time_loop_is_cpythons_list(fn, args):
+    # iterative depth-first search's `order.append(u)` after `if seen[u]: continue` was "changing a
+    # Python list inside a loop or branch that runs at run time" (probe AN), as under a `break`
+    assert_same(pyjitc.jit(fn)(*args), fn(*args))

@@ -124,16 +124,20 @@ def _in_branch(loop, stmt) -> bool | None:
     return None
 
 
-def _breaks(loop) -> bool:
-    """Whether the loop's own body holds a `break` (not one of a loop nested in it)."""
+def _breaks(loop, kinds=(ast.Break,)) -> bool:
+    """Whether the loop's own body holds a `break` (not one of a loop nested in it); with
+    kinds=(ast.Break, ast.Continue), a `break` or a `continue`."""
     todo = list(loop.body)
     while todo:
         n = todo.pop()
-        if isinstance(n, ast.Break):
+        if isinstance(n, kinds):
             return True
         if not isinstance(n, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(n))
     return False
+
+
+_EARLY = (ast.Break, ast.Continue)
 
 
 def _eligible(loop, stmt, name) -> bool:
@@ -168,8 +172,9 @@ def statement(fc, node) -> bool:
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
     conditional = _in_branch(loop, node)
-    if _breaks(loop):   # the passes before a `break` append: which ones is known at run time
-        # (after an `if ...: break` the rest of the body runs in a branch of its own)
+    if _breaks(loop, _EARLY):   # the passes before a `break` (or not left by a `continue`) append:
+        # which ones is known at run time (after an `if ...: break` the rest of the body runs in a
+        # branch of its own; `if seen[u]: continue` in a depth-first search's `while stack:` too)
         if em.branch_depth < branches + conditional:
             return False
         conditional = True
@@ -335,7 +340,7 @@ def start(fc, loop, count, marker, counter) -> list:
         shape, dtype, _ = em.append_plans[key]
         rows = room(em, shape, dtype) if count is None else em.append_rows.get(key, count)
         fc.env[_buffer(key)] = em.full(0, dtype, (rows,) + shape)
-        if count is None or key in em.append_rows or _breaks(loop) or any(
+        if count is None or key in em.append_rows or _breaks(loop, _EARLY) or any(
                 isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
                 for s in loop.body):   # appended under an if, before a break or in a while: which passes appended
             fc.env[_flags(key)] = em.full(False, np.bool_, (rows,))
