@@ -26,7 +26,8 @@ import numpy as np
 from .. import tree
 from ..errors import NotSupportedError
 from ..program import LIST_ROOM_RETRY
-from .appends import _held_elsewhere, room
+from .appends import AppendedItems, _held_elsewhere, room
+from .compaction import compacted
 from .values import Traced, weak_number
 
 _WHAT = "a list used as a stack or queue by a run-time loop has a length known only at run time"
@@ -121,6 +122,9 @@ def start(fc, loop) -> None:
     em = fc.em
     for name in popped_names(loop):
         items = fc.env.get(name)
+        if isinstance(items, AppendedItems):   # `ready = [i for i in range(n) if indeg[i] == 0]`, then popped
+            _from_appended(fc, name, items)
+            continue
         if not isinstance(items, list) or not items or _held_elsewhere(fc, items, name):
             continue
         parts = _item_parts(em, items)
@@ -140,6 +144,30 @@ def start(fc, loop) -> None:
             filled = rows_[0] if len(rows_) == 1 else em.emit("concatenate", *rows_, axis=0)
             arrays.append(Traced(filled.value, weak, None))
         fc.env[name] = Stack(tuple(arrays), 0, len(items), spec)
+
+
+def _from_appended(fc, name: str, items: AppendedItems) -> None:
+    """A list a loop appended to under a run-time condition (its length known at run time), as a
+    Stack: its rows moved to the front in order, with room for more. Items of Python numbers and
+    NumPy ones mixed (`mixed`) stay as they are (the pop is refused as before)."""
+    em = fc.em
+    if items.mixed:
+        return
+    data, count = compacted(em, items.selection())
+    item_shape, dtype = tuple(data.shape[1:]), np.dtype(data.dtype)
+    rows = data.shape[0]
+    room_ = max(room(em, item_shape, dtype), rows)
+    if room_ > rows:
+        data = em.emit("concatenate", data, em.full(0, dtype, (room_ - rows,) + item_shape), axis=0)
+    if items.tuples:   # `out.append((i, j))`: one array per part of the tuples
+        parts = tuple(Traced(em.emit("slice", data, start=(0, j), limit=(room_, j + 1), strides=(1, 1)).value, None, None)
+                      for j in range(item_shape[0]))
+        parts = tuple(Traced(em.emit("reshape", p, shape=(room_,)).value, items.weak, None) for p in parts)
+        treedef = tree.flatten(tuple(range(item_shape[0])))[1]
+        types = tuple(((), dtype, items.weak) for _ in parts)
+    else:
+        parts, treedef, types = (Traced(data.value, items.weak, None),), tree.LEAF, ((item_shape, dtype, items.weak),)
+    fc.env[name] = Stack(parts, 0, em.cast(count, np.int64), Spec(name, id(fc.env), treedef, types))
 
 
 def _item_parts(em, items):
