@@ -553,3 +553,18 @@ def test_products_then_sums_are_rounded_twice_as_numpy_rounds_them():
         signal = rng.random(500).astype(dtype)
         a = dtype(0.9)
         assert np.array_equal(pyjitc.jit(one_pole_smoothing)(signal, a), one_pole_smoothing(signal, a))
+
+
+def first_as_python_int(a):
+    return int(a[0]), a[-1].item(), a.tolist()
+
+
+def test_a_uint64_past_int64_made_a_python_int_is_an_overflow_error_not_a_negative_number():
+    # int(a[0]) of a uint64 2**64 - 1 gave -1, .item() of 2**63 gave -2**63 (probe AO): Python's
+    # answer is a big int, which compiled code holds in int64 (README: Python ints)
+    f = pyjitc.jit(first_as_python_int)
+    small = np.array([5, 2 ** 63 - 1], dtype=np.uint64)
+    assert_same(f(small), first_as_python_int(small))
+    for big in (np.array([2 ** 64 - 1, 1], dtype=np.uint64), np.array([1, 2 ** 63], dtype=np.uint64)):
+        with pytest.raises(OverflowError, match="past 64 bits"):
+            f(big)

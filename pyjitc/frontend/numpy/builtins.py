@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import ForbiddenError, NotSupportedError, ShapeError
 from ..registry import BUILTINS, FUNCTIONS, register
+from ..python_ints import MESSAGE as PY_INT_PAST_64_BITS
 from ..stacks import Deque, Stack, length as stack_length
 from ..sequences import RangeSeq, Seq, chosen, enumerate_, ndenumerate, ndindex, range_, zip_
 from ..values import NeedStatic, Traced, fold, is_static, join_params, known, weak_number
@@ -168,6 +169,8 @@ def int_(em, x=0, *base):
         em.check(em.emit("and", big, em.emit("compare", v, v, direction="EQ")),
                  "OverflowError: cannot convert float infinity (or a value beyond int64) to integer")
         v = FUNCTIONS["numpy.trunc"](em, v)
+    if np.dtype(v.dtype) == np.uint64:   # 2**63 and up: a Python int past int64 (it came out negative; probe AO)
+        em.check(em.emit("compare", v, em.full(1 << 63, np.uint64, ()), direction="GE"), PY_INT_PAST_64_BITS)
     out = em.cast(v, np.int64)
     return Traced(out.value, int, out.params)
 
