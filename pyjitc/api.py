@@ -127,7 +127,9 @@ def _for_user(e: JitError | UserRaised) -> BaseException:
     """The exception the caller sees, without pyjitc's frames: a JitError itself, or for
     UserRaised the function's own raise/assert (reached on every run of this template)."""
     if type(e) is ShapeError:   # NumPy's own error, named first: also that Python exception type
-        as_python = AS_PYTHON_ERROR.get(e.message.split(":", 1)[0].strip())
+        # ("IndexError: ..." or "a[0]: OverflowError: ...": the exception named first or after what failed)
+        as_python = next((AS_PYTHON_ERROR[p.strip()] for p in e.message.split(":", 2)[:2]
+                          if p.strip() in AS_PYTHON_ERROR), None)
         raised = getattr(e, "python", None)
         if as_python is None and raised is not None:
             as_python = next((AS_PYTHON_ERROR[k.__name__] for k in type(raised).__mro__ if k.__name__ in AS_PYTHON_ERROR),

@@ -251,3 +251,17 @@ def test_errors_python_raises_while_compiling_are_that_exception_type_too(fn, ar
     with pytest.raises(python) as e:
         pyjitc.jit(fn, static_argnames=static)(*args)
     assert isinstance(e.value, pyjitc.JitError) and "test_policy_errors.py:" in str(e.value)
+
+
+def stores_past_uint8(a):
+    a[0] = 300
+    return a
+
+
+def test_a_store_of_an_out_of_range_python_int_is_pythons_overflow_error():
+    # `a[0] = 300` into uint8: the located error was not an OverflowError (probe AO)
+    with pytest.raises(OverflowError):
+        stores_past_uint8(np.zeros(2, np.uint8))
+    with pytest.raises(OverflowError) as e:
+        pyjitc.jit(stores_past_uint8)(np.zeros(2, np.uint8))
+    assert isinstance(e.value, pyjitc.JitError) and "test_policy_errors.py:" in str(e.value)

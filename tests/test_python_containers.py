@@ -874,3 +874,31 @@ def test_tuples_of_numbers_appended_in_run_time_loops_are_cpythons_list_of_tuple
         if isinstance(w, list):
             assert type(g) is list and all(type(a) is tuple for a in g)
             assert [tuple(map(type, a)) for a in g] == [tuple(map(type, a)) for a in w]
+
+
+def digits_in_order(n):
+    out = []
+    while n > 0:
+        out.append(n % 10)
+        n //= 10
+    return out[::-1]
+
+
+def positives_after_the_first(x):
+    out = []
+    for v in x:
+        if v > 0:
+            out.append(v)
+    return out[1:], out[::2]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (digits_in_order, (1234,)), (digits_in_order, (7,)),
+    (positives_after_the_first, (np.array([1, -2, 3, 4, 5]),)),
+])
+def test_a_slice_of_a_list_a_run_time_loop_appended_to_is_a_list(fn, args):
+    # `out[::-1]` of digits appended in a while loop came back as an ndarray (probe AO)
+    got, want = pyjitc.jit(fn)(*args), fn(*args)
+    assert_same(got, want)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert type(g) is list and [type(v) for v in g] == [type(v) for v in w]

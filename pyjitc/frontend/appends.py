@@ -49,6 +49,20 @@ class AppendedItems(Masked):
         return Masked(self._data, self.axis, self.where, self.key, self.params)
 
 
+def items_like(items, m):
+    """`m`, a slice of the list `items` (digits[::-1], out[1:]), as a list again where `items` is
+    AppendedItems: NumPy's answer for a list's slice is a list, not an array (probe AO). Where the
+    slice can't be carried as rows with flags, a located error."""
+    if not isinstance(items, AppendedItems) or not isinstance(m, Masked):
+        return m
+    if m.where[0] != "flags" or m.axis != 0 or m._data is None:
+        raise NotSupportedError("a slice of a list whose length depends on the data, kept as a list",
+                                hint="make it an array first: np.array(items)[a:b]")
+    out = AppendedItems(m._data, m.axis, m.where, m.key, m.params)
+    out.weak, out.mixed, out.tuples = items.weak, items.mixed, items.tuples
+    return out
+
+
 class AppendPlan(Exception):
     """The type of the values one append statement adds: trace() records it and interprets again.
     `mixed`: a later pass appends NumPy numbers of the dtype the first pass's Python numbers got

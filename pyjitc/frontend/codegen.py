@@ -590,7 +590,8 @@ class FunctionCompiler(ast.NodeVisitor):
                 or isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))):
             return call_known(self.em, selections.gather_compacted, (base, index))   # counts[inverse], vals[k]
         if isinstance(base, masked.Masked) and not masked.contains(index):
-            return call_known(self.em, masked.subscript, (base, index))   # r[:k][::-1]
+            out = call_known(self.em, masked.subscript, (base, index))   # r[:k][::-1]
+            return appends.items_like(base, out) if isinstance(index, slice) else out   # a list's slice: a list
         if isinstance(base, masked.Masked) or masked.contains(index):
             masked.need(masked.first(base, index), "indexing")
         if isinstance(base, Traced) or base is np.r_ or base is np.c_:
