@@ -307,10 +307,7 @@ def _static_set(em, x, kind):
     if not is_static(items) and not (isinstance(items, (set, frozenset, dict))):
         raise NotSupportedError(f"{kind.__name__}() of values known only at run time is not supported inside @jit",
                                 hint="use np.unique(x) for the distinct values of an array")
-    try:
-        return kind(items)
-    except TypeError as e:
-        raise ShapeError(f"TypeError: {e}") from None
+    return _sequence(em, items, kind)
 
 
 @register(builtin="iter", note="of a list, tuple or array known at compile time in length: an iterator over its "
