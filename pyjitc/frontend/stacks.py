@@ -123,7 +123,8 @@ def start(fc, loop) -> None:
     for name in popped_names(loop):
         items = fc.env.get(name)
         if isinstance(items, AppendedItems):   # `ready = [i for i in range(n) if indeg[i] == 0]`, then popped
-            _from_appended(fc, name, items)
+            if not _held_elsewhere(fc, items, name):   # (another name would not see the pops)
+                _from_appended(fc, name, items)
             continue
         if not isinstance(items, list) or not items or _held_elsewhere(fc, items, name):
             continue
