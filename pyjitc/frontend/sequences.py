@@ -302,9 +302,6 @@ def _picked(em, items, position):
 def item_at(em, seq, index):
     """seq[i] of a list or tuple of numbers (or of tuples of them) at a run-time int i: the item
     chosen at run time (`dx, dy = moves[d]`), Python's negative indices, its IndexError."""
-    arguments = {p for p in index.params or () if not p.startswith("$loop")} if isinstance(index, Traced) else set()
-    if arguments and is_static(*seq):   # `x.shape[axis]`: each value of an int argument compiled for (an axis)
-        raise NeedStatic(arguments)
     position = index_i64(em, index, len(seq), f"{type(seq).__name__} index")
     try:
         return chosen(em, list(seq), position)
