@@ -1045,3 +1045,33 @@ def test_reduceat_over_many_run_time_segments_is_numpys_for_any_order_of_starts(
     A = (rng.random((9, 2000)) * 5).astype(dtype)
     assert_same(segment_reductions(x, starts, A, rows), segment_reductions.__wrapped__(x, starts, A, rows),
                 accumulate=True)
+
+
+def python_ints_into_narrow_integers(m, a):
+    return (np.where(m, a, -1), np.where(m, 300, a), np.where(m, a, 2**64 - 1),
+            np.select([m], [a], -1), np.select([m, ~m], [a, a // 2], -2**63))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int32, np.uint64])
+def test_where_and_selects_default_wrap_a_python_int_into_the_arrays_integer_type_as_numpy(dtype):
+    m = np.array([True, False, True, False])
+    assert_same_call(pyjitc.jit(python_ints_into_narrow_integers), python_ints_into_narrow_integers,
+                     m, np.array([1, 2, 3, 4], dtype))
+
+
+def python_int_past_64_bits(m, a):
+    return np.where(m, a, 2**64)
+
+
+def python_int_choice(m, a):
+    return np.select([m], [-1], a)
+
+
+@pytest.mark.parametrize("fn, error", [(python_int_past_64_bits, OverflowError), (python_int_choice, TypeError)])
+def test_python_ints_numpy_cannot_put_into_the_array_raise_numpys_error_located(fn, error):
+    m, a = np.array([True, False]), np.array([1, 2], np.uint8)
+    with pytest.raises(error) as want:
+        fn(m, a)
+    with pytest.raises(error) as got:
+        pyjitc.jit(fn)(m, a)
+    assert str(want.value).split(":")[0] in str(got.value) and f"{__file__}:" in str(got.value)

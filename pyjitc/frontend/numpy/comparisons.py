@@ -89,6 +89,25 @@ def array_equiv(em, a1, a2):
     return _all(em, FUNCTIONS["numpy.equal"](em, x, y))
 
 
+def _as_c_long(v, dtype):
+    """A known Python int that np.where or np.select's default puts into an integer array: NumPy
+    converts it as a C long and casts that unsafely, so it wraps (-1 into uint8 is 255); past 64 bits
+    it does not convert at all."""
+    if type(v) is not int or np.dtype(dtype).kind not in "iu":
+        return v
+    if not -2**63 <= v < 2**64:
+        raise ShapeError("OverflowError: Python int too large to convert to C long")
+    return np.array(v % 2**64, np.uint64).astype(dtype).item()
+
+
+def _python_int_choice(v, dtype):
+    """A Python int in select's choicelist becomes an int64 array, copied in with same_kind casting."""
+    if type(v) is int and np.dtype(dtype).kind in "iu" and not np.can_cast(np.int64, dtype, "same_kind"):
+        raise ShapeError(f"TypeError: Cannot cast array data from dtype('int64') to dtype('{np.dtype(dtype)}') "
+                         "according to the rule 'same_kind'")
+    return _as_c_long(v, dtype)
+
+
 @register("numpy.select", complex_ok=True)
 @folding(np.select)
 def select(em, condlist, choicelist, default=0):
@@ -106,8 +125,9 @@ def select(em, condlist, choicelist, default=0):
         if c.dtype != np.bool_:
             raise ShapeError(f"select: invalid entry {i} in condlist: should be boolean ndarray")
     shape = broadcast_shapes("select", *[c.shape for c in conds], *[em.shape_of(c) for c in choices])
-    out = em.operand(choices[-1], dtype, shape)
+    out = em.operand(_as_c_long(choices[-1], dtype), dtype, shape)
     for choice, cond in zip(choices[-2::-1], conds[::-1]):
+        choice = _python_int_choice(choice, dtype)
         out = em.emit("select", em.broadcast(cond, shape), em.operand(choice, dtype, shape), out)
     return em.zero_d_array(out)   # NumPy fills a new array: 0-d stays an array
 
@@ -132,5 +152,6 @@ def where(em, condition, x=None, y=None):
         raise ShapeError(f"where: {e}") from None
     shape = broadcast_shapes("where", em.shape_of(condition), em.shape_of(x), em.shape_of(y))
     c = em.broadcast(em.cast(em.asarray(condition), np.bool_), shape)
+    x, y = _as_c_long(x, dt), _as_c_long(y, dt)
     out = em.emit("select", c, em.operand(x, dt, shape), em.operand(y, dt, shape), sources=(condition, x, y))
     return out
