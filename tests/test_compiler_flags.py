@@ -189,3 +189,19 @@ def test_float64_batched_products_take_the_tuned_product_and_match_numpy():
     assert "linalg.batch_matmul" in f.lower(P, Q, R).as_text()
     for got, want in zip(f(P, Q, R), batched_products(P, Q, R)):
         assert_same(got, want, accumulate=True)
+
+
+def float64_sine(x):
+    return np.sin(x) * 2.0
+
+
+def test_loading_a_system_linked_module_leaves_no_file_in_the_temporary_folder(tmp_path, monkeypatch):
+    # float64 sin needs libm: the module is linked by the system linker, and IREE's loader writes
+    # the shared library into $TMPDIR (it is read when the context is made)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    x = np.linspace(0.0, 3.0, 7)
+    from pyjitc.backend import iree
+    lowered = pyjitc.jit(float64_sine).lower(x)
+    assert iree._NEEDS_LIBM.search(lowered.as_text())
+    assert_same(lowered.compile()(x), float64_sine(x))
+    assert list(tmp_path.iterdir()) == []

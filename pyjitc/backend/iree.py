@@ -5,6 +5,7 @@ in target.py. The compiler is imported only when something is compiled, so loadi
 .vmfb (pyjitc.load) needs iree-base-runtime alone, as on a deployment machine."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -208,6 +209,22 @@ def _as_result_buffer(a: np.ndarray, rt):
     return owner._view
 
 
+# Loading a system-linked executable (float64 sin, fmod: SYSTEM_LINK_FLAG) writes it to
+# $TMPDIR/iree_dylib_XXXXXX_mem_.so, opens it and deletes it, but leaves the empty file that
+# reserved the name (IREE's dynamic_library_posix.c; iree-org/iree#5855): one per load, for good.
+# The name is no longer needed once the context is made, so the load removes what it left.
+_PLACEHOLDER = re.compile(r"iree_dylib_[A-Za-z0-9]{6}")
+
+
+def _dylib_placeholders() -> set[str]:
+    folder = os.environ.get("TMPDIR") or "/tmp"
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return set()
+    return {os.path.join(folder, n) for n in names if _PLACEHOLDER.fullmatch(n)}
+
+
 class Executable:
     """A loaded .vmfb: call its exported functions with host arrays, get host arrays back."""
 
@@ -223,7 +240,13 @@ class Executable:
         self._functions: dict[str, object] = {}
 
     def _new_context(self):
-        return ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
+        before = _dylib_placeholders()
+        context = ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
+        for path in _dylib_placeholders() - before:
+            with contextlib.suppress(OSError):
+                if os.path.getsize(path) == 0:
+                    os.remove(path)
+        return context
 
     def function(self, name: str):
         fn = self._functions.get(name)
