@@ -79,9 +79,8 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                     # an array computed anew in one branch (`dist = np.minimum(dist, ...)` after
                     # `if ...: break`) is written over the buffer the other branch yields
                     other = op.regions[1 - j]
-                    made = {v.id for o in other.ops for v in o.results}
-                    over = {i: other.results[i] for i, v in enumerate(r.results) if is_lazy(v)
-                            and other.results[i].id in tensors and other.results[i].id not in made}
+                    over = {i: b for i, v in enumerate(r.results) if is_lazy(v)
+                            and (b := yielded_buffer(other, other.results[i])) is not None and b.id in tensors}
                     if len(over) != sum(1 for v in r.results if is_lazy(v)):
                         refuse()
                 elif any(is_lazy(v) for v in r.results) and not (op.name == "while" and r is op.regions[1]):
@@ -117,6 +116,23 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
                         refuse()
     for r in loop.regions:
         walk(r, loop)
+
+
+def yielded_buffer(block: Block, value):
+    """The array from outside `block` that `block` yields as `value` after updating it in place
+    (updates, barriers, loops carrying it), or None where `block` computes it anew: the buffer an
+    array computed anew in the other branch of an `if` is written over (`if deg == 0: new += c`
+    beside `else: for k in ...: new[idx[k]] += ...`, a PageRank's dangling nodes)."""
+    made = {r.id: op for op in block.ops for r in op.results}
+    while value.id in made:
+        op = made[value.id]
+        if op.name in ("dynamic_update_slice", "barrier"):
+            value = op.operands[0]
+        elif op.name == "while":
+            value = op.operands[[r.id for r in op.results].index(value.id)]
+        else:
+            return None
+    return value
 
 
 def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R, params: list) -> bool:

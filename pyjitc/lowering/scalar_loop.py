@@ -35,6 +35,7 @@ from ..ir.ops import _expm1_f64, _log1p_f64
 from .native_loops import ELEMENTWISE, SHAPE_ONLY, _free_values, _size1
 from .ranges import Ranges
 from . import scalar_arrays, scalar_complex
+from .in_place import yielded_buffer
 from .scalar_arrays import Lazy, lower_vector, register_type
 
 F64 = np.dtype(np.float64)
@@ -449,7 +450,7 @@ class _Lowering:
                 anew = [i for i, r in enumerate(results) if isinstance(r, Lazy)]
                 if anew:   # computed anew here: written over what the other branch yields (in_place.check_lazy)
                     other = op.regions[1 - k]
-                    new = scalar_arrays.rewrite(S, [self.env[other.results[i].id] for i in anew],
+                    new = scalar_arrays.rewrite(S, [self.env[yielded_buffer(other, other.results[i]).id] for i in anew],
                                                 [results[i] for i in anew], op.results[anew[0]].type)
                     for i, value in zip(anew, new):
                         results[i] = value
