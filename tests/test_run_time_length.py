@@ -904,3 +904,17 @@ def test_slices_between_multiples_of_a_loop_variable_have_a_compile_time_length(
     five = pyjitc.jit(fold_errors, static_argnames="k").lower(X, y, 5).as_text()
     ten = pyjitc.jit(fold_errors, static_argnames="k").lower(X, y, 10).as_text()
     assert len(ten) < 1.2 * len(five)
+
+
+def nearest_of_first_k(X, k):
+    C = X[:k].copy()                      # centroids initialised from the first k points
+    d = ((X[:, None, :] - C[None]) ** 2).sum(2)
+    return np.argmin(d, axis=1), d.shape
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_a_slice_bounded_by_an_int_argument_that_meets_array_values_asks_for_the_argument(k):
+    # the slice's bounds are the argument k's: once `C[None]` met X's values the need for its
+    # length was "depends on the data" and np.argmin was refused (a probe's k-means)
+    X = rng.random((12, 2))
+    assert_same(pyjitc.jit(nearest_of_first_k)(X, k), nearest_of_first_k(X, k))

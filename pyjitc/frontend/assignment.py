@@ -37,6 +37,10 @@ def store(em, base, index, value, shown):
             index = masked.as_mask(index)
         index = selections.masks_as_positions(em, index)   # K[m, m] = v
         if isinstance(index, masked.Masked) and np.dtype(index.data.dtype).kind in "iu":
+            looped = selections.scatter_loop(em, base, index, value, shown)
+            if looped is not None:
+                base.value = looped.value
+                return
             index = selections.as_flags(em, index)    # ranks[order[i:j + 1]] = r
             value = selections.as_flags(em, value)
         index = selections.scalars_beside_selection(em, index)   # A[i, indices[indptr[i]:indptr[i + 1]]] = v

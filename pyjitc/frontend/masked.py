@@ -91,8 +91,11 @@ def need(m: Masked, what: str):
         "a slice with the same bounds; or make the bounds compile-time values" if m.where[0] in ("bounds", "grid") else
         "y[mask]; it can be returned from the top level of the function, outside loops and branches")
     reason = ShapeError(f"this {kind}, and {what} needs it at compile time", hint=hint)
-    if m.params:
-        raise NeedStatic(m.params, reason=reason)
+    # (the bounds' own arguments: m.params is None once its data met an array argument's values,
+    # `X[:, None] - X[:k][None]`, and the bounds are still the argument k's)
+    params = m.params or _join(*[v for v in m.where[1:] if isinstance(v, Traced)])
+    if params:
+        raise NeedStatic(params, reason=reason)
     raise reason
 
 
