@@ -941,3 +941,30 @@ def test_an_array_computed_anew_in_one_branch_is_written_over_what_a_loop_in_the
     flags = rng.random(2 * n) < 0.5
     assert lowered_as(halve_or_mark, r, flags) == "dispatch"
     check(halve_or_mark, r, flags)
+
+
+def logistic_regression(X, y, lr, epochs):
+    n, d = X.shape
+    w = np.zeros(d)
+    b = 0.0
+    for _ in range(epochs):
+        p = 1.0 / (1.0 + np.exp(-(X @ w + b)))
+        w -= lr * (X.T @ (p - y)) / n
+        b -= lr * np.mean(p - y)
+    return w, b
+
+
+def test_costly_temporaries_read_many_times_are_computed_once_into_scratch_and_match_numpy():
+    # p (an exp of a matrix-vector product) is read by X.T @ (p - y) once per output and by the
+    # mean: computed element by element where read, each of the 16 outputs redid the 5000 exps and
+    # row products (13x NumPy's time; a probe's gradient descent). Now it goes into a scratch array
+    from pyjitc.lowering import scratch
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((600, 16)), (rng.random(600) < 0.5).astype(float)
+    lowered = pyjitc.jit(logistic_regression).lower(X, y, 0.1, 5)
+    (loop,) = [op for op in lowered.program.function.body.ops if op.name == "while"]
+    made = {r.id: op.name for op in loop.regions[1].ops for r in op.results}
+    assert {made[i] for i in scratch.reread_heavy(loop.regions[1])} == {"div"}    # p itself
+    assert lowered_as(logistic_regression, X, y, 0.1, 5) == "dispatch"
+    got, want = pyjitc.jit(logistic_regression)(X, y, 0.1, 20), logistic_regression(X, y, 0.1, 20)
+    assert_same(got, want, accumulate=True)

@@ -55,7 +55,7 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
     # this array's latest version at the end
     rotated = {i: into_scratch(v, loop.span)[0] for i, (v, p) in enumerate(zip(body.results, body.params))
                if p.type.size > 1 and v.id in params and v.id != p.id and v.type == p.type}
-    stale = _stale_temporaries(body, computed)
+    stale = _stale_temporaries(body, computed) | reread_heavy(body, computed)
     remade = {}      # a stale temporary's id -> the scratch array holding it
     for op in body.ops:
         op = _substituted(op, remade)
@@ -134,6 +134,58 @@ def _version_read(value: Value, made: dict, params: set, depth: int = 12) -> Val
         seen.add(v.id)
         todo.extend((o, d + 1) for o in producer.operands)
     return None
+
+
+# ops whose every element costs a contraction, a reduction or a transcendental function
+_HEAVY = {"dot_general", "reduce", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "logistic", "pow",
+          "atan2", "cbrt"}
+REREAD_ELEMENTS = 512    # smaller temporaries are recomputed: a scratch array costs a write and a read
+
+
+def reread_heavy(body: Block, computed=None) -> set[int]:
+    """Ids of temporaries at the top of `body` whose elements each cost heavy work (_HEAVY, or
+    reading such a temporary) and that are read more than once per element: by two ops, by a
+    contraction whose every output reads them (`X.T @ (p - y)` with `p = 1 / (1 + np.exp(-(X @
+    w)))`, gradient descent: each of the 16 outputs recomputed the 5000 exps and row products,
+    13x NumPy's time), by a broadcast, or inside a nested loop or branch. Computed into a scratch
+    array where they are made, they are computed once."""
+    if computed is None:
+        made = {r.id: op for op in body.ops for r in op.results}
+        params = {p.id for p in body.params}
+        computed = lambda v: v.id not in params and v.id in made and made[v.id].name not in _MAKERS  # noqa: E731
+    readers: dict[int, list] = {}
+    for op in body.ops:
+        for vid in {v.id for v in (*op.operands, *in_place._captured_values(op))}:
+            readers.setdefault(vid, []).append(op)
+    for v in body.results:
+        readers.setdefault(v.id, []).append(None)
+    heavy, out = set(), set()
+    for op in body.ops:
+        if op.regions or op.name in _MAKERS:
+            continue
+        for r in op.results:
+            if r.type.size <= 1 or not computed(r) or not (op.name in _HEAVY or any(v.id in heavy for v in op.operands)):
+                continue
+            if r.type.size >= REREAD_ELEMENTS and _reread(r, readers.get(r.id, [])):
+                out.add(r.id)
+            else:
+                heavy.add(r.id)
+    return out
+
+
+def _reread(r: Value, readers: list) -> bool:
+    if len(readers) != 1 or readers[0] is None:
+        return len(readers) > 1
+    op = readers[0]
+    if op.regions:
+        return True
+    if op.name == "broadcast_in_dim":
+        return op.results[0].type.size > r.type.size
+    if op.name == "dot_general":
+        a, _ = (t.type for t in op.operands)
+        k = int(np.prod([a.shape[i] for i in op.attrs["lhs_contract"]], dtype=np.int64))
+        return op.results[0].type.size * k > r.type.size
+    return False
 
 
 def _stale_temporaries(body: Block, computed) -> set[int]:

@@ -407,14 +407,16 @@ def lower_block(block: Block, env: dict) -> None:
             raise JitError(f"{op.name}: no StableHLO lowering registered", op.span)
         ctx = LowerCtx(op, _location(op), env)
         operands = [env[v.id] for v in op.operands]
-        if op.name == "while" and getattr(_options, "scalar_loops", False) and native_loops.eligible(op):
+        native = op.name == "while" and getattr(_options, "scalar_loops", False)
+        if native and native_loops.eligible(op) and not scratch.reread_heavy(op.regions[1]):
             out = scalar_loop.lower(ctx, op, operands, env, _location)
-        elif op.name == "while" and getattr(_options, "scalar_loops", False) and \
-                (rewritten := _with_scratch(op)) is not None:   # lowering/scratch.py
+        elif native and (rewritten := _with_scratch(op)) is not None:   # lowering/scratch.py
             loop, inits = rewritten
             for v in inits:
                 env[v.id] = ctx.splat(0, v.type)
             out = scalar_loop.lower(ctx, loop, operands + [env[v.id] for v in inits], env, _location)[:len(op.results)]
+        elif native and native_loops.eligible(op):
+            out = scalar_loop.lower(ctx, op, operands, env, _location)
         elif op.name in _EXPANDERS and (block := _expansion(op)) is not None:
             lower_block(block, env)     # lowering/scans.py, lowering/sorts.py
             out = [env[v.id] for v in block.results]
