@@ -101,8 +101,8 @@ class Trimmed:
     data: Result
     count: Result
     items: bool | str = False   # a Python list of the entries (a list a loop appended to), each a
-    # NumPy scalar, a Python scalar of type data.weak, or a row array of its own; "tuples": each a
-    # tuple of its row's numbers (`out.append((i, j))`)
+    # NumPy scalar, a Python scalar of type data.weak, or a row array of its own; "tuples" / "lists":
+    # each a tuple / list of its row's numbers (`out.append((i, j))`, `hist.append([S, I])`)
 
 
 @dataclass(frozen=True)
@@ -193,8 +193,9 @@ def _build(node: Leaf, results, arguments: dict, made: dict):
         out = _build(node.then if bool(results[node.flag.index]) else node.other, results, arguments, made)
     elif isinstance(node, Trimmed):   # a new array of just the selected entries, as NumPy's
         out = np.array(results[node.data.index][:int(results[node.count.index])], copy=True)
-        if node.items == "tuples":
-            out = [tuple(node.data.weak(v) if node.data.weak is not None else v for v in row) for row in out]
+        if node.items in ("tuples", "lists"):
+            kind = tuple if node.items == "tuples" else list
+            out = [kind(node.data.weak(v) if node.data.weak is not None else v for v in row) for row in out]
         elif node.items:
             out = [node.data.weak(v) for v in out] if node.data.weak is not None else \
                 list(out) if out.ndim == 1 else [row.copy() for row in out]

@@ -859,3 +859,54 @@ def test_writes_through_a_reshape_of_an_argument_need_a_c_contiguous_argument(la
     with pytest.raises(pyjitc.ArgumentError, match="not C-contiguous"):
         f(a)
     assert_same(a, before)
+
+
+# ---------------------------------------------------------------- arrays picked by a run-time index
+
+def write_into_picked(a, b, k):
+    bufs = [a, b]
+    bufs[k][1:] = 5.0
+    v = (a, b)[k]
+    v += 1.0
+    return a, b
+
+
+def read_picked_after_a_write_through_another_name(a, b, k):
+    v = [a, b][k]
+    a[0] = 100.0
+    return v * 1
+
+
+def ping_pong(u, steps):
+    bufs = [u.copy(), np.zeros_like(u)]
+    cur = 0
+    for _ in range(steps):
+        src, dst = bufs[cur], bufs[1 - cur]
+        dst[1:-1] = 0.5 * src[1:-1] + 0.25 * (src[2:] + src[:-2])
+        dst[0], dst[-1] = src[0], src[-1]
+        cur = 1 - cur
+    return bufs[cur], bufs
+
+
+def rotate_three(u, steps):
+    bufs = [u.copy(), u * 0, u * 0]
+    for s in range(steps):
+        bufs[(s + 1) % 3][:] = bufs[s % 3] * 0.5 + 1
+    return bufs
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, -2])
+def test_an_array_picked_from_a_list_by_a_run_time_index_is_the_item_itself(k):
+    # `bufs[k][:] = v` went into a copy: the caller's arrays came back unchanged (a probe's
+    # ping-pong buffers), silently
+    for fn in (write_into_picked, read_picked_after_a_write_through_another_name):
+        assert_same_call(pyjitc.jit(fn), fn, np.zeros(4), np.arange(4.0), k)
+    same = np.zeros(3)
+    assert_same_call(pyjitc.jit(write_into_picked), write_into_picked, same, same, k)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 7, 8])
+def test_buffers_in_a_list_written_by_a_run_time_loop_through_picked_names_are_numpys(steps):
+    u = np.exp(-50 * (np.linspace(0, 1, 30) - 0.5) ** 2)
+    for fn in (ping_pong, rotate_three):
+        assert_same_call(pyjitc.jit(fn), fn, u, steps)

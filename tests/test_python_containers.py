@@ -876,6 +876,36 @@ def test_tuples_of_numbers_appended_in_run_time_loops_are_cpythons_list_of_tuple
             assert [tuple(map(type, a)) for a in g] == [tuple(map(type, a)) for a in w]
 
 
+def epidemic_history(S, I, beta, gamma, days):
+    hist = []
+    for _ in range(days):
+        new_inf, new_rec = beta * S * I, gamma * I
+        S, I = S - new_inf, I + new_inf - new_rec
+        hist.append([S, I])
+    return hist, np.array(hist)
+
+
+def marked_pairs(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            out.append([i, 2 * i])
+    return out, np.array(out)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (epidemic_history, (0.99, 0.01, 0.3, 0.1, 400)), (epidemic_history, (0.99, 0.01, 0.3, 0.1, 3)),
+    (marked_pairs, (np.random.default_rng(34).random(25),)),
+])
+def test_lists_of_numbers_appended_in_run_time_loops_are_cpythons_lists_and_numpys_arrays(fn, args):
+    # `hist.append([S, I])` unrolled the loop: 365 days compiled for minutes, then failed in IREE
+    # ("binding count 47 > 32", np.array of the 730 numbers; a probe's SIR model)
+    got, want = pyjitc.jit(fn)(*args), fn(*args)
+    assert_same(got, want)
+    assert type(got[0]) is list and all(type(a) is list for a in got[0])
+    assert [list(map(type, a)) for a in got[0]] == [list(map(type, a)) for a in want[0]]
+
+
 def digits_in_order(n):
     out = []
     while n > 0:

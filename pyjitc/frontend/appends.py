@@ -28,7 +28,7 @@ from .masked import Masked
 from .sequences import RangeSeq
 from .unify import MISSING
 from .regions import State
-from .values import NeedStatic, RunTimeTruth, Traced, container_changed, weak_number
+from .values import NeedStatic, RunTimeTruth, Traced, container_changed, unchanged_row, weak_number
 
 
 class AppendedItems(Masked):
@@ -39,7 +39,7 @@ class AppendedItems(Masked):
     compile time: a located error. Returned, the caller gets a list of the items (`weak`: the
     Python scalar type of items appended as Python numbers; `mixed`: some passes appended Python
     numbers, others NumPy's, which such a list can't tell apart: not returned)."""
-    __slots__ = ("weak", "mixed", "tuples")   # (tuples: each item a tuple of its row's numbers)
+    __slots__ = ("weak", "mixed", "tuples")   # (tuples: tuple or list, each item one of its row's numbers)
     list_items = True
     what = "list's length depends on the data (a loop appended to it under a run-time if, before a break or in a while loop)"
     hint = "make it an array first, np.array(items) (then compute with it), or len(items)"
@@ -210,7 +210,7 @@ def statement(fc, node) -> bool:
                  LIST_ROOM_RETRY, located=False)
     _write_row(fc, key, row, index, conditional)   # (conditional: the list's items are the rows
     # the passes that appended wrote)
-    em.append_targets[key] = (target, name, conditional, isinstance(value_node, ast.Tuple))
+    em.append_targets[key] = (target, name, conditional, _container(value_node))
     return True
 
 
@@ -257,7 +257,7 @@ def _nested_append(fc, node, name, value_node, chain) -> bool:
         k = em.cast(em.asarray(fc.env[counter]), np.int64)
         index = k if index is None else em.emit("add", em.emit("mul", index, em.constant(np.int64(count))), k)
     _write_row(fc, key, row, index, True)
-    em.append_targets[key] = (target, name, True, isinstance(value_node, ast.Tuple))
+    em.append_targets[key] = (target, name, True, _container(value_node))
     return True
 
 
@@ -268,7 +268,7 @@ def _row(fc, key, value_node, rows=None):
     the buffer's rows where not the loop's count)."""
     em = fc.em
     value = fc.visit(value_node)
-    if isinstance(value_node, ast.Tuple) and isinstance(value, tuple) and value:
+    if _container(value_node) and isinstance(value, (tuple, list)) and value:
         value = _tuple_row(em, value)   # `out.append((i, j))`: a row of the tuple's numbers
     if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
         value = weak_number(em, value)
@@ -284,6 +284,11 @@ def _row(fc, key, value_node, rows=None):
     if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
         return None
     return em.emit("reshape", em.cast(t, dtype), shape=(1,) + shape)
+
+
+def _container(value_node):
+    """tuple or list for an appended `(i, j)` or `[S, I]` (a row of its numbers), else False."""
+    return {ast.Tuple: tuple, ast.List: list}.get(type(value_node), False)
 
 
 def _tuple_row(em, items: tuple):
@@ -392,10 +397,12 @@ def finish(fc, marker, keys) -> None:
                                              limit=(k + 1,) + shape, strides=(1,) * (len(shape) + 1)), shape=shape)
             kind = em.append_mixed.get(key) if k == 0 else None   # (the first pass's Python number)
             item = Traced(row.value, kind or weak, row.params) if (kind or weak) is not None else row
-            if tuples:   # `(i, j)` appended: a tuple of the row's numbers
-                target.append(tuple(Traced(em.emit("reshape", em.emit("slice", row, start=(j,), limit=(j + 1,),
-                                                                          strides=(1,)), shape=()).value, item.weak,
-                                           row.params) for j in range(shape[0])))
+            if tuples:   # `(i, j)` or `[S, I]` appended: a tuple or list of the row's numbers
+                numbers = tuples(Traced(em.emit("reshape", em.emit("slice", row, start=(j,), limit=(j + 1,),
+                                                                   strides=(1,)), shape=()).value, item.weak,
+                                        row.params) for j in range(shape[0]))
+                target.append(numbers)
+                em.appended_rows[id(numbers)] = (numbers, buf, k, tuple(v.value for v in numbers))
                 continue
             target.append(item)
             em.appended_rows[id(item)] = (item, buf, k, item.value)
@@ -425,14 +432,16 @@ def whole_lists(em, value):
     if type(value) is not list:
         return value
     found = [em.appended_rows.get(id(v)) for v in value]
-    if len(value) > WHOLE_LIST and all(f is not None and f[0] is v and f[3] is v.value for f, v in zip(found, value)) \
+    weak = lambda v: v.weak if isinstance(v, Traced) else v[0].weak   # noqa: E731 (a tuple row: its numbers')
+    if len(value) > WHOLE_LIST and all(f is not None and f[0] is v and unchanged_row(v, f[3]) for f, v in zip(found, value)) \
             and all(f[1] is found[0][1] and f[2] == k for k, f in enumerate(found)) \
-            and len(value) == found[0][1].shape[0] and len({v.weak for v in value}) == 1:
+            and len(value) == found[0][1].shape[0] and len({weak(v) for v in value}) == 1:
         buf = found[0][1]
         flags = em.full(True, np.bool_, (len(value),))
         items = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                               ("flags", mask_key(em, flags), (len(value),)), None)
-        items.weak, items.mixed, items.tuples = value[0].weak, False, False
+        items.weak, items.mixed = weak(value[0]), False
+        items.tuples = False if isinstance(value[0], Traced) else type(value[0])
         return items
     items = [whole_lists(em, v) for v in value]
     return value if all(a is b for a, b in zip(items, value)) else items

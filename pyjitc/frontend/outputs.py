@@ -88,7 +88,7 @@ def output_leaf(em, value, outputs, argument_source, argument_object, seen):
         data, count = compaction.compacted(em, value.selection() if items else value)
         outputs.extend([data.value, count.value])
         node = seen[id(value)] = Trimmed(Result(len(outputs) - 2, value.weak if items else None),
-                                         Result(len(outputs) - 1), "tuples" if items and value.tuples else items)
+                                         Result(len(outputs) - 1), {tuple: "tuples", list: "lists"}.get(value.tuples, items) if items else items)
         return node
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.ndarray, np.dtype)) or \
             isinstance(value, (set, frozenset)) and all(isinstance(v, (bool, int, float, complex, str)) for v in value) or \

@@ -15,6 +15,7 @@ from .indexing import getitem
 from .masked import Masked, length
 from .operators import apply_operator
 from .registry import FUNCTIONS
+from ..ir.graph import Builder
 from .values import NeedStatic, Traced, fold, is_static, join_params
 
 class Seq:
@@ -274,9 +275,46 @@ def chosen(em, items, position):
                                 "known only at run time", hint="pick an index instead: max(range(n), key=...)")
     out = _picked(em, items, position)
     weak = next(iter(types))
+    if isinstance(out, Traced) and isinstance(position, Traced) and any(isinstance(v, Traced) and em.is_array(v)
+                                                                       for v in items):
+        out.picked = Picked(em, items, position)
     # (chosen by the position: computed from what it is computed from, an int argument's value
     # included: `x.shape[axis]` as an array's size asks for that argument at compile time)
     return Traced(em.asarray(out).value, weak, join_params([*items, position])) if isinstance(weak, type) else out
+
+
+class Picked:
+    """An array chosen from `items` by a run-time position is the item itself, as in Python: a
+    write into it goes to that item (each item takes the new value where the position names it),
+    and a read after a write into an item through another name sees it. A write into
+    `dst = bufs[1 - cur]` (ping-pong buffers in a list) went into a copy: the buffers came back
+    unchanged (a probe's heat solver)."""
+
+    def __init__(self, em, items, position):
+        self.em, self.items, self.position = em, list(items), position
+        self.seen, self.epoch = self._values(), Builder.epoch
+
+    def _values(self):
+        return [v.value if isinstance(v, Traced) else None for v in self.items]
+
+    def read(self, mine):
+        now = self._values()
+        if all(a is b for a, b in zip(now, self.seen)):
+            return mine
+        if self.epoch != Builder.epoch:
+            raise NotSupportedError("this array was picked from a list or tuple by an index known only at run time, "
+                                    "and an item of it was changed since in another block",
+                                    hint="pick it again where it is read, or index with a compile-time value")
+        self.seen = now
+        return self.em.asarray(_picked(self.em, self.items, self.position)).value
+
+    def write(self, new):
+        em = self.em
+        for i, item in enumerate(self.items):
+            if isinstance(item, Traced) and em.is_array(item):
+                at = FUNCTIONS["numpy.equal"](em, self.position, i)
+                item.value = em.emit("select", em.broadcast(at, item.shape), Traced(new), item).value
+        self.seen = self._values()
 
 
 PICK_PARTS = 16   # items one chain of selects chooses from (more: in groups, each behind a barrier)

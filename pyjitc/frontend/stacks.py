@@ -164,7 +164,7 @@ def _from_appended(fc, name: str, items: AppendedItems) -> None:
         parts = tuple(Traced(em.emit("slice", data, start=(0, j), limit=(room_, j + 1), strides=(1, 1)).value, None, None)
                       for j in range(item_shape[0]))
         parts = tuple(Traced(em.emit("reshape", p, shape=(room_,)).value, items.weak, None) for p in parts)
-        treedef = tree.flatten(tuple(range(item_shape[0])))[1]
+        treedef = tree.flatten(items.tuples(range(item_shape[0])))[1]
         types = tuple(((), dtype, items.weak) for _ in parts)
     else:
         parts, treedef, types = (Traced(data.value, items.weak, None),), tree.LEAF, ((item_shape, dtype, items.weak),)

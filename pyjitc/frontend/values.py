@@ -52,16 +52,18 @@ class Traced:
     `alias`: for such a name, (before, its value as last read, refresh): where `before` has been
     written since through another name, a read gives refresh(this value, before's new value), the
     one or the other as `ran` says (`s = y[::-2]; if ...: y = f(y)`, then `s[...] = ...; y[2:]`
-    read the old y: statement fuzzer seed 9101 program 5751)."""
+    read the old y: statement fuzzer seed 9101 program 5751).
+    `picked`: a Picked, for an array chosen from a list or tuple of arrays by a run-time index
+    (`dst = bufs[1 - cur]`): writes go to the item it is, reads see writes into the items."""
     __slots__ = ("_value", "weak", "params", "view", "_const", "_const_of", "frozen", "ambiguous", "either", "alias",
-                 "length_of")
+                 "length_of", "picked")
 
     def __init__(self, value: Value, weak=None, params=None, view=None):
         self._value = value
         self.weak = weak
         self.params = params
         self.view = view
-        self._const = self._const_of = self.frozen = self.ambiguous = self.either = self.alias = None
+        self._const = self._const_of = self.frozen = self.ambiguous = self.either = self.alias = self.picked = None
         self.length_of = None   # the selection (masked.Masked) whose run-time length this int is
 
     @property
@@ -100,6 +102,8 @@ class Traced:
             if now is not seen:
                 self._value = refresh(self._value, now)
                 self.alias = (before, now, refresh)
+        if self.picked is not None:
+            self._value = self.picked.read(self._value)
         return self._value
 
     @value.setter
@@ -125,6 +129,8 @@ class Traced:
             v.base.value = v.backward(v.base.value, new)
             v.seen, v.epoch = v.base.value, Builder.epoch
         self._value = new
+        if self.picked is not None:
+            self.picked.write(new)
 
     @property
     def root(self) -> "Traced":
@@ -197,6 +203,14 @@ def read_only_view(base: Traced, out: Traced, compute, what: str, recipe=None) -
 
 
 # ---------------------------------------------------------------- the emitter
+
+def unchanged_row(row, then) -> bool:
+    """Whether a row a loop appended (Emitter.appended_rows: an array, or a tuple or list of its
+    numbers) still holds the value(s) `then` it held."""
+    if isinstance(row, Traced):
+        return row.value is then
+    return len(row) == len(then) and all(isinstance(v, Traced) and v.value is w for v, w in zip(row, then))
+
 
 class NeedStatic(Exception):
     """Raised when a value computed from scalar arguments is needed at compile time: the

@@ -17,7 +17,7 @@ from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, folding, is_static, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
 from .elementwise import cmp
-from .shapes import concatenate, moveaxis, ravel, reshape, stack, strong
+from .shapes import appended_whole, concatenate, moveaxis, ravel, reshape, stack, strong
 
 def _creation(np_fn):
     """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
@@ -335,6 +335,9 @@ def asarray(em, a, dtype=None, copy=None, order=None):
     if isinstance(copy, np._CopyMode):   # the enum array-API layers pass: IF_NEEDED is copy=None
         copy = {np._CopyMode.ALWAYS: True, np._CopyMode.IF_NEEDED: None, np._CopyMode.NEVER: False}[copy]
     if isinstance(a, (list, tuple)) and _holds_run_time_values(a):   # nested lists: rows stacked
+        whole = appended_whole(em, a) if a and all(isinstance(r, (list, tuple)) for r in a) else None
+        if whole is not None:   # the tuples or lists of numbers a loop appended (`hist.append([S, I])`)
+            return whole if dtype is None else cast_impl(em, whole, dtype)
         grid = _single_values(em, a)
         if grid is not None:   # single values in nested lists: stacked all at once, then shaped
             out = reshape(em, stack(em, grid[1]), grid[0])

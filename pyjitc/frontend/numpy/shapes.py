@@ -10,7 +10,8 @@ from ...errors import NotSupportedError, ShapeError
 from ..indexing import getitem
 from ..masked import Masked, mask
 from ..registry import FUNCTIONS, register
-from ..values import FlatIter, Traced, fold, is_static, items_of, join_params, make_view, read_only_view
+from ..values import (FlatIter, Traced, fold, is_static, items_of, join_params, make_view, read_only_view,
+                      unchanged_row)
 from .dtypes import static_dtype
 from .elementwise import cmp, sel
 
@@ -260,12 +261,15 @@ def _appended_whole(em, arrays):
     """The array a loop appended (appends.py), if `arrays` are all its rows in order (np.array of a
     comprehension over 1000 rows stacked 1000 values by selects: minutes to compile)."""
     found = [em.appended_rows.get(id(a)) for a in arrays]
-    if not found or any(f is None or f[0] is not a or a.value is not f[3] for f, a in zip(found, arrays)):
+    if not found or any(f is None or f[0] is not a or not unchanged_row(a, f[3]) for f, a in zip(found, arrays)):
         return None
     buf = found[0][1]
     if any(f[1] is not buf or f[2] != k for k, f in enumerate(found)) or buf.shape[0] != len(arrays):
         return None
     return Traced(buf.value, None, buf.params)
+
+
+appended_whole = _appended_whole
 
 
 def stack(em, arrays, axis=0):
@@ -284,18 +288,28 @@ def stack(em, arrays, axis=0):
         # called (and 224 s to compile 256 of them)
         # (in groups of STACK_PARTS, each group's vector held in a buffer: IREE still joined the
         # values of 40 float powers into one dispatch with a buffer each)
+        # (the groups' vectors joined in groups of groups, each behind a barrier: 46 groups read
+        # by one dispatch were "binding count 47 > 32", 730 numbers a loop appended as pairs)
         n = len(arrays)
         positions = em.emit("iota", shape=(n,), dim=0, dtype=np.dtype(np.int64))
-        out = em.full(0, dt, (n,))
+        pieces = []
         for g in range(0, n, STACK_PARTS):
             part = em.full(0, dt, (n,))
             for k in range(g, min(g + STACK_PARTS, n)):
                 at = em.emit("compare", positions, em.full(k, np.int64, (n,)), direction="EQ")
                 part = em.emit("select", at, em.broadcast(em.cast(arrays[k], dt), (n,)), part)
-            inside = em.emit("and", em.emit("compare", positions, em.full(g, np.int64, (n,)), direction="GE"),
-                             em.emit("compare", positions, em.full(g + STACK_PARTS, np.int64, (n,)), direction="LT"))
-            out = em.emit("select", inside, em.emit("barrier", part), out)
-        return Traced(out.value, None, join_params(arrays))
+            pieces.append((g, min(g + STACK_PARTS, n), part))
+        while len(pieces) > 1:
+            joined = []
+            for g in range(0, len(pieces), STACK_PARTS):
+                chunk, out = pieces[g:g + STACK_PARTS], em.full(0, dt, (n,))
+                for lo, hi, part in chunk:
+                    inside = em.emit("and", em.emit("compare", positions, em.full(lo, np.int64, (n,)), direction="GE"),
+                                     em.emit("compare", positions, em.full(hi, np.int64, (n,)), direction="LT"))
+                    out = em.emit("select", inside, em.emit("barrier", part), out)
+                joined.append((chunk[0][0], chunk[-1][1], out))
+            pieces = joined
+        return Traced(pieces[0][2].value, None, join_params(arrays))
     parts = [reshape(em, em.cast(a, dt), shape[:axis] + (1,) + shape[axis:]) for a in arrays]
     return em.emit("concatenate", *parts, axis=axis) if len(parts) > 1 else parts[0]
 
