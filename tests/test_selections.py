@@ -611,3 +611,18 @@ def tail_minus_half(x, w):
     out = x[w:].copy()
     out[1:] -= 1.5     # NumPy: UFuncTypeError (float64 into int64 with casting 'same_kind')
     return out
+
+
+def reflect_approaching(vel, normals, vn):
+    m = vn < 0
+    vel[m] -= 2 * vn[m, None] * normals[m]
+    return vel, vn[m, None, None].shape[1:]
+
+
+def test_a_selection_with_new_axes_after_the_mask_is_the_selection_then_those_axes():
+    # `vn[m, None]` (NumPy: vn[m][:, None]) was refused as "x[mask] has a shape that depends on
+    # the data" (a probe's wall collisions)
+    rng = np.random.default_rng(5)
+    for vn in (rng.random(10) - 0.5, np.ones(4), -np.ones(3)):
+        vel, normals = rng.random((vn.shape[0], 2)), rng.random((vn.shape[0], 2))
+        assert_same_call(pyjitc.jit(reflect_approaching), reflect_approaching, vel, normals, vn)

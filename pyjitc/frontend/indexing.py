@@ -33,6 +33,11 @@ def getitem(em: Emitter, x: Traced, index):
 
 
 def _getitem(em: Emitter, x: Traced, index):
+    if isinstance(index, tuple) and len(index) > 1 and isinstance(index[0], Traced) and is_bool(index[0].dtype) \
+            and index[0].ndim == 1 and x.ndim >= 1 and index[0].shape[0] == x.shape[0] and None in index[1:] \
+            and all(it is None or it == slice(None) for it in index[1:]):
+        # x[m, None]: the selection, then its new axes (`vn[m, None] * n[m]`, a collision's normals)
+        return masked.subscript(em, _getitem(em, x, index[0]), (slice(None),) + index[1:])
     if is_mask(index):
         flags = index[0] if isinstance(index, tuple) else index
         if flags.ndim and flags.shape == x.shape[:flags.ndim]:

@@ -15,13 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Block, Op, Value
+from .scratch import substituted
 
 SMALL = 64     # the most elements of any value in a converted branch
 
 
-def converted(block: Block, eligible) -> Block:
+def converted(block: Block, eligible, native=None) -> Block:
     """`block` with each run-time loop at its top level that `eligible` refuses, but accepts once
-    its small `if`s are straight-line code, replaced by that loop; `block` itself if none is."""
+    its small `if`s are straight-line code, replaced by that loop; or, where an `if` in its body
+    tests a value the loop does not change, by an `if` choosing between two loops, each `native`
+    (default: `eligible`); `block` itself if none is."""
+    native = native or eligible
     ops, changed = [], False
     for op in block.ops:
         if op.name == "while" and not eligible(op):
@@ -30,10 +34,76 @@ def converted(block: Block, eligible) -> Block:
                 ops.append(flat)
                 changed = True
                 continue
+            found = unswitched(op)
+            if found is not None and all(native(loop) for loop in found[1]):
+                ops.extend(found[0])
+                changed = True
+                continue
         ops.append(op)
     return Block(block.params, ops, block.results) if changed else block
 
 
+# ---------------------------------------------------------------- loop unswitching
+
+def unswitched(loop: Op) -> tuple[list[Op], list[Op]] | None:
+    """For a loop whose body has an `if` (at its top level) on a value computed from values the
+    loop does not change (`if c > 0:` in an upwind scheme's time loop, c an argument): (ops, the
+    two loops) where ops compute that condition once and choose between the loop with the `then`
+    branch in place of the `if` and the loop with the `else` branch (each branch computed anew an
+    array from its own neighbours, which kept the loop on the host: 1.5x NumPy's time). None where
+    there is no such `if`."""
+    cond, body = loop.regions
+    inside = {p.id for r in loop.regions for p in r.params}
+    invariant: dict[int, Op] = {}   # value id -> the body's op computing it from invariant values
+    for op in body.ops:
+        if not op.regions and all(v.id in invariant or v.id not in inside for v in op.operands):
+            invariant.update((r.id, op) for r in op.results)
+        inside.update(r.id for r in op.results)
+        if op.name == "if" and (op.operands[0].id in invariant or op.operands[0].id not in inside):
+            break
+    else:
+        return None
+    k = body.ops.index(op)
+    env: dict = {}
+    hoisted = [_cloned_op(o, env) for o in _computing(op.operands[0], invariant, body.ops[:k])]
+    loops = []
+    for branch in op.regions:
+        sub = {r.id: v for r, v in zip(op.results, branch.results)}
+        ops = body.ops[:k] + branch.ops + [substituted(o, sub) for o in body.ops[k + 1:]]
+        one = Op("while", loop.operands, loop.results, loop.attrs, loop.span,
+                 (cond, Block(body.params, ops, [sub.get(v.id, v) for v in body.results])))
+        loops.append(_cloned_op(one, {}))
+    regions = tuple(Block([], [one], list(one.results)) for one in loops)
+    choice = Op("if", (env.get(op.operands[0].id, op.operands[0]),), loop.results, {}, loop.span, regions)
+    return hoisted + [choice], loops
+
+
+def _computing(value: Value, invariant: dict, ops: list[Op]) -> list[Op]:
+    """The ops among `ops` (in order) that `value` is computed by, through `invariant`."""
+    needed, todo = set(), [value.id]
+    while todo:
+        op = invariant.get(todo.pop())
+        if op is not None and id(op) not in needed:
+            needed.add(id(op))
+            todo.extend(v.id for v in op.operands)
+    return [o for o in ops if id(o) in needed]
+
+
+def _cloned_op(op: Op, env: dict) -> Op:
+    """`op` with fresh values for everything it defines (nested blocks included); `env` maps the
+    old ids to the new values, and is read for the values it uses."""
+    regions = tuple(_cloned_block(r, env) for r in op.regions)
+    results = tuple(Value(r.type) for r in op.results)
+    operands = tuple(env.get(v.id, v) for v in op.operands)
+    env.update((r.id, n) for r, n in zip(op.results, results))
+    return Op(op.name, operands, results, dict(op.attrs), op.span, regions)
+
+
+def _cloned_block(block: Block, env: dict) -> Block:
+    params = [Value(p.type) for p in block.params]
+    env.update((p.id, q) for p, q in zip(block.params, params))
+    ops = [_cloned_op(o, env) for o in block.ops]
+    return Block(params, ops, [env.get(v.id, v) for v in block.results])
 def _flattened_loop(loop: Op) -> Op | None:
     regions = [_flattened(r) for r in loop.regions]
     if all(new is old for new, old in zip(regions, loop.regions)):

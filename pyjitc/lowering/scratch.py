@@ -58,7 +58,7 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
     stale = _stale_temporaries(body, computed) | reread_heavy(body, computed)
     remade = {}      # a stale temporary's id -> the scratch array holding it
     for op in body.ops:
-        op = _substituted(op, remade)
+        op = substituted(op, remade)
         if op.name == "dynamic_update_slice" and op.operands[0].type.size > 1 and computed(op.operands[0]):
             # the whole array computed anew (`y[:k] += alpha * y[:k][::-1]` with a run-time k: a
             # select over y) and then updated: computed into scratch, copied over the version of
@@ -70,6 +70,11 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
                 ops.append(Op("dynamic_update_slice", (base, filled) + (zero,) * base.type.ndim, (copied,),
                               {"in_bounds": True}, op.span))
                 op = Op(op.name, (copied,) + op.operands[1:], op.results, op.attrs, op.span)
+            elif not _reads_buffers(op.operands[0], made, params):
+                # a new array made in the body and then updated (`f = np.zeros(n); f[1:] -= ...`,
+                # a spring chain's forces): made in scratch, updated there (the loop ran on the host)
+                filled, _ = into_scratch(op.operands[0], op.span)
+                op = Op(op.name, (filled,) + op.operands[1:], op.results, op.attrs, op.span)
         if op.name == "dynamic_update_slice" and op.operands[1].type.size > 1 and computed(op.operands[1]):
             filled, _ = into_scratch(op.operands[1], op.span)
             op = Op(op.name, (op.operands[0], filled) + op.operands[2:], op.results, op.attrs, op.span)
@@ -102,6 +107,12 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         results[i] = copied_over(body.params[i], results[i])
     for i, filled in rotated.items():
         results[i] = copied_over(body.params[i], filled)
+    # a carried array's new value that went into scratch as a stale temporary (`x += alpha * p`
+    # before an `if` that writes p: conjugate gradients): copied over the array at the end
+    for i, (v, p) in enumerate(zip(body.results, body.params)):
+        if v.id in remade and i not in rotated and i not in moved and p.type.size > 1 and v.type == p.type:
+            results[i] = copied_over(p, results[i])
+            moved.append(i)
     for i, (v, p) in enumerate(zip(results, body.params)):
         if i in rotated or i in moved:
             continue
@@ -114,10 +125,34 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
             results[i] = copied
     if not inits:
         return None
+    # each scratch array yielded as its latest version (a new array updated in scratch: its updates')
+    version = {v.id: i for i, v in enumerate(scratch_params)}
+    for op in ops:
+        if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in version:
+            version[op.results[0].id] = version[op.operands[0].id]
+            scratch_results[version[op.operands[0].id]] = op.results[0]
     cond2 = Block(params=cond.params + [Value(v.type) for v in inits], ops=cond.ops, results=cond.results)
     body2 = Block(params=body.params + scratch_params, ops=ops, results=results + scratch_results)
     results = loop.results + tuple(Value(v.type) for v in inits)
     return Op("while", loop.operands + tuple(inits), results, loop.attrs, loop.span, (cond2, body2)), inits
+
+
+def _reads_buffers(value: Value, made: dict, params: set, depth: int = 12) -> bool:
+    """Whether the array work computing `value` reads a carried array or an update's result (not
+    only constants and values from outside the loop), or is too deep to tell."""
+    todo, seen = [(value, 0)], set()
+    while todo:
+        v, d = todo.pop()
+        producer = made.get(v.id)
+        if v.id in params or producer is not None and producer.name in _MAKERS:
+            return True
+        if producer is None or v.id in seen:
+            continue
+        if d >= depth:
+            return True
+        seen.add(v.id)
+        todo.extend((o, d + 1) for o in producer.operands)
+    return False
 
 
 def _version_read(value: Value, made: dict, params: set, depth: int = 12) -> Value | None:
@@ -225,11 +260,11 @@ def _stale_temporaries(body: Block, computed) -> set[int]:
     return stale
 
 
-def _substituted(op: Op, sub: dict) -> Op:
+def substituted(op: Op, sub: dict) -> Op:
     """`op` reading sub[v.id] for every value v it (or an op in its regions) reads that `sub` names."""
     if not sub or not any(v.id in sub for v in (*op.operands, *in_place._captured_values(op))):
         return op
-    regions = tuple(Block(r.params, [_substituted(o, sub) for o in r.ops], [sub.get(v.id, v) for v in r.results])
+    regions = tuple(Block(r.params, [substituted(o, sub) for o in r.ops], [sub.get(v.id, v) for v in r.results])
                     for r in op.regions)
     return Op(op.name, tuple(sub.get(v.id, v) for v in op.operands), op.results, op.attrs, op.span, regions)
 
