@@ -14,7 +14,7 @@ FILE = "tests/fixtures/bad_functions.py"
 CASES = [
     (bad.uses_np_save, pyjitc.ForbiddenError, 8, 5, "np.save is not allowed inside @jit: it reads or writes a file"),
     (bad.uses_print, pyjitc.ForbiddenError, 14, 5, "print is not allowed inside @jit: it writes to the terminal"),
-    (bad.uses_random, pyjitc.ForbiddenError, 19, 16, "global random state"),
+    (bad.uses_random, pyjitc.ForbiddenError, 19, 16, "random state (NumPy's global one, or a Generator's)"),
     (bad.uses_tobytes, pyjitc.ForbiddenError, 23, 12, ".tobytes() is not allowed inside @jit"),
     (bad.uses_try, pyjitc.UnsupportedSyntaxError, 27, 5, "try/except* can't be compiled"),
     (bad.uses_with, pyjitc.ForbiddenError, 34, 10, "open is not allowed inside @jit: it reads or writes a file"),

@@ -45,7 +45,8 @@ FORBIDDEN = {
     "numpy.save": _FILE, "numpy.savez": _FILE, "numpy.savez_compressed": _FILE, "numpy.savetxt": _FILE,
     "numpy.load": _FILE, "numpy.loadtxt": _FILE, "numpy.genfromtxt": _FILE, "numpy.fromfile": _FILE,
     "numpy.memmap": _FILE, "numpy.lib.format": _FILE, "numpy.fromregex": _FILE,
-    "numpy.random": "it uses NumPy's global random state, which compiled code can't see or advance; "
+    "numpy.random": "it draws from a random state (NumPy's global one, or a Generator's), which compiled code "
+                    "can't see or advance; "
                     "draw the random numbers outside and pass them in as an argument",
     "numpy.seterr": "it changes NumPy's global settings", "numpy.set_printoptions": "it changes NumPy's global settings",
     "numpy.setbufsize": "it changes NumPy's global settings",
