@@ -932,3 +932,17 @@ def test_a_slice_of_a_list_a_run_time_loop_appended_to_is_a_list(fn, args):
     assert_same(got, want)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
         assert type(g) is list and [type(v) for v in g] == [type(v) for v in w]
+
+
+def votes_in_a_dict(labels):
+    d = {}
+    for i in range(labels.shape[0]):
+        d[labels[i]] = d.get(labels[i], 0) + 1
+    return d
+
+
+def test_a_dict_keyed_by_run_time_values_is_refused_with_the_array_to_use_instead():
+    with pytest.raises(pyjitc.NotSupportedError, match=r"d\.get\(\) of values known only at run time; use an array "
+                                                       r"indexed by the value") as e:
+        pyjitc.jit(votes_in_a_dict)(np.array([1, 2, 1]))
+    assert f"{__file__}:" in str(e.value)

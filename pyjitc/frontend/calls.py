@@ -112,7 +112,9 @@ def call_value(fc, func, shown, args, kwargs):
                 and not is_static(owner, *args):   # [x[0], x[1]].index(v), l.count(v)
             return SEQUENCE_SEARCH[target.__name__](fc.em, owner, *args)
         if not is_static(*args, *kwargs.values()):
-            raise NotSupportedError(f"{shown}() of values known only at run time")
+            hint = ("use an array indexed by the value: counts = np.zeros(k, dtype=int); counts[v] += 1 "
+                    "(or np.bincount)") if isinstance(owner, dict) else None
+            raise NotSupportedError(f"{shown}() of values known only at run time", hint=hint)
         return fold(target, *args, **kwargs)
     if kind == "namedtuple":
         try:
