@@ -210,10 +210,15 @@ def _nan_quantiles(em, a, q, axis, keepdims, name, weak_q=True, median=False):
         count = FUNCTIONS["numpy.sum"](em, em.emit("not", isnan(em, arr)), axis=0, dtype=np.int64)
         last = em.emit("max", em.emit("sub", count, em.full(1, np.int64, rest)), em.full(0, np.int64, rest))
         outs = []
+        # the virtual index and gamma in q's dtype (float64 for a Python q), gamma then a Python
+        # float: NumPy's _quantile on the lane's numbers (in float32 they parted from NumPy's by an
+        # ulp or two for about 40% of float32 lanes holding NaN; a probe's winsorizing)
+        vt = q.dtype if q.dtype.kind == "f" else np.dtype(np.float64)
         for qk in np.ravel(q):
-            virtual = em.emit("mul", em.cast(last, arr.dtype), em.full(float(qk), arr.dtype, rest))
+            virtual = em.emit("mul", em.cast(last, vt), em.full(float(qk), vt, rest))
             prev = em.emit("floor", virtual)
             gamma = em.emit("sub", virtual, prev)
+            gamma = Traced(gamma.value, float, gamma.params) if weak_q else em.cast(gamma, arr.dtype)
             i = em.cast(prev, np.int64)
             j = em.emit("min", em.emit("add", i, em.full(1, np.int64, rest)), last)
             pick = lambda k: reshape(em, FUNCTIONS["numpy.take_along_axis"](      # noqa: E731
