@@ -193,6 +193,7 @@ class JitFunction:
         for name in self._param_names:
             v = values[name]
             if name in self._static:
+                spec_of(name, v, True)   # (an unhashable static value: the ArgumentError naming it)
                 key.append(("static", v, static_identity(v)))
             elif isinstance(v, np.ndarray):   # byte order doesn't matter: inputs are made native
                 key.append((v.shape, v.dtype if v.dtype.isnative else v.dtype.newbyteorder("=")))

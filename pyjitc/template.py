@@ -222,7 +222,8 @@ def spec_of(name: str, value, static: bool):
         try:
             hash(value)
         except TypeError:
-            raise ArgumentError(f"argument {name!r} is static but {type(value).__name__} values aren't hashable") from None
+            raise ArgumentError(f"argument {name!r} is static but {type(value).__name__} values aren't hashable"
+                                + ("; pass a tuple (tuple(a.tolist()))" if isinstance(value, (np.ndarray, list)) else "")) from None
         return StaticSpec(value)
     if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
         return ScalarSpec(type(value) if type(value) in PY_SCALAR_DTYPES else

@@ -239,3 +239,16 @@ def test_equal_static_values_of_other_types_compile_apart_with_numpys_dtypes():
     x8 = np.arange(4, dtype=np.int8)
     for n, scale in ((3, 2), (np.int64(3), 2.0), (np.uint8(3), np.float32(2))):
         assert_same(zeros_and_scaled(x8, n, {"scale": scale}), zeros_and_scaled.__wrapped__(x8, n, {"scale": scale}))
+
+
+def quantiles_at(x, levels):
+    return np.quantile(x, levels)
+
+
+def test_an_unhashable_static_argument_is_an_argument_error_naming_it_not_a_type_error():
+    # an ndarray named in static_argnames raised "TypeError: unhashable type" from the cache lookup
+    f = pyjitc.jit(quantiles_at, static_argnames=("levels",))
+    with pytest.raises(pyjitc.ArgumentError, match=r"argument 'levels' is static but ndarray values aren't "
+                                                   r"hashable; pass a tuple"):
+        f(np.arange(5.0), np.array([0.1, 0.5]))
+    np.testing.assert_array_equal(f(np.arange(5.0), (0.1, 0.5)), np.quantile(np.arange(5.0), (0.1, 0.5)))
