@@ -1096,3 +1096,24 @@ def test_python_ints_numpy_cannot_put_into_the_array_raise_numpys_error_located(
     with pytest.raises(error) as got:
         pyjitc.jit(fn)(m, a)
     assert str(want.value).split(":")[0] in str(got.value) and f"{__file__}:" in str(got.value)
+
+
+def forward_fill(x):
+    idx = np.where(~np.isnan(x), np.arange(x.shape[0]), 0)
+    np.maximum.accumulate(idx, out=idx)
+    return x[idx]
+
+
+def accumulate_into(x):
+    out = np.empty_like(x)
+    r = np.add.accumulate(x, axis=1, out=out)
+    narrow = np.zeros(x.shape, dtype=np.float32)
+    np.multiply.accumulate(x, out=narrow)
+    return r is out, out, narrow
+
+
+def test_ufunc_accumulate_writes_into_out_as_numpy():
+    # `np.maximum.accumulate(idx, out=idx)` (the forward fill people copy) was "out= is not supported"
+    for x in (np.array([np.nan, 1.0, np.nan, np.nan, 4.0, np.nan]), np.arange(5.0)):
+        assert_same_call(pyjitc.jit(forward_fill), forward_fill, x)
+    assert_same_call(pyjitc.jit(accumulate_into), accumulate_into, np.arange(1.0, 7.0).reshape(2, 3))

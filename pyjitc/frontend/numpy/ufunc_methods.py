@@ -15,6 +15,7 @@ from .creation import as_array
 from .dtypes import static_dtype
 from .reductions import scan
 from .shapes import normalize_axis, reshape, take_slice
+from .ufuncs import into_out
 
 # ufunc -> (the reduction it is, the scan primitive and identity of its accumulate by dtype kind)
 _IDENTITY_MAX = lambda dt: -np.inf if dt.kind == "f" else False if dt.kind == "b" else np.iinfo(dt).min
@@ -188,8 +189,9 @@ def _either(em, pred, then, orelse):
 
 def _accumulate(ufunc, cumulative, combine):
     def accumulate(em, array, axis=0, dtype=None, out=None):
-        if out is not None:
-            raise NotSupportedError(f"{ufunc.__name__}.accumulate: out= is not supported")
+        if out is not None:   # (`np.maximum.accumulate(idx, out=idx)`, a forward fill)
+            result = accumulate(em, array, axis, dtype)
+            return into_out(em, f"{ufunc.__name__}.accumulate", out, result, "unsafe")
         axis = em.static(axis, f"{ufunc.__name__}.accumulate: axis")
         if is_static(array):
             return fold(ufunc.accumulate, array, axis=axis, dtype=dtype)
