@@ -530,11 +530,14 @@ ANEW = [(escape_counts, lambda rng: ((rng.random((5, 7)) - 0.7) * 2.5 + 1j * (rn
         (computed_from_a_reversal, lambda rng: (rng.random(9), 6), "dispatch"),
         (computed_from_an_older_version, lambda rng: (rng.random(9), 6), "dispatch"),
         # statement fuzzer seed 9002 program 1372: a silent wrong answer in this stop's own code
-        # before it landed (the new t1 read x after the write)
-        (computed_anew_from_an_array_written_later, lambda rng: (rng.random(6), rng.random((5, 6)), 3), "host")]
+        # before it landed (the new t1 read x after the write); native since t1's new value goes
+        # into scratch where it is made (lowering/scratch.py), before the write
+        (computed_anew_from_an_array_written_later, lambda rng: (rng.random(6), rng.random((5, 6)), 3), "dispatch"),
+        (computed_anew_from_an_array_written_later, lambda rng: (rng.random(6), rng.random((5, 6)), 0), "dispatch"),
+        (computed_anew_from_an_array_written_later, lambda rng: (rng.random(6), rng.random((5, 6)), 9), "dispatch")]
 
 
-@pytest.mark.parametrize("fn, make, where", ANEW, ids=[a[0].__name__ for a in ANEW])
+@pytest.mark.parametrize("fn, make, where", ANEW, ids=[f"{a[0].__name__}-{k}" for k, a in enumerate(ANEW)])
 def test_a_loop_computing_its_arrays_anew_writes_over_them_only_where_numpy_would_agree(fn, make, where):
     jitted = pyjitc.jit(fn)
     for seed in (0, 1):
