@@ -1117,3 +1117,14 @@ def test_ufunc_accumulate_writes_into_out_as_numpy():
     for x in (np.array([np.nan, 1.0, np.nan, np.nan, 4.0, np.nan]), np.arange(5.0)):
         assert_same_call(pyjitc.jit(forward_fill), forward_fill, x)
     assert_same_call(pyjitc.jit(accumulate_into), accumulate_into, np.arange(1.0, 7.0).reshape(2, 3))
+
+
+def sized_by_the_data(x):
+    return np.empty(int(x.sum()))
+
+
+def test_np_empty_of_a_size_known_only_at_run_time_names_np_empty():
+    # it said "np.zeros: its arguments must be known at compile time" (np.empty is made by np.zeros)
+    with pytest.raises(pyjitc.JitError, match="np.empty: its arguments must be known at compile time") as e:
+        pyjitc.jit(sized_by_the_data)(np.arange(3))
+    assert f"{__file__}:" in str(e.value)

@@ -19,8 +19,11 @@ from .dtypes import cast_impl, static_dtype
 from .elementwise import cmp
 from .shapes import appended_whole, concatenate, moveaxis, ravel, reshape, stack, strong
 
-def _creation(np_fn):
-    """Creation functions take compile-time shapes and dtypes; NumPy computes the result."""
+def _creation(np_fn, shown=None):
+    """Creation functions take compile-time shapes and dtypes; NumPy computes the result. `shown`:
+    the name the user called (np.empty is made by np.zeros)."""
+    shown = shown or np_fn.__name__
+
     def impl(em, *args, **kwargs):
         if np_fn in _FILLS and args and _selection_length(args[0]) is not None:
             return _filled_selection(em, np_fn, *args, **kwargs)
@@ -28,8 +31,8 @@ def _creation(np_fn):
             made = _of_loop_length(em, np_fn, args, kwargs)
             if made is not None:
                 return made
-        args = em.static(list(args), f"np.{np_fn.__name__}: its arguments")
-        kwargs = {k: em.static(v, f"np.{np_fn.__name__}: {k}") for k, v in kwargs.items()}
+        args = em.static(list(args), f"np.{shown}: its arguments")
+        kwargs = {k: em.static(v, f"np.{shown}: {k}") for k, v in kwargs.items()}
         if "dtype" in kwargs and kwargs["dtype"] is not None:
             kwargs["dtype"] = static_dtype(em, kwargs["dtype"])
         if np_fn in _FILLS and args and any(isinstance(d, Dim) for d in _as_shape(args[0])):
@@ -40,7 +43,7 @@ def _creation(np_fn):
             return _arange_symbolic(em, *args, **kwargs)
         out = fold(np_fn, *args, **kwargs)
         if out.dtype not in SUPPORTED_DTYPES:
-            raise NotSupportedError(f"np.{np_fn.__name__} made dtype {out.dtype}, which pyjitc does not support")
+            raise NotSupportedError(f"np.{shown} made dtype {out.dtype}, which pyjitc does not support")
         return out
     return impl
 
@@ -224,7 +227,7 @@ def logspace(em, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis
     out = FUNCTIONS["numpy.power"](em, base, y)
     return out if dtype is None else em.cast(out, static_dtype(em, dtype))
 # deterministic: NumPy's empty is uninitialised
-register("numpy.empty", complex_ok=True, note="zero-filled")(_creation(np.zeros))
+register("numpy.empty", complex_ok=True, note="zero-filled")(_creation(np.zeros, "empty"))
 
 
 @register("numpy.ndarray", complex_ok=True, note="np.ndarray(shape, dtype): as np.empty (zero-filled)")
