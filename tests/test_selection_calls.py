@@ -378,3 +378,27 @@ def test_isin_of_a_selection_is_a_selection_of_numpys_answers():
     for k in (1, 4):
         assert_same_call(pyjitc.jit(members_of_selected), members_of_selected,
                          np.array([3, -1, 2, 5, 0, 7, 2]), np.array([2, 7]), k)
+
+
+def group_means_by_bincount(keys, vals):
+    uk, inv = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inv, weights=vals, minlength=len(uk))
+    counts = np.bincount(inv, minlength=len(uk))
+    return uk, sums / counts, counts
+
+
+def counts_of_raw_keys(keys):
+    uk = np.unique(keys)
+    return np.bincount(keys, minlength=len(uk))
+
+
+def test_bincount_with_minlength_the_length_of_a_selection_is_a_group_by():
+    # `np.bincount(inv, weights=v, minlength=len(uk))` after np.unique was "minlength must be known
+    # at compile time" (a probe's group-by; np.add.at into np.zeros(len(uk)) compiled)
+    rng = np.random.default_rng(12)
+    for keys in (rng.integers(0, 5, 30), np.array([3, 3, 3]), np.array([2, -1, 2, 7])):
+        vals = rng.random(keys.shape[0])
+        assert_same_call(pyjitc.jit(group_means_by_bincount), group_means_by_bincount, keys, vals)
+    assert_same_call(pyjitc.jit(counts_of_raw_keys), counts_of_raw_keys, np.array([0, 1, 1, 0]))
+    with pytest.raises(pyjitc.RunError, match="bincount: a value is >= minlength"):
+        pyjitc.jit(counts_of_raw_keys)(np.array([0, 4, 4, 0]))    # NumPy's result would be 5 long

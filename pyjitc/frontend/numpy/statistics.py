@@ -355,6 +355,8 @@ def corrcoef(em, x, y=None, rowvar=True, *, dtype=None):
                                  "which depends on the data; a value >= minlength is a run-time error")
 @folding(np.bincount)
 def bincount(em, x, weights=None, minlength=0):
+    if isinstance(minlength, Traced) and minlength.length_of is not None:
+        return _bincount_sized_by_selection(em, x, weights, minlength)
     minlength = em.static(minlength, "bincount: minlength")
     x = as_array(em, x)
     if x.ndim != 1:
@@ -389,6 +391,31 @@ def bincount(em, x, weights=None, minlength=0):
     if w.shape != x.shape:
         raise ShapeError("bincount: The weights and list don't have the same length.")
     return em.emit("scatter_add", em.full(0.0, np.float64, (minlength,)), safe, w)
+
+
+def _bincount_sized_by_selection(em, x, weights, minlength: Traced):
+    """np.bincount(inverse, weights=v, minlength=len(uniq)) with `uniq` a selection (np.unique's
+    values: a group-by): the counts or sums in an array of the selection's run-time length, as
+    np.zeros(len(uniq)) and np.add.at make it. A value at or past that length would make NumPy's
+    result longer: an error at run time."""
+    from .. import masked_calls
+    from ..masked import sized_like
+    x = as_array(em, x)
+    if x.ndim != 1 or not np.can_cast(x.dtype, np.intp, casting="safe"):
+        return bincount(em, x, weights, em.static(minlength, "bincount: minlength"))   # (its errors)
+    x = em.cast(x, np.intp)
+    length = em.broadcast(em.cast(minlength, np.intp), x.shape)
+    em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, em.full(0, np.intp, x.shape), "LT")),
+             "ValueError: 'list' argument must have no negative elements")
+    em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, length, "GE")),
+             "bincount: a value is >= minlength (a selection's length here): NumPy would return a longer array, "
+             "whose length depends on the data")
+    w = em.full(1, np.intp, x.shape) if weights is None else em.cast(as_array(em, weights), np.float64)
+    if w.shape != x.shape:
+        raise ShapeError("bincount: The weights and list don't have the same length.")
+    out = sized_like(em, minlength.length_of, 0, w.dtype)
+    masked_calls.call(em, FUNCTIONS["numpy.add.at"], "np.bincount", (out, x, w), {})
+    return out
 
 
 def _bincount_of_selection(em, x, weights=None, minlength=0):
