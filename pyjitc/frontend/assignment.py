@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..errors import JitError, NotSupportedError, ShapeError, UnsupportedSyntaxError
-from . import indexing, masked, selections
+from . import indexing, masked, selections, write_loops
 from .reversed_slices import element_update
 from .operators import apply_operator
 from .sequences import Seq, item_at, store_at
@@ -37,7 +37,7 @@ def store(em, base, index, value, shown):
             index = masked.as_mask(index)
         index = selections.masks_as_positions(em, index)   # K[m, m] = v
         if isinstance(index, masked.Masked) and np.dtype(index.data.dtype).kind in "iu":
-            looped = selections.scatter_loop(em, base, index, value, shown)
+            looped = write_loops.scatter_loop(em, base, index, value, shown)
             if looped is not None:
                 base.value = looped.value
                 return

@@ -15,6 +15,7 @@ from .store_values import values_for
 from .index_checks import dslice_start, failed_read, in_range, index_i64, raise_where_run, reached_only_at_run_time
 from .reversed_slices import element_store, forward_of_reversed, run_time_step_mask, unit_step
 from .values import Emitter, FlatIter, Traced, make_view
+from .write_loops import written_in_order
 from .index_items import Item, is_int_scalar, leading_indices, parse, rows_then_window
 
 
@@ -544,7 +545,7 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
     if not m:
         return Traced(x.value, x.weak, x.params)
     if em.element_loops:
-        new = _written_in_order(em, flat, linear, v, keep)
+        new = written_in_order(em, flat, linear, v, keep)
         return em.emit("reshape", new, shape=x.shape, sources=(x,), weak=x.weak)
     order = em.emit("iota", shape=(m,), dim=0, dtype=np.dtype(np.int64))
     if keep is not None:   # an entry not kept writes -1 at position 0: the max leaves it as it was
@@ -557,35 +558,6 @@ def _set_run_time_positions(em, x: Traced, items: list[Item], value, what, keep:
         written = em.emit("broadcast_in_dim", written, shape=(n,) + tail, dims=(0,))
     new = em.emit("select", written, source, flat)
     return em.emit("reshape", new, shape=x.shape, sources=(x,), weak=x.weak)
-
-
-def _written_in_order(em, flat: Traced, linear: Traced, v: Traced, keep) -> Traced:
-    """flat[linear[t]] = v[t] for t = 0, 1, ... in order (where keep[t] holds), as a run-time loop
-    on targets whose scalar loops run natively: a later entry naming the same position writes
-    last, as in NumPy. The scatter of every entry's order and the gather after it cost a pass over
-    the array per write (`out[np.arange(n), codes] = 1`, a one-hot encoding of 1e6 codes: 428 ms,
-    NumPy 15.6 ms) and kept a loop around it on the host. `linear` is in range (checked)."""
-    from ..ir.types import TensorType
-    m, tail = linear.shape[0], tuple(flat.shape[1:])
-    i64 = np.dtype(np.int64)
-    count, zero = em.constant(np.int64(m)), em.constant(np.int64(0))
-    b = em.b
-    types = [TensorType((), i64), flat.value.type]
-    cond = b.open_block(types)
-    b.close_block([b.emit("compare", cond.params[0], count.value, direction="LT")])
-    body = b.open_block(types)
-    t, arr = Traced(body.params[0]), Traced(body.params[1])
-    rest = [zero] * len(tail)
-    p = em.emit("reshape", em.emit("dynamic_slice", linear, t, sizes=(1,), in_bounds=True), shape=())
-    row = em.emit("dynamic_slice", v, t, *rest, sizes=(1,) + tail, in_bounds=True)
-    if keep is not None:
-        old = em.emit("dynamic_slice", arr, p, *rest, sizes=(1,) + tail)
-        kept = em.emit("reshape", em.emit("dynamic_slice", keep, t, sizes=(1,), in_bounds=True), shape=())
-        row = em.emit("select", em.broadcast(kept, (1,) + tail), row, old)
-    written = em.emit("dynamic_update_slice", arr, row, p, *rest)
-    b.close_block([em.emit("add", t, em.constant(np.int64(1))).value, written.value])
-    outs = b.emit("while", zero.value, flat.value, regions=(cond, body))
-    return Traced(outs[1], flat.weak, flat.params)
 
 
 def _set_positions_in_slices(em, x: Traced, items: list[Item], k: int, value, what, keep) -> Traced:

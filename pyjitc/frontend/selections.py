@@ -11,7 +11,7 @@ from .indexing import getitem, mask_key, set_selected_positions
 from .compaction import compacted
 from .compaction import returnable
 from .masked import Masked, _join, aligned, checked_ranks, first, need
-from .values import Traced, is_py_scalar, join_params
+from .values import Traced
 
 
 def as_flags(em, m):
@@ -23,57 +23,6 @@ def as_flags(em, m):
         from .masked import mask
         return Masked(m.data, 0, ("flags", mask(em, m.where, m.data.shape, 0)), m.key, m.params)
     return m
-
-
-def scatter_loop(em, x: Traced, idx, value, what: str) -> Traced | None:
-    """The new 1-D x after `x[idx[a:b]] = v` (v one number, or a run-time slice with the same
-    bounds) as a run-time loop over the slice's positions, on targets whose scalar loops run
-    natively: the write costs b - a steps where the scatter of the whole selection costs the
-    capacity, and a loop around it stays native (average ranks over tied runs, `ranks[order[i:j +
-    1]] = r` in a while loop, ran on the host at 24x NumPy's time). A later position naming the same
-    element writes last, as in NumPy; a position out of range is NumPy's IndexError. None where
-    this does not apply."""
-    from .masked import _int64
-    from .store_values import values_for
-    if not (em.element_loops and isinstance(idx, Masked) and type(idx) is Masked and idx.where[0] == "bounds"
-            and idx.axis == 0 and idx._data is not None and idx.data.ndim == 1
-            and np.dtype(idx.data.dtype).kind in "iu" and x.ndim == 1 and isinstance(x.shape[0], int)):
-        return None
-    if isinstance(value, Masked):
-        if not (type(value) is Masked and value.where[0] == "bounds" and aligned(value, idx) and value.axis == 0
-                and value._data is not None and value.data.ndim == 1):
-            return None
-        v = values_for(em, Traced(value.data.value, value.data.weak, value.params), x.dtype, value.data.shape, what)
-    elif is_py_scalar(value) or isinstance(value, Traced) and value.ndim == 0:
-        v = values_for(em, value, x.dtype, (), what)
-    else:
-        return None
-    _, lo, hi = idx.where
-    n = x.shape[0]
-    i64 = np.dtype(np.int64)
-    b = em.b
-    types = [lo.value.type, x.value.type, em.err.value.type]
-    cond = b.open_block(types)
-    b.close_block([b.emit("compare", cond.params[0], hi.value, direction="LT")])
-    body = b.open_block(types)
-    t, arr = Traced(body.params[0]), Traced(body.params[1])
-    outer_err, em.err.value = em.err.value, body.params[2]
-    try:
-        p = em.cast(em.emit("reshape", em.emit("dynamic_slice", idx.data, t, sizes=(1,), in_bounds=True), shape=()), i64)
-        size = _int64(em, n)
-        zero = em.constant(np.int64(0))
-        p = em.emit("select", em.emit("compare", p, zero, direction="LT"), em.emit("add", p, size), p)
-        em.check(em.emit("or", em.emit("compare", p, zero, direction="LT"), em.emit("compare", p, size, direction="GE")),
-                 f"IndexError: index out of bounds for axis 0 with size {n}")
-        new = v if v.ndim == 0 else em.emit("reshape", em.emit("dynamic_slice", v, t, sizes=(1,), in_bounds=True),
-                                            shape=())
-        written = em.emit("dynamic_update_slice", arr, em.emit("reshape", new, shape=(1,)), p)
-        b.close_block([em.emit("add", t, em.constant(np.int64(1))).value, written.value, em.err.value])
-    finally:
-        em.err.value = outer_err
-    outs = b.emit("while", lo.value, x.value, em.err.value, regions=(cond, body))
-    em.err.value = outs[2]
-    return Traced(outs[1], x.weak, join_params([x, idx, v, lo, hi]))
 
 
 def scalars_beside_selection(em, index):
