@@ -17,7 +17,7 @@ from .carried import (Carried, Pending, Selected, _as_template, _current, _entry
 from .masked import Masked
 from .unify import (MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify,  # noqa: F401
                     _leaf_type)
-from .values import Emitter, NeedPeel, NeedStatic, Traced, make_view
+from .values import Emitter, NeedPeel, NeedStatic, PickedSomewhere, Traced, make_view
 
 # Reserved names in the interpreter's environment (never Python identifiers).
 BREAK, CONTINUE, RETURN, RETURN_VALUE, GO = "break?", "continue?", "return?", "return value?", "go?"
@@ -356,6 +356,9 @@ def build_if(em: Emitter, env: dict, cond: Traced, branches: list[Callable[[], N
         if key[0] == "name":
             paths = [o[1].get(key[1], before.env.get(key[1], MISSING)) for o in outcomes]
             _mark_ambiguous(em, before.env, env, [key[1]], cond.params, paths)
+            if any(isinstance(p, Traced) and p.picked is not None for p in paths):
+                _guard_picked(env, {key[1]: [v for p in paths if isinstance(p, Traced)
+                                             for v in (p.picked.items if p.picked is not None else [p])]})
             after, earlier = env.get(key[1]), before.env.get(key[1])
             python_number_on_one_path(em, cond, after, paths)
             kept = [p is earlier for p in paths]
@@ -471,6 +474,8 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             retype = False
             selections = {}   # names bound to a selection at the end of the body (carried.py)
             changes = start.changes(env, before.cells)
+            picked = {key[1]: now.picked.items for key, now in changes if key[0] == "name"
+                      and isinstance(now, Traced) and now.picked is not None}   # (guarded after the loop)
             for key, now in changes:
                 if isinstance(now, Masked) and key[0] == "name":
                     if carries_as_selection(now) and key[1] not in poisoned:
@@ -524,6 +529,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         cells = {cid: c for cid, (c, _) in before.cells.items()}
         _bind_carried(env, _rebuilders(carried), results, cells, marker, inside=False)
         _mark_ambiguous(em, before.env, env, rebound, marker)
+        _guard_picked(env, picked)
         ran = before.env.get(GO)
         for k in rebound:   # which array each such name is, for the caller (outputs.output_leaf)
             after, earlier = env.get(k), before.env.get(k)
@@ -569,6 +575,16 @@ def _plan_selections(em, env: dict, before: State, carried: dict, selections: di
         del carried[k]
     carried.update(planned)
     return changed
+
+
+def _guard_picked(env: dict, picked: dict) -> None:
+    """The names that held an array picked by a run-time index (sequences.Picked) at the end of a
+    loop's body or of a branch: guarded (values.PickedSomewhere) against a write, or a read after
+    one of the arrays they may be changed."""
+    for name, items in picked.items():
+        after = env.get(name)
+        if isinstance(after, Traced) and after.picked is None:
+            after.picked = PickedSomewhere(items)
 
 
 def _mark_ambiguous(em: Emitter, entry: dict, env: dict, rebound: list, markers, paths=None) -> None:

@@ -15,7 +15,6 @@ from .indexing import getitem
 from .masked import Masked, length
 from .operators import apply_operator
 from .registry import FUNCTIONS
-from ..ir.graph import Builder
 from .values import NeedStatic, Traced, fold, is_static, join_params
 
 class Seq:
@@ -292,7 +291,7 @@ class Picked:
 
     def __init__(self, em, items, position):
         self.em, self.items, self.position = em, list(items), position
-        self.seen, self.epoch = self._values(), Builder.epoch
+        self.seen, self.blocks = self._values(), list(em.b.blocks)   # (where the position can be read)
 
     def _values(self):
         return [v.value if isinstance(v, Traced) else None for v in self.items]
@@ -301,15 +300,22 @@ class Picked:
         now = self._values()
         if all(a is b for a, b in zip(now, self.seen)):
             return mine
-        if self.epoch != Builder.epoch:
-            raise NotSupportedError("this array was picked from a list or tuple by an index known only at run time, "
-                                    "and an item of it was changed since in another block",
-                                    hint="pick it again where it is read, or index with a compile-time value")
+        self._check_readable()
         self.seen = now
         return self.em.asarray(_picked(self.em, self.items, self.position)).value
 
+    def _check_readable(self):
+        """The position is read where this is used: the blocks it was picked in must still be open
+        (a pick in a loop's body, used after the loop, is not)."""
+        open_ = self.em.b.blocks
+        if len(open_) < len(self.blocks) or any(a is not b for a, b in zip(open_, self.blocks)):
+            raise NotSupportedError("this array was picked from a list or tuple by an index known only at run time "
+                                    "inside a loop or branch, and an item of it was changed after that ended",
+                                    hint="pick it again where it is used, or index with a compile-time value")
+
     def write(self, new):
         em = self.em
+        self._check_readable()
         for i, item in enumerate(self.items):
             if isinstance(item, Traced) and em.is_array(item):
                 at = FUNCTIONS["numpy.equal"](em, self.position, i)

@@ -204,6 +204,33 @@ def read_only_view(base: Traced, out: Traced, compute, what: str, recipe=None) -
 
 # ---------------------------------------------------------------- the emitter
 
+class PickedSomewhere:
+    """Traced.picked for a name that held an array picked by a run-time index (sequences.Picked)
+    inside a loop or a run-time branch, after it: which of `items` it is is not known there, so a
+    write through it, or a read after an item changed, is a located error (the read gave the array
+    as it was, silently: `v = bufs[k]` under an `if`, then `b[0] = 7.0`, then `v * 1`)."""
+
+    def __init__(self, items):
+        self.items = [v for v in items if isinstance(v, Traced)]
+        self.seen = [v.value for v in self.items]
+
+    def read(self, mine):
+        if any(v.value is not s for v, s in zip(self.items, self.seen)):
+            raise NotSupportedError(self._why("an array it may be was changed since, so what it holds isn't known"),
+                                    hint=self.HINT)
+        return mine
+
+    def write(self, new):
+        raise NotSupportedError(self._why("where a write through it goes isn't known"), hint=self.HINT)
+
+    @staticmethod
+    def _why(what):
+        return ("this name holds an array picked from a list by an index known only at run time inside a loop or "
+                f"branch, and which array that is isn't known after it: {what}")
+
+    HINT = "pick it again after the loop or branch (bufs[k]), or index with a compile-time value"
+
+
 def unchanged_row(row, then) -> bool:
     """Whether a row a loop appended (Emitter.appended_rows: an array, or a tuple or list of its
     numbers) still holds the value(s) `then` it held."""
