@@ -257,7 +257,7 @@ def _concatenate_selections(em, arrays, axis=0, dtype=None, out=None, casting="s
 concatenate.on_masked = _concatenate_selections
 
 
-def _appended_whole(em, arrays):
+def appended_whole(em, arrays):
     """The array a loop appended (appends.py), if `arrays` are all its rows in order (np.array of a
     comprehension over 1000 rows stacked 1000 values by selects: minutes to compile)."""
     found = [em.appended_rows.get(id(a)) for a in arrays]
@@ -269,11 +269,8 @@ def _appended_whole(em, arrays):
     return Traced(buf.value, None, buf.params)
 
 
-appended_whole = _appended_whole
-
-
 def stack(em, arrays, axis=0):
-    if axis == 0 and (whole := _appended_whole(em, arrays)) is not None:
+    if axis == 0 and (whole := appended_whole(em, arrays)) is not None:
         return whole
     arrays = [em.asarray(a) for a in arrays]
     dt = np.result_type(*[a.dtype for a in arrays])

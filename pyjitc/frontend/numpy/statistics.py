@@ -402,7 +402,7 @@ def _bincount_sized_by_selection(em, x, weights, minlength: Traced):
     from ..masked import sized_like
     x = as_array(em, x)
     if x.ndim != 1 or not np.can_cast(x.dtype, np.intp, casting="safe"):
-        return bincount(em, x, weights, em.static(minlength, "bincount: minlength"))   # (its errors)
+        return bincount(em, x, weights)   # (its errors for such x)
     x = em.cast(x, np.intp)
     length = em.broadcast(em.cast(minlength, np.intp), x.shape)
     em.check(FUNCTIONS["numpy.any"](em, cmp(em, x, em.full(0, np.intp, x.shape), "LT")),
