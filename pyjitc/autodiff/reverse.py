@@ -24,7 +24,7 @@ import os
 import numpy as np
 
 from ..errors import JitError
-from ..ir.graph import Block, Builder, Function, Op, Value
+from ..ir.graph import Block, Builder, Function, Op, Value, cloned
 from ..ir.types import TensorType, is_complex, is_float
 from .rules import COMPLEX_OK, inexact
 from .linalg import custom_vjp
@@ -126,20 +126,7 @@ class Reverse:
 
     # -- recomputation
     def clone_ops(self, ops, env: dict) -> None:
-        for op in ops:
-            operands = [env.get(v.id, v) for v in op.operands]
-            regions = tuple(self.clone_block(r, env) for r in op.regions)
-            self.b.span = op.span
-            res = self.b.emit(op.name, *operands, regions=regions, **op.attrs)
-            for r, n in zip(op.results, res if isinstance(res, tuple) else (res,)):
-                env[r.id] = n
-
-    def clone_block(self, block: Block, env: dict, params=None) -> Block:
-        new = self.b.open_block([p.type for p in block.params])
-        for p, q in zip(block.params, params or new.params):
-            env[p.id] = q
-        self.clone_ops(block.ops, env)
-        return self.b.close_block([env.get(v.id, v) for v in block.results])
+        self.b.blocks[-1].ops.extend(cloned(op, env) for op in ops)
 
     # -- the reverse pass
     def backward(self, ops, env: dict, cts: dict) -> None:

@@ -108,6 +108,24 @@ class Builder:
         return results[0] if single else results
 
 
+def cloned(op: Op, env: dict) -> Op:
+    """`op` with fresh values for everything it defines (nested blocks included); `env` maps the
+    old ids to the new values, and is read for the values it uses."""
+    regions = tuple(cloned_block(r, env) for r in op.regions)
+    results = tuple(Value(r.type) for r in op.results)
+    operands = tuple(env.get(v.id, v) for v in op.operands)
+    env.update((r.id, n) for r, n in zip(op.results, results))
+    return Op(op.name, operands, results, dict(op.attrs), op.span, regions)
+
+
+def cloned_block(block: Block, env: dict) -> Block:
+    """`block` with fresh values for its parameters and everything it defines (see `cloned`)."""
+    params = [Value(p.type) for p in block.params]
+    env.update((p.id, q) for p, q in zip(block.params, params))
+    ops = [cloned(o, env) for o in block.ops]
+    return Block(params, ops, [env.get(v.id, v) for v in block.results])
+
+
 def producers(block: Block, out: dict | None = None) -> dict:
     """Value id -> the op that makes it, for every op in `block` and in the regions of its ops."""
     out = {} if out is None else out

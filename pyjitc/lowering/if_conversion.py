@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.graph import Block, Op, Value
+from ..ir.graph import Block, Op, Value, cloned
 from .scratch import substituted
 
 SMALL = 64     # the most elements of any value in a converted branch
@@ -65,14 +65,14 @@ def unswitched(loop: Op) -> tuple[list[Op], list[Op]] | None:
         return None
     k = body.ops.index(op)
     env: dict = {}
-    hoisted = [_cloned_op(o, env) for o in _computing(op.operands[0], invariant, body.ops[:k])]
+    hoisted = [cloned(o, env) for o in _computing(op.operands[0], invariant, body.ops[:k])]
     loops = []
     for branch in op.regions:
         sub = {r.id: v for r, v in zip(op.results, branch.results)}
         ops = body.ops[:k] + branch.ops + [substituted(o, sub) for o in body.ops[k + 1:]]
         one = Op("while", loop.operands, loop.results, loop.attrs, loop.span,
                  (cond, Block(body.params, ops, [sub.get(v.id, v) for v in body.results])))
-        loops.append(_cloned_op(one, {}))
+        loops.append(cloned(one, {}))
     regions = tuple(Block([], [one], list(one.results)) for one in loops)
     choice = Op("if", (env.get(op.operands[0].id, op.operands[0]),), loop.results, {}, loop.span, regions)
     return hoisted + [choice], loops
@@ -87,23 +87,6 @@ def _computing(value: Value, invariant: dict, ops: list[Op]) -> list[Op]:
             needed.add(id(op))
             todo.extend(v.id for v in op.operands)
     return [o for o in ops if id(o) in needed]
-
-
-def _cloned_op(op: Op, env: dict) -> Op:
-    """`op` with fresh values for everything it defines (nested blocks included); `env` maps the
-    old ids to the new values, and is read for the values it uses."""
-    regions = tuple(_cloned_block(r, env) for r in op.regions)
-    results = tuple(Value(r.type) for r in op.results)
-    operands = tuple(env.get(v.id, v) for v in op.operands)
-    env.update((r.id, n) for r, n in zip(op.results, results))
-    return Op(op.name, operands, results, dict(op.attrs), op.span, regions)
-
-
-def _cloned_block(block: Block, env: dict) -> Block:
-    params = [Value(p.type) for p in block.params]
-    env.update((p.id, q) for p, q in zip(block.params, params))
-    ops = [_cloned_op(o, env) for o in block.ops]
-    return Block(params, ops, [env.get(v.id, v) for v in block.results])
 def _flattened_loop(loop: Op) -> Op | None:
     regions = [_flattened(r) for r in loop.regions]
     if all(new is old for new, old in zip(regions, loop.regions)):
