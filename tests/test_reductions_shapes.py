@@ -270,6 +270,23 @@ def test_a_reduction_broadcast_along_two_axes_is_numpys_everywhere_not_only_on_t
     assert_same(pyjitc.jit(broadcast_two_ways)(X), broadcast_two_ways(X), accumulate=True)
 
 
+def broadcast_then_transposed(A):
+    L = np.diag(A.sum(1)) - A             # a graph Laplacian
+    s = A.sum(0, keepdims=True)
+    X = A / s
+    return L + L.T, X.T + X, np.linalg.eigvalsh(L)
+
+
+@pytest.mark.parametrize("n", [4, 37])
+def test_a_reduction_broadcast_one_way_and_read_again_through_a_transpose_is_numpys(n):
+    # the same miscompile where the second mapping is a transpose of work on the broadcast
+    # values: np.linalg.eigvalsh(np.diag(A.sum(1)) - A), which reads L + L.T of the lower
+    # triangle, gave the degrees (probe AT: [1, 1, 1, 1] for NumPy's [0, 0, 2, 2])
+    A = (np.random.default_rng(n).random((n, n)) < 0.3).astype(np.float64)
+    A = np.triu(A, 1) + np.triu(A, 1).T + np.eye(n)
+    assert_same(pyjitc.jit(broadcast_then_transposed)(A), broadcast_then_transposed(A), accumulate=True)
+
+
 # Each reduces a constant MLIR folds from a run-time array (x & 0, x | -1, x * 0, x ** 0): IREE 3.13
 # then added the constant once per vector of 8 elements (np.sum(k | -1) gave -2 for -10,
 # np.sum(x ** 0) 2.0 for 10.0, count_nonzero(k * 0 + 1) 1 for 10). One reduction a function: in
