@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import pyjitc
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 from tests.test_scalar_loops import check, lowered_as
 
 
@@ -1056,3 +1056,23 @@ def test_a_carried_array_updated_before_an_if_that_writes_what_it_read_goes_thro
     assert lowered_as(conjugate_gradients, A, b, 1e-10, 50) == "dispatch"
     assert_same(pyjitc.jit(conjugate_gradients)(A, b, 1e-10, maxiter), conjugate_gradients(A, b, 1e-10, maxiter),
                 accumulate=True)
+
+
+def pairwise_row_totals(X):
+    # a symmetric matrix filled from a native inner loop's row (`D[p, q] = d; D[q, p] = d`)
+    n = X.shape[0]
+    D = np.zeros((n, n))
+    for p in range(n):
+        row = np.zeros(X.shape[1] + 3)
+        for j in range(X.shape[1]):
+            row[j] += X[p, j] * X[0, j]
+        D[p, 0] = row[0]
+        D[0, p] = row[0]
+    return D
+
+
+def test_two_element_writes_of_one_value_after_a_native_loop_compile_and_match_numpy():
+    # IREE 3.13 failed on the barrier over the second write's value reshaped to 1x1 ("expected
+    # rank to be smaller or equal to the other rank"); the barrier now goes on the value itself
+    X = np.random.default_rng(3).random((4, 5))
+    assert_same_call(pyjitc.jit(pairwise_row_totals), pairwise_row_totals, X)

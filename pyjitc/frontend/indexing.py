@@ -615,10 +615,22 @@ def _set_region(em, x: Traced, items: list[Item], v: Traced) -> Traced:
         return Traced(upd.value, x.weak, x.params)
     starts, upd = _compose(em, x, starts, upd)
     if _reads(em, upd.value, x.value) and getattr(_producer(em, upd.value), "name", None) != "barrier":
-        upd = em.emit("barrier", upd)
+        upd = _behind_barrier(em, upd)
     idx = [s if isinstance(s, Traced) else em.constant(np.int64(s)) for s in starts]
     proven = _in_bounds(em, x, items) if any(isinstance(s, Traced) for s in starts) else {}
     return em.emit("dynamic_update_slice", x, upd, *idx, weak=x.weak, **proven)
+
+
+def _behind_barrier(em, upd: Traced) -> Traced:
+    """upd materialised behind an optimization barrier; where upd is a reshape, the barrier goes
+    on what it reshapes (a barrier over `row[0]` reshaped to 1x1 for `D[0, p] = row[0]`, after
+    `D[p, 0] = row[0]`, made IREE 3.13 fail: "expected rank to be smaller or equal to the other
+    rank")."""
+    op = _producer(em, upd.value)
+    if op is not None and op.name == "reshape":
+        inner = em.emit("barrier", Traced(op.operands[0], upd.weak, upd.params))
+        return em.emit("reshape", inner, shape=upd.shape)
+    return em.emit("barrier", upd)
 
 
 def _producer(em, value, look_back: int = 64):
