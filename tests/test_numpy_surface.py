@@ -196,6 +196,10 @@ CASES = {
     "ufunc_accumulate": ("np.add.accumulate(x), np.maximum.accumulate(x, axis=1), np.minimum.accumulate(x), "
                          "np.multiply.accumulate(x, axis=1), np.logical_and.accumulate(x), np.logical_or.accumulate(x, axis=1), "
                          "np.maximum.accumulate(x > 0)", [F, F32, I, B]),
+    "ufunc_bitwise": ("np.bitwise_xor.reduce(x), np.bitwise_and.reduce(x, axis=1), "
+                      "np.bitwise_or.reduce(x, axis=0, keepdims=True), np.bitwise_xor.accumulate(x, axis=1), "
+                      "np.bitwise_and.accumulate(x), np.bitwise_or.accumulate(x), np.bitwise_and.reduce(x[:, :0], axis=1)",
+                      [I, B]),
     # compile-time indices (one reduction per segment, idx[i] >= idx[i+1] taking one element) and
     # run-time ones (masked reductions)
     "ufunc_reduceat": ("np.add.reduceat(x, [0, 2, 1], axis=1), np.maximum.reduceat(x, [2, 0]), "

@@ -402,13 +402,24 @@ register_op("concatenate", _concatenate_type,
 
 # ---------------------------------------------------------------- reductions
 
-REDUCERS = {  # kind -> (StableHLO op applied in the reduce body, identity)
-    "add": ("stablehlo.add", lambda dt: 0),
-    "mul": ("stablehlo.multiply", lambda dt: 1),
-    "max": ("stablehlo.maximum", lambda dt: -np.inf if is_float(dt) else np.iinfo(dt).min),
-    "min": ("stablehlo.minimum", lambda dt: np.inf if is_float(dt) else np.iinfo(dt).max),
-    "and": ("stablehlo.and", lambda dt: True),
-    "or": ("stablehlo.or", lambda dt: False),
+def reduce_identity(kind: str, dtype):
+    """The value that leaves a reduction of `kind` unchanged, in `dtype` (every lowering's)."""
+    dt = np.dtype(dtype)
+    if kind in ("add", "or", "xor"):
+        return False if dt.kind == "b" else 0
+    if kind == "mul":
+        return True if dt.kind == "b" else 1
+    if kind == "and":   # (all bits set: bitwise_and.reduce of integers)
+        return True if dt.kind == "b" else np.iinfo(dt).max if dt.kind == "u" else -1
+    if is_float(dt):
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(dt)
+    return int(info.min if kind == "max" else info.max)
+
+
+REDUCERS = {  # kind -> StableHLO op applied in the reduce body
+    "add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum", "min": "stablehlo.minimum",
+    "and": "stablehlo.and", "or": "stablehlo.or", "xor": "stablehlo.xor",
 }
 
 
@@ -418,6 +429,8 @@ def _reduce_type(ts, kind, axes, **_):
         raise OpTypeError(f"reduce: bad kind {kind!r} or axes {axes} for {t}")
     if kind in ("max", "min") and is_bool(t.dtype):
         raise OpTypeError("reduce: use and/or for bool")
+    if kind in ("and", "or", "xor") and t.dtype.kind not in "biu":
+        raise OpTypeError(f"reduce: {kind} of {t.dtype} (bits of integers and bools only)")
     if is_complex(t.dtype) and kind not in ("add", "mul"):
         raise OpTypeError(f"reduce: {kind} of complex numbers")
     return t.with_shape(d for i, d in enumerate(t.shape) if i not in axes)
@@ -434,7 +447,7 @@ ACCURATE_SUM_MIN = 1024
 
 
 def _lower_reduce(ctx, operands, kind, axes):
-    hlo_name, identity = REDUCERS[kind]
+    hlo_name, identity = REDUCERS[kind], lambda dt: reduce_identity(kind, dt)
     src = ctx.in_types[0]
     operand = operands[0]
     if 0 in src.shape and not is_symbolic(ctx.out[0].shape):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ir.graph import Block, Op
 
-REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or")   # reductions with an element form
+REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or", "xor")   # reductions with an element form
 
 
 def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:

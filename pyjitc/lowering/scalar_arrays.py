@@ -23,6 +23,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..ir.graph import Op, Value
+from ..ir.ops import reduce_identity
 from ..ir.types import TensorType
 from . import native_loops, scalar_complex
 
@@ -460,31 +461,11 @@ def _combine(S, kind: str, dtype, acc, v, reassoc=False):
         if k == "f":
             return S.fop("arith.maximumf" if kind == "max" else "arith.minimumf", acc, v)
         return S.one(f"arith.{kind}{'si' if k == 'i' else 'ui'}", acc, v)
-    return S.one("arith.andi" if kind == "and" else "arith.ori", acc, v)
-
-
-def _identity_value(kind: str, dtype):
-    dt = np.dtype(dtype)
-    if kind in ("add", "or"):
-        return False if dt.kind == "b" else 0
-    if kind in ("mul", "and"):
-        return True if dt.kind == "b" else 1
-    if dt.kind == "f":
-        return -np.inf if kind == "max" else np.inf
-    info = np.iinfo(dt)
-    return int(info.min if kind == "max" else info.max)
+    return S.one({"and": "arith.andi", "or": "arith.ori", "xor": "arith.xori"}[kind], acc, v)
 
 
 def _identity(S, kind: str, dtype, type):
-    dt = np.dtype(dtype)
-    if kind == "add" or kind == "or":
-        return S.const(0, type)
-    if kind == "mul" or kind == "and":
-        return S.const(1, type)
-    if dt.kind == "f":
-        return S.const(-np.inf if kind == "max" else np.inf, type)
-    info = np.iinfo(dt)
-    return S.const(info.min if kind == "max" else info.max, type)
+    return S.const(reduce_identity(kind, dtype), type)
 
 
 def _reduction(op: Op, x: Lazy, kind: str, axes):
@@ -499,7 +480,7 @@ def _reduction(op: Op, x: Lazy, kind: str, axes):
             for i in range(src.ndim):
                 full[i] = next(a) if i in reduced else next(b)
             return x.elem(S, full)
-        ranges = [_support_range(S, x, i, _identity_value(kind, dtype)) for i in reduced]
+        ranges = [_support_range(S, x, i, reduce_identity(kind, dtype)) for i in reduced]
         return accumulate(S, kind, dtype, [src.shape[i] for i in reduced], ranges, element, not x.heavy)
     return elem
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...ir import dims
 from ...errors import NotSupportedError, ShapeError
+from ...ir.ops import reduce_identity
 from ...ir.types import is_bool, is_complex, is_float, real_dtype
 from ..registry import FUNCTIONS, register
 from ..values import Traced, fold, is_static
@@ -28,18 +29,6 @@ def _keep(em, out, shape, axes, keepdims):
     return reshape(em, out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
 
 
-def _identity(kind, dt):
-    """The value that leaves a reduction of `kind` unchanged, in dtype `dt`."""
-    if kind in ("add", "or"):
-        return 0
-    if kind in ("mul", "and"):
-        return 1
-    if dt.kind == "f":
-        return -np.inf if kind == "max" else np.inf
-    info = np.iinfo(dt)
-    return info.min if kind == "max" else info.max
-
-
 def _where_mask(em, where, shape, name) -> Traced | None:
     """`where=`: a bool mask broadcast to the reduced array's shape (None: every element)."""
     if where is None or where is True:
@@ -54,7 +43,7 @@ def _where_mask(em, where, shape, name) -> Traced | None:
     return em.broadcast(em.asarray(where), tuple(shape))
 
 
-def _reduction(np_fn, kind_for):
+def reduction_rule(np_fn, kind_for):
     """sum/prod/max/min/any/all: NumPy's result dtype, accumulation in it (f16 in f32); `where=`
     puts the reduction's identity in the masked-out places, `initial=` is one more operand."""
     name = np_fn.__name__
@@ -83,7 +72,7 @@ def _reduction(np_fn, kind_for):
         x = em.cast(a, acc)
         mask = _where_mask(em, where, a.shape, name)
         if mask is not None:
-            x = sel(em, mask, x, em.full(_identity(kind, acc), acc, x.shape))
+            x = sel(em, mask, x, em.full(reduce_identity(kind, acc), acc, x.shape))
         # nothing to reduce (a 0-d array): a new value, not the argument itself (NumPy returns a scalar)
         out = em.emit("reduce", x, kind=kind, axes=axes) if axes else Traced(x.value, None, x.params)
         if initial is not None:
@@ -97,12 +86,12 @@ def _reduction(np_fn, kind_for):
     return impl
 
 
-_sum = _reduction(np.sum, lambda dt: "or" if is_bool(dt) else "add")
-_prod = _reduction(np.prod, lambda dt: "and" if is_bool(dt) else "mul")
-_max = _reduction(np.max, lambda dt: "or" if is_bool(dt) else "max")
-_min = _reduction(np.min, lambda dt: "and" if is_bool(dt) else "min")
-_any = _reduction(np.any, lambda dt: "or")
-_all = _reduction(np.all, lambda dt: "and")
+_sum = reduction_rule(np.sum, lambda dt: "or" if is_bool(dt) else "add")
+_prod = reduction_rule(np.prod, lambda dt: "and" if is_bool(dt) else "mul")
+_max = reduction_rule(np.max, lambda dt: "or" if is_bool(dt) else "max")
+_min = reduction_rule(np.min, lambda dt: "and" if is_bool(dt) else "min")
+_any = reduction_rule(np.any, lambda dt: "or")
+_all = reduction_rule(np.all, lambda dt: "and")
 register("numpy.sum", method="sum", complex_ok=True)(_sum)
 register("numpy.prod", method="prod", complex_ok=True)(_prod)
 register("numpy.max", "numpy.amax", method="max")(_max)

@@ -8,18 +8,19 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
+from ...ir.ops import reduce_identity
 from ..index_checks import index_i64
 from ..registry import FUNCTIONS, register
 from ..values import fold, is_static
 from .creation import as_array
 from .dtypes import static_dtype
-from .reductions import scan
+from .reductions import reduction_rule, scan
 from .shapes import normalize_axis, reshape, take_slice
 from .ufuncs import into_out
 
 # ufunc -> (the reduction it is, the scan primitive and identity of its accumulate by dtype kind)
-_IDENTITY_MAX = lambda dt: -np.inf if dt.kind == "f" else False if dt.kind == "b" else np.iinfo(dt).min
-_IDENTITY_MIN = lambda dt: np.inf if dt.kind == "f" else True if dt.kind == "b" else np.iinfo(dt).max
+_IDENTITY_MAX = lambda dt: reduce_identity("or" if dt.kind == "b" else "max", dt)
+_IDENTITY_MIN = lambda dt: reduce_identity("and" if dt.kind == "b" else "min", dt)
 REDUCIBLE = {
     np.add: ("numpy.sum", "numpy.cumsum", None),
     np.multiply: ("numpy.prod", "numpy.cumprod", None),
@@ -45,6 +46,22 @@ def _outer(ufunc):
     return outer
 
 
+# the bitwise ufuncs of integers and bools: reduce and accumulate (an XOR checksum,
+# `np.bitwise_xor.reduce(words)`), with the IR reductions and scans of their bit op
+BITWISE = {np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor"}
+
+
+def _bitwise_reduction(ufunc, kind):
+    impl = reduction_rule(ufunc.reduce, lambda dt: kind)
+
+    def reduction(em, a, **kwargs):
+        if not is_static(a) and as_array(em, a).dtype.kind not in "biu":
+            raise ShapeError(f"TypeError: ufunc '{ufunc.__name__}' not supported for the input types, and the inputs "
+                             "could not be safely coerced to any supported types according to the casting rule ''safe''")
+        return impl(em, a, **kwargs)
+    return reduction
+
+
 def _reduce(ufunc, reduction):
     def reduce(em, array, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if out is not None or initial is not np._NoValue or where is not True:
@@ -55,7 +72,7 @@ def _reduce(ufunc, reduction):
         a = as_array(em, array)
         if a.ndim == 0 and em.static(axis, "axis") in (0, -1, ()):   # NumPy reduces a 0-d array over axis 0 too
             axis = None
-        return FUNCTIONS[reduction](em, a, axis=axis, keepdims=keepdims, **kw)
+        return (reduction if callable(reduction) else FUNCTIONS[reduction])(em, a, axis=axis, keepdims=keepdims, **kw)
     return reduce
 
 
@@ -215,6 +232,9 @@ def _accumulate(ufunc, cumulative, combine):
 
 for _u in OUTER:
     register(f"numpy.{_u.__name__}.outer")(_outer(_u))
+for _u, _kind in BITWISE.items():
+    register(f"numpy.{_u.__name__}.reduce")(_reduce(_u, _bitwise_reduction(_u, _kind)))
+    register(f"numpy.{_u.__name__}.accumulate")(_accumulate(_u, None, lambda dt, k=_kind: (k, reduce_identity(k, dt))))
 for _u, (_reduction, _cumulative, _combine) in REDUCIBLE.items():
     register(f"numpy.{_u.__name__}.reduce")(_reduce(_u, _reduction))
     register(f"numpy.{_u.__name__}.accumulate")(_accumulate(_u, _cumulative, _combine))
