@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pyjitc
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 
 
 def nested_item_store():
@@ -946,3 +946,89 @@ def test_a_dict_keyed_by_run_time_values_is_refused_with_the_array_to_use_instea
                                                        r"indexed by the value") as e:
         pyjitc.jit(votes_in_a_dict)(np.array([1, 2, 1]))
     assert f"{__file__}:" in str(e.value)
+
+
+def kept_below(u, n):
+    ts = []
+    for k in range(n):
+        if u[k] < 0.5:
+            ts.append(k)
+    return np.array(ts, dtype=np.int64)
+
+
+def doubled_first(u, n):
+    ts = []
+    for k in range(n):
+        ts.append(u[k] * 2)
+    return np.array(ts)
+
+
+def arrival_times(u, tmax):
+    t = np.float64(0.0)
+    ts = [np.float64(0.0)]       # a NumPy number before the loop, NumPy numbers appended
+    k = 0
+    while t < tmax and k < len(u):
+        t = t - np.log(u[k])
+        ts.append(t)
+        k += 1
+    return np.array(ts)
+
+
+def marked_positions(u):
+    ts = []
+    for k in range(len(u)):
+        if u[k] > 0.5:
+            ts.append(np.int64(k))
+    return np.array(ts)
+
+
+@pytest.fixture(scope="module")
+def kept():
+    return pyjitc.jit(kept_below)
+
+
+@pytest.mark.parametrize("n", [0, 1, 50, 150, 200])
+def test_appends_in_a_for_loop_of_a_run_time_count_are_numpys_and_compile_once(kept, n):
+    # `for k in range(n)` with n an argument: "changing a Python list inside a loop" under the
+    # if (probe AU); now the rows of a buffer grown by compiling again, as a while loop's
+    u = np.random.default_rng(8).random(200)
+    assert_same_call(kept, kept_below, u, n)
+    assert_same_call(pyjitc.jit(doubled_first), doubled_first, u, n)
+    assert kept.cache_info().misses <= 2
+
+
+def gillespie_sir(S, I, R, beta, gamma, u1, u2, tmax):
+    t = 0.0
+    N = S + I + R
+    ts = [0.0]                   # a Python float before float64 values
+    Is = [I]
+    k = 0
+    while t < tmax and I > 0 and k < len(u1):
+        a1 = beta * S * I / N
+        a0 = a1 + gamma * I
+        t += -np.log(u1[k]) / a0
+        if u2[k] * a0 < a1:
+            S -= 1
+            I += 1
+        else:
+            I -= 1
+            R += 1
+        ts.append(t)
+        Is.append(I)
+        k += 1
+    return np.array(ts), np.array(Is), S, R
+
+
+@pytest.mark.parametrize("fn, args", [(arrival_times, (5.0,)), (arrival_times, (1e9,)), (marked_positions, ())],
+                         ids=["numpy-number-first-item", "runs-to-the-end", "numpy-int-of-the-counter"])
+def test_numpy_numbers_appended_or_held_before_the_loop_are_numpys(fn, args):
+    u = np.random.default_rng(9).random(60)
+    assert_same_call(pyjitc.jit(fn), fn, u, *args)
+
+
+def test_a_python_number_before_numpy_numbers_appended_in_a_while_loop_is_numpys_array():
+    # `ts = [0.0]`, then `t += -np.log(u) / a0; ts.append(t)` (a Gillespie simulation): "changing
+    # a Python list inside a loop" (probe AU); np.array(ts) is float64 either way
+    rng = np.random.default_rng(3)
+    u1, u2 = rng.random(3000), rng.random(3000)
+    assert_same_call(pyjitc.jit(gillespie_sir), gillespie_sir, 990, 10, 0, 0.3, 0.1, u1, u2, 50.0)

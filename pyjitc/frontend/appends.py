@@ -181,7 +181,7 @@ def statement(fc, node) -> bool:
     chain = _nest(em, name)
     if len(chain) > 1:
         return _nested_append(fc, node, name, value_node, chain)
-    unbounded = isinstance(loop, ast.While)
+    unbounded = count is None   # (a while loop, or a for loop of a run-time count)
     target = fc.lookup(name)
     if not isinstance(target, list) or not _eligible(loop, node, name):
         return False
@@ -225,7 +225,7 @@ def _nest(em, name: str) -> list:
     while k > 0:
         (_, (parent, pcount, _, pdepth, _)), (_, (child, ccount, _, cdepth, _)) = loops[k - 1], loops[k]
         if cdepth != pdepth + 1 or not isinstance(parent, ast.For) or not isinstance(child, ast.For) \
-                or isinstance(pcount, Traced) or isinstance(ccount, Traced) or _in_branch(parent, child) is None \
+                or pcount is None or ccount is None or _in_branch(parent, child) is None \
                 or any(isinstance(n, (ast.Break, ast.Return)) for n in ast.walk(child)) \
                 or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(parent)):
             break
@@ -272,6 +272,8 @@ def _row(fc, key, value_node, rows=None):
         value = _tuple_row(em, value)   # `out.append((i, j))`: a row of the tuple's numbers
     if type(value) in (bool, int, float):   # a number known in this pass (the loop's first one): a run-time one later
         value = weak_number(em, value)
+    elif isinstance(value, np.generic):     # (`np.int64(k)` of such a number)
+        value = em.constant(value)
     t = value if isinstance(value, Traced) else None
     if t is None or (t.ndim and t.type.size == 0):
         return None
@@ -294,7 +296,8 @@ def _container(value_node):
 def _tuple_row(em, items: tuple):
     """A tuple of numbers of one type (`(i, j)`, two loop counters) as a row of them; None where
     they are not numbers of one type (Python numbers as weak values)."""
-    parts = [weak_number(em, v) if type(v) in (bool, int, float) else v for v in items]
+    parts = [weak_number(em, v) if type(v) in (bool, int, float) else em.constant(v) if isinstance(v, np.generic) else v
+             for v in items]
     if not all(isinstance(p, Traced) and p.ndim == 0 for p in parts) or len({(p.dtype, p.weak) for p in parts}) != 1:
         return None
     row = em.emit("concatenate", *[em.emit("reshape", p, shape=(1,)) for p in parts], axis=0)
@@ -314,15 +317,18 @@ def _fits(items: list, plan) -> bool:
     """Whether the items a list held before the loop have the type the loop appends (`plan`)."""
     shape, dtype, weak = plan
     kinds = {bool: (np.dtype(np.bool_), bool), int: (np.dtype(np.int64), int), float: (np.dtype(np.float64), float)}
-    return all(type(v) in kinds and shape == () and kinds[type(v)] == (dtype, weak) or
+    # (a Python number before NumPy numbers of its dtype: `ts = [0.0]`, then `ts.append(t)` of a
+    # float64 t; np.array(ts) is the same, the list returned as one is refused: `mixed`)
+    return all(type(v) in kinds and shape == () and kinds[type(v)][0] == dtype and weak in (kinds[type(v)][1], None) or
+               isinstance(v, np.generic) and shape == () and (v.dtype, None) == (dtype, weak) or   # [np.float64(0)]
                isinstance(v, Traced) and (v.shape, v.dtype, v.weak) == (shape, dtype, weak) for v in items)
 
 
 def _first_rows(em, items: list, plan):
     """The items a list held before the loop (of the loop's type: _fits) as rows of one array."""
     shape = plan[0]
-    rows = [em.emit("reshape", weak_number(em, v) if type(v) in (bool, int, float) else v, shape=(1,) + shape)
-            for v in items]
+    rows = [em.emit("reshape", weak_number(em, v) if type(v) in (bool, int, float) else
+                    em.constant(v) if isinstance(v, np.generic) else v, shape=(1,) + shape) for v in items]
     return rows[0] if len(rows) == 1 else em.emit("concatenate", *rows, axis=0)
 
 
@@ -351,8 +357,8 @@ def start(fc, loop, count, marker, counter) -> list:
     the loop carries them). Returns their keys. `count`: the for loop's number of passes (None
     for a while loop: each list gets room() rows)."""
     em = fc.em
-    if isinstance(count, Traced):
-        return []
+    if isinstance(count, Traced):   # a run-time count (`for k in range(n)`, n an argument): as a
+        count = None                # while loop's, room() rows, grown by compiling again
     em.append_loops[marker] = (loop, count, counter, em.loop_depth, em.branch_depth)
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
@@ -386,7 +392,8 @@ def finish(fc, marker, keys) -> None:
                 count = buf.shape[0]
             items = fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                                                  ("flags", mask_key(em, flags), (count,)), None)
-            items.weak, items.mixed, items.tuples = weak, key in em.append_mixed, tuples
+            items.weak, items.tuples = weak, tuples
+            items.mixed = key in em.append_mixed or weak is None and any(type(v) in (bool, int, float) for v in target)
             continue
         if count and (id(target) in em.global_containers or em.region_containers and id(target) in em.region_containers[-1]):
             # a list from before an enclosing run-time loop or branch grows there: that loop is
