@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import pyjitc
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 
 rng = np.random.default_rng(17)
 
@@ -918,3 +918,47 @@ def test_a_slice_bounded_by_an_int_argument_that_meets_array_values_asks_for_the
     # length was "depends on the data" and np.argmin was refused (a probe's k-means)
     X = rng.random((12, 2))
     assert_same(pyjitc.jit(nearest_of_first_k)(X, k), nearest_of_first_k(X, k))
+
+
+def _cross(o, a, b):
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def convex_hull(pts):
+    p = pts[np.lexsort((pts[:, 1], pts[:, 0]))]
+    n = p.shape[0]
+    hull = np.zeros((2 * n, 2))
+    k = 0
+    for i in range(n):
+        while k >= 2 and _cross(hull[k - 2], hull[k - 1], p[i]) <= 0:
+            k -= 1
+        hull[k] = p[i]
+        k += 1
+    t = k + 1
+    for i in range(n - 2, -1, -1):
+        while k >= t and _cross(hull[k - 2], hull[k - 1], p[i]) <= 0:
+            k -= 1
+        hull[k] = p[i]
+        k += 1
+    return hull[:k - 1]
+
+
+def hull_area_and_perimeter(pts):
+    h = convex_hull(pts)
+    n = len(h)
+    area, perimeter = 0.0, 0.0
+    for i in range(n):
+        j = (i + 1) % n
+        area += h[i, 0] * h[j, 1] - h[j, 0] * h[i, 1]
+        d = h[i] - h[i - 1]
+        perimeter += np.sqrt(d @ d)
+    return 0.5 * abs(area), perimeter, h[0], h[-1, 1]
+
+
+@pytest.mark.parametrize("n", [3, 30, 400])
+def test_rows_and_elements_of_a_two_axis_slice_of_run_time_length_are_numpys(n):
+    # `h = hull[:k - 1]` from a helper, then `h[i, 0]`, `h[(i + 1) % n, 1]`, `h[i] - h[i - 1]`:
+    # "this slice's length depends on values known only at run time", located in the helper
+    # (probe AT: a convex hull, then its area by the shoelace formula)
+    pts = np.random.default_rng(n).random((n, 2))
+    assert_same_call(pyjitc.jit(hull_area_and_perimeter), hull_area_and_perimeter, pts, accumulate=True)

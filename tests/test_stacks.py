@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import pyjitc
-from tests.reference import assert_same
+from tests.reference import assert_same, assert_same_call
 
 
 def flood_fill(img, i0, j0):
@@ -307,3 +307,34 @@ def test_an_append_after_a_continue_in_a_run_time_loop_is_cpythons_list(fn, args
     # iterative depth-first search's `order.append(u)` after `if seen[u]: continue` was "changing a
     # Python list inside a loop or branch that runs at run time" (probe AN), as under a `break`
     assert_same(pyjitc.jit(fn)(*args), fn(*args))
+
+
+def bipartite(adj):
+    n = adj.shape[0]
+    color = np.full(n, -1, dtype=np.int8)
+    for s in range(n):
+        if color[s] != -1:
+            continue
+        color[s] = 0
+        stack = [s]
+        while stack:
+            u = stack.pop()
+            for v in range(n):
+                if adj[u, v]:
+                    if color[v] == -1:
+                        color[v] = 1 - color[u]
+                        stack.append(v)
+                    elif color[v] == color[u]:
+                        return False, color
+    return True, color
+
+
+@pytest.mark.parametrize("n, p", [(40, 0.06), (12, 0.3), (30, 0.02)])
+def test_a_return_inside_a_for_inside_while_stack_is_cpythons(n, p):
+    # "'stack' is Stack depending on a condition known only at run time", without a location
+    # (probe AT): the path that returned never reads the stack again, so it is not merged
+    rng = np.random.default_rng(n)
+    adj = rng.random((n, n)) < p
+    adj = adj | adj.T
+    np.fill_diagonal(adj, False)
+    assert_same_call(pyjitc.jit(bipartite), bipartite, adj)

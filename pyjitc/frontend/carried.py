@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import tree
+from . import masked
 from .masked import Masked
 from .unify import MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify
 from .values import Traced
@@ -18,7 +19,7 @@ def _entry_value(before, key):
     kind, k = key
     if kind == "name":
         return before.env.get(k, MISSING)
-    if kind == "flags":
+    if kind in ("flags", "length"):
         return MISSING     # (computed by _entry_values)
     c, v = before.cells[k]
     return Traced(v, c.weak, c.params)
@@ -30,6 +31,8 @@ def _current(env, before, key):
         return env.get(k, MISSING)
     if kind == "flags":   # the flags the names of the group share at the end of the body
         return env[k[0]].where[1]
+    if kind == "length":  # the run-time length of the group's prefixes (as_prefix: from position 0)
+        return env[k[0]].where[2]
     c = before.cells[k][0]
     return Traced(c._value, c.weak, c.params)
 
@@ -116,7 +119,7 @@ def _build(t, values: list):
 
     def leaf(s):
         if isinstance(s, Selected):
-            return Pending(Traced(next(items), s.weak, s.params), s.group)
+            return Pending(Traced(next(items), s.weak, s.params), s.group, s.prefix)
         if isinstance(s, Carried):
             return Traced(next(items), s.weak, s.params)
         return MISSING if isinstance(s, Unset) else s.value
@@ -155,7 +158,8 @@ def _entry_values(em, before, carried: dict):
     to bind the region arguments back to names and arrays."""
     entry, types = [], []
     for key, t in carried.items():
-        value = _entry_flags(em, before, key[1], t.shape) if key[0] == "flags" else _entry_value(before, key)
+        value = _entry_flags(em, before, key[1], t.shape) if key[0] == "flags" else \
+            _entry_length(em, before, key[1]) if key[0] == "length" else _entry_value(before, key)
         entry.extend(_flatten_as(em, t, value))
         types.extend((c.shape, c.dtype, c.weak) for c in _leaves(t))
     return entry, types, _rebuilders(carried)
@@ -173,8 +177,10 @@ def _entry_values(em, before, carried: dict):
 
 @dataclass(frozen=True)
 class Selected(Carried):
-    """A name carried as a 1-D selection: its data (this leaf's type) and its group's names."""
+    """A name carried as a 1-D selection: its data (this leaf's type) and its group's names;
+    `prefix`: a prefix of run-time length instead (as_prefix), the group's length carried."""
     group: tuple = ()
+    prefix: bool = False
 
 
 @dataclass
@@ -182,6 +188,7 @@ class Pending:
     """A Selected name's data rebuilt from region values, waiting for its group's flags."""
     data: Traced
     group: tuple
+    prefix: bool = False
 
 
 def carries_as_selection(m) -> bool:
@@ -209,10 +216,11 @@ def plan_selections(em, before, carried: dict, now: dict, marker, touched: set) 
 
 
 def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker, touched: set) -> dict:
-    n = now[group[0]].where[1].shape[0]
+    prefix = now[group[0]].where[0] == "bounds"
+    n = now[group[0]].data.shape[0] if prefix else now[group[0]].where[1].shape[0]
     entries = [before.env.get(name, MISSING) for name in group]
-    if any(isinstance(e, Masked) for e in entries) and not (
-            all(carries_as_selection(e) for e in entries) and len({e.key for e in entries}) == 1):
+    if any(isinstance(e, Masked) for e in entries) and (prefix or not (
+            all(carries_as_selection(e) for e in entries) and len({e.key for e in entries}) == 1)):
         raise MergeError(f"'{group[0]}' is a selection of one mask before the loop and of another in it")
     out = {}
     for name, e in zip(group, entries):
@@ -228,9 +236,47 @@ def _plan_group(em, before, carried: dict, now: dict, group: tuple, marker, touc
         base = TypeOnly((old.shape, old.dtype, old.weak)) if isinstance(old, Selected) else \
             now[name].data if data is MISSING else data
         shape, dtype, weak = unify(base, now[name].data, name, cross_kind=True)
-        out[("name", name)] = Selected(shape, dtype, weak, _param_with(frozenset(), marker), group)
-    out[("flags", group)] = Carried((n,), np.dtype(np.bool_), None, _param_with(frozenset(), marker))
+        out[("name", name)] = Selected(shape, dtype, weak, _param_with(frozenset(), marker), group, prefix)
+    if prefix:
+        out[("length", group)] = Carried((), np.dtype(np.int64), None, _param_with(frozenset(), marker))
+    else:
+        out[("flags", group)] = Carried((n,), np.dtype(np.bool_), None, _param_with(frozenset(), marker))
     return out
+
+
+def shrunk_prefix(em, entry, now) -> Masked | None:
+    """A 1-D array that a pass through the loop leaves shorter than it entered (`V = disc * (p *
+    V[:-1] + q * V[1:])`, a step back through a binomial tree): a prefix of the entry's length
+    (as_prefix) holding it, so that the loop carries it with its length known at run time instead
+    of being unrolled, one copy of the body per step (a tree of 200 steps took 43 s to compile).
+    None where `now` is not such an array."""
+    if not (isinstance(entry, Traced) and isinstance(now, Traced) and entry.ndim == 1 == now.ndim
+            and isinstance(entry.shape[0], int) and isinstance(now.shape[0], int) and now.shape[0] < entry.shape[0]):
+        return None
+    n, m = entry.shape[0], now.shape[0]
+    data = em.emit("pad", now, em.constant(np.zeros((), now.dtype)), low=(0,), high=(n - m,), interior=(0,))
+    return Masked(Traced(data.value, now.weak, now.params), 0, ("bounds", em.constant(np.int64(0)), em.constant(np.int64(m))),
+                  ("prefix", object()), None)
+
+
+def carries_as_prefix(m, entry) -> bool:
+    """Whether a value at the end of a loop body can be carried as a prefix: a 1-D slice of
+    run-time bounds (masked.py) of a name that enters the loop as an array of its capacity."""
+    return isinstance(m, Masked) and m.where[0] == "bounds" and m.axis == 0 and m._data is not None \
+        and m._data.ndim == 1 and isinstance(entry, Traced) and entry.ndim == 1 and entry.shape == m._data.shape
+
+
+def as_prefix(em, m: Masked) -> Masked:
+    """m with its elements moved to the front of its capacity: bounds (0, its length)."""
+    zero = em.constant(np.int64(0))
+    data = m.data if _is_zero(em, m.where[1]) else masked.relocated(em, m, zero, m.data.shape[0])
+    return Masked(Traced(data.value, m.data.weak, m.data.params), 0, ("bounds", zero, masked.length(em, m)),
+                  ("prefix", object()), m.params)
+
+
+def _is_zero(em, t) -> bool:
+    op = next((o for o in reversed(em.b.blocks[-1].ops) if any(r.id == t.value.id for r in o.results)), None)
+    return op is not None and op.name == "constant" and not np.asarray(op.attrs["value"]).any()
 
 
 def _seen_elsewhere(em, before, name: str, data: Traced) -> bool:
@@ -250,12 +296,32 @@ def _entry_flags(em, before, group: tuple, shape) -> Traced:
     return em.full(True, np.bool_, shape)
 
 
-def bind_selections(env: dict, values: dict, pending: list, marker, inside: bool) -> None:
+def _entry_length(em, before, group: tuple) -> Traced:
+    """The length a group of prefixes enters the loop with: its array's whole length (0 where
+    the body binds it before reading it)."""
+    entry = before.env.get(group[0], MISSING)
+    return em.constant(np.int64(entry.shape[0] if isinstance(entry, Traced) else 0))
+
+
+def bind_selections(em, env: dict, values: dict, pending: list, marker, inside: bool) -> None:
     """Bind each pending Selected name to a selection of its group's flags (values[("flags",
     group)]): inside the body, a selection that asks for its length at compile time unrolls the
-    loop (params: the loop's marker), as before; after the loop, one made by the data."""
+    loop (params: the loop's marker), as before; after the loop, one made by the data. A prefix
+    is the slice of its group's length (values[("length", group)]) inside the body, and after the
+    loop the selection of the positions before it."""
     for key, p in pending:
-        flags = values[("flags", p.group)]
         params = frozenset({marker}) if inside else None
-        env[key[1]] = Masked(Traced(p.data.value, p.data.weak, params), 0, ("flags", flags),
-                             ("carried", marker, p.group, inside), params)
+        data = Traced(p.data.value, p.data.weak, params)
+        if p.prefix:   # (after the loop too, what needs its length at compile time unrolls the loop)
+            params = frozenset({marker})
+            data = Traced(p.data.value, p.data.weak, params)
+            n = values[("length", p.group)]
+            if inside:
+                where = ("bounds", em.constant(np.int64(0)), n)
+            else:
+                idx = em.emit("iota", shape=data.shape, dim=0, dtype=np.dtype(np.int64))
+                where = ("flags", em.emit("compare", idx, em.broadcast(n, data.shape), direction="LT"))
+            env[key[1]] = Masked(data, 0, where, ("carried", marker, p.group, inside), params)
+            continue
+        flags = values[("flags", p.group)]
+        env[key[1]] = Masked(data, 0, ("flags", flags), ("carried", marker, p.group, inside), params)

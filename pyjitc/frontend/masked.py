@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import dims
 from ..ir.types import is_bool, is_float, is_int
+from .index_checks import index_i64
 from .values import NeedStatic, Traced, join_params, items_of
 
 
@@ -389,9 +390,13 @@ def subscript(em, m: Masked, index):
     if len(items) == 1 and element_index(m, items[0]):   # x[0] of x = R[k:, k]
         return em.emit("reshape", em.emit("dynamic_slice", m.data, element_position(em, m, items[0]), sizes=(1,)),
                        shape=(), weak=m.data.weak)
+    if _row_index(m, items):   # h[i], h[i, 0] of h = out[:k]
+        return _row(em, m, items)
     expanded = _new_axes(em, m, items)
     if expanded is not None:
         return expanded
+    if _static_slice_along(m, items):
+        return _narrowed(em, m, items[m.axis])
     if m.where[0] != "bounds" or len(items) > m.data.ndim or not all(
             isinstance(it, slice) and it.start is None and it.stop is None and it.step in (None, -1)
             and not isinstance(it.step, bool) for it in items):
@@ -401,6 +406,39 @@ def subscript(em, m: Masked, index):
         need(m, "indexing it")
     from .registry import FUNCTIONS
     return flip(em, FUNCTIONS["numpy.flip"], m, axes)
+
+
+def _static_slice_along(m: Masked, items) -> bool:
+    """Whether `items` slices m along its run-time axis by compile-time bounds, step 1, and takes
+    every other axis whole (`V[:-1]`, `V[1:]`, `x[2:-2]`)."""
+    def whole(it):
+        return isinstance(it, slice) and it.start is None and it.stop is None and it.step is None
+    if m.where[0] != "bounds" or len(items) <= m.axis or len(items) > m.data.ndim:
+        return False
+    it = items[m.axis]
+    static = all(v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) for v in (it.start, it.stop)) \
+        if isinstance(it, slice) else False
+    return static and it.step in (None, 1) and not isinstance(it.step, bool) and \
+        all(whole(x) for i, x in enumerate(items) if i != m.axis)
+
+
+def _narrowed(em, m: Masked, it: slice) -> Masked:
+    """m[a:b] along its run-time axis with compile-time a and b: the bounds narrowed at run time
+    (NumPy's clipping against the run-time length); the positions stay the base's."""
+    lo, n = m.where[1], length(em, m)
+    zero = em.constant(np.int64(0))
+
+    def offset(v, default):
+        if v is None:
+            return default
+        c = em.constant(np.int64(v))
+        t = em.emit("add", n, c) if v < 0 else c
+        return em.emit("min", em.emit("max", t, zero), n)
+    start = offset(it.start, zero)
+    stop = em.emit("max", offset(it.stop, n), start)
+    key = ("narrowed", object() if m.key is None else m.key, it.start, it.stop)   # (None would match any)
+    first = lo if it.start in (None, 0) else em.emit("add", lo, start)
+    return Masked(m.data, m.axis, ("bounds", first, em.emit("add", lo, stop)), key, m.params)
 
 
 def _new_axes(em, m: Masked, items) -> Masked | None:
@@ -440,6 +478,35 @@ def element_index(m: Masked, index, writing: bool = False) -> bool:
     return m.where[0] == "bounds" and m._data is not None and m.data.ndim == 1 and (
         isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))
         or isinstance(index, Traced) and index.ndim == 0 and (index.weak is int or is_int(index.dtype)))
+
+
+def _row_index(m: Masked, items) -> bool:
+    """Whether `items` pick a row (and maybe elements of it) of an array of two or more axes whose
+    first has run-time bounds: integers (compile-time or run-time) only."""
+    def integer(it):
+        return isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)) or \
+            isinstance(it, Traced) and it.ndim == 0 and (it.weak is int or is_int(it.dtype))
+    return m.where[0] == "bounds" and m._data is not None and m.axis == 0 and m.data.ndim >= 2 \
+        and isinstance(m.data.shape[0], int) and 1 <= len(items) <= m.data.ndim and all(integer(it) for it in items)
+
+
+def _row(em, m: Masked, items):
+    """m[i, ...] for _row_index: the row at the slice's position i (NumPy's negative indices,
+    IndexError outside the slice), and in it the elements the other integers pick (the same)."""
+    data = m.data
+    starts = [element_position(em, m, items[0])]
+    for axis, it in enumerate(items[1:], 1):
+        n = data.shape[axis]
+        if isinstance(it, Traced):
+            starts.append(index_i64(em, it, n, "index", axis))
+            continue
+        if not -n <= int(it) < n:
+            raise ShapeError(f"IndexError: index {int(it)} is out of bounds for axis {axis} with size {n}")
+        starts.append(em.constant(np.int64(int(it) % n)))
+    starts += [em.constant(np.int64(0))] * (data.ndim - len(items))
+    kept = tuple(data.shape[len(items):])
+    part = em.emit("dynamic_slice", data, *starts, sizes=(1,) * len(items) + kept)
+    return em.emit("reshape", part, shape=kept, weak=data.weak)
 
 
 def element_position(em, m: Masked, index) -> Traced:

@@ -13,7 +13,8 @@ from .. import tree
 from ..errors import JitError, NotSupportedError
 from ..ir.types import TensorType
 from .carried import (Carried, Pending, Selected, _as_template, _current, _entry_value, _entry_values, _flatten_as,
-                      _leaves, _rebuilders, _widen, bind_selections, carries_as_selection, plan_selections)
+                      _leaves, _rebuilders, _widen, bind_selections, carries_as_selection, plan_selections,
+                      carries_as_prefix, as_prefix, shrunk_prefix)
 from .masked import Masked
 from .unify import (MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify,  # noqa: F401
                     _leaf_type)
@@ -131,7 +132,7 @@ class Merge:
             if not any(isinstance(x, Traced) for v in known for x in tree.leaves(v)) and \
                     all(_same_static(known[0], v) for v in known):
                 return lambda res: known[0]
-            shaped = next((v for v in known if isinstance(v, (tuple, list, dict))), None)
+            shaped = next((v for v in known if isinstance(v, (tuple, list, dict)) or tree.node_parts(v) is not None), None)
             if shaped is not None:
                 values = [_zero_tree(shaped) if v is ZERO else v for v in values]
                 first = values[0]
@@ -208,6 +209,9 @@ def _zero_tree(like):
         return {k: _zero_tree(v) for k, v in like.items()}
     if isinstance(like, (tuple, list)):
         return type(like)(_zero_tree(v) for v in like)
+    parts = tree.node_parts(like)   # (a registered class: stacks.Stack)
+    if parts is not None:
+        return tree.build_node(type(like), parts[1], [_zero_tree(c) for c in parts[0]])
     return ZERO
 
 
@@ -451,7 +455,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             entry, types, entry_plans = _entry_values(em, before, carried)
             block = b.open_block([TensorType(s, d) for s, d, _ in types])
             cells = {cid: c for cid, (c, _) in before.cells.items()}
-            _bind_carried(env, entry_plans, list(block.params), cells, marker, inside=True)
+            _bind_carried(em, env, entry_plans, list(block.params), cells, marker, inside=True)
             env.update(poisoned)   # the previous iteration's value: usable only if the loop is unrolled
             start = State(env, em)
             entry_data = {k: v._data.value for k, v in env.items() if isinstance(v, Masked) and v._data is not None}
@@ -480,6 +484,8 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 if isinstance(now, Masked) and key[0] == "name":
                     if carries_as_selection(now) and key[1] not in poisoned:
                         selections[key[1]] = now
+                    elif carries_as_prefix(now, _entry_value(before, key)) and key[1] not in poisoned:
+                        selections[key[1]] = env[key[1]] = as_prefix(em, now)
                     elif key[1] not in poisoned:
                         poisoned[key[1]] = now.poisoned(frozenset({marker}))
                         carried.pop(key, None)
@@ -494,6 +500,11 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                     base = old if old is not None else _as_template(_entry_value(before, key), marker)
                     leaf = _widen(base, now, name, marker)
                 except MergeError as e:
+                    shrunk = shrunk_prefix(em, _entry_value(before, key), now) if key[0] == "name" else None
+                    if shrunk is not None and key[1] not in poisoned:
+                        selections[key[1]] = shrunk
+                        carried.pop(key, None)
+                        continue
                     if marker in em.peelable and marker not in em.peel_first:
                         raise NeedPeel(marker, e) from None
                     raise NeedStatic({marker}, reason=e) from None
@@ -527,7 +538,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
         results = b.emit("while", *entry, regions=(cond, block))
         results = list(results) if isinstance(results, tuple) else [results]
         cells = {cid: c for cid, (c, _) in before.cells.items()}
-        _bind_carried(env, _rebuilders(carried), results, cells, marker, inside=False)
+        _bind_carried(em, env, _rebuilders(carried), results, cells, marker, inside=False)
         _mark_ambiguous(em, before.env, env, rebound, marker)
         _guard_picked(env, picked)
         ran = before.env.get(GO)
@@ -544,18 +555,18 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
     raise JitError(f"internal error: the types carried by this {what} did not settle")
 
 
-def _bind_carried(env: dict, plans, values: list, cells: dict, marker, inside: bool) -> None:
+def _bind_carried(em, env: dict, plans, values: list, cells: dict, marker, inside: bool) -> None:
     """Bind names and arrays to the carried state rebuilt from region values (`values`)."""
     flags, pending = {}, []
     for key, rebuild in plans:
         value = rebuild(values)
-        if key[0] == "flags":
+        if key[0] in ("flags", "length"):
             flags[key] = value
         elif isinstance(value, Pending):
             pending.append((key, value))
         else:
             rebind(env, key, value, cells)
-    bind_selections(env, flags, pending, marker, inside)
+    bind_selections(em, env, flags, pending, marker, inside)
 
 
 def _plan_selections(em, env: dict, before: State, carried: dict, selections: dict, poisoned: dict, marker,
@@ -565,11 +576,14 @@ def _plan_selections(em, env: dict, before: State, carried: dict, selections: di
     for key, t in carried.items():   # names carried as selections and not rebound by this pass
         if isinstance(t, Selected) and key[1] not in selections and carries_as_selection(env.get(key[1])):
             selections[key[1]] = env[key[1]]
+        elif isinstance(t, Selected) and t.prefix and key[1] not in selections and isinstance(env.get(key[1]), Masked) \
+                and env[key[1]].where[0] == "bounds":
+            selections[key[1]] = env[key[1]] = as_prefix(em, env[key[1]])
     planned, failed = plan_selections(em, before, carried, selections, marker, touched)
     for name in failed:
         poisoned[name] = selections[name].poisoned(frozenset({marker}))
         carried.pop(("name", name), None)
-    stale = [k for k, t in carried.items() if (k[0] == "flags" or isinstance(t, Selected)) and k not in planned]
+    stale = [k for k, t in carried.items() if (k[0] in ("flags", "length") or isinstance(t, Selected)) and k not in planned]
     changed = bool(stale) or any(carried.get(k) != t for k, t in planned.items())
     for k in stale:
         del carried[k]

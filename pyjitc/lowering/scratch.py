@@ -23,6 +23,20 @@ from .ir_builders import I64
 _MAKERS = {"dynamic_update_slice", "while", "if", "barrier"}
 
 
+def _computed_in(body: Block):
+    """A test of a value of `body`: made by array work in the body (not a buffer: not a
+    parameter, nor an update's or a loop's or a branch's result)."""
+    made = {r.id: op for op in body.ops for r in op.results}
+    params = {p.id for p in body.params}
+
+    def computed(value) -> bool:
+        producer = made.get(value.id)
+        while producer is not None and producer.name == "barrier":   # (the frontend materialises
+            producer = made.get(producer.operands[0].id)            # such values behind one)
+        return value.id not in params and producer is not None and producer.name not in _MAKERS
+    return computed
+
+
 def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
     """`loop` with a scratch array for every update at the top of its body whose values are
     computed (not a buffer), and the scratch arrays' initial values (new values the caller gives
@@ -31,13 +45,7 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
     made = {r.id: op for op in body.ops for r in op.results}
     params = {p.id for p in body.params}
     ops, inits, scratch_params, scratch_results = [], [], [], []
-
-    def computed(value) -> bool:
-        """Made by array work in the body (not a buffer: not a parameter, nor an update's result)."""
-        producer = made.get(value.id)
-        while producer is not None and producer.name == "barrier":   # (the frontend materialises
-            producer = made.get(producer.operands[0].id)            # such values behind one)
-        return value.id not in params and producer is not None and producer.name not in _MAKERS
+    computed = _computed_in(body)
 
     def into_scratch(value, span):
         """`value` computed into a new scratch array the loop carries: the filled scratch array."""
@@ -113,16 +121,16 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         if v.id in remade and i not in rotated and i not in moved and p.type.size > 1 and v.type == p.type:
             results[i] = copied_over(p, results[i])
             moved.append(i)
-    for i, (v, p) in enumerate(zip(results, body.params)):
-        if i in rotated or i in moved:
-            continue
-        if p.type.size > 1 and computed(v) and v.type == p.type and not _rewritten_in_place(v, p, made):
-            # computed anew from its own array: into scratch, then copied over the array's latest version
-            filled, zero = into_scratch(v, loop.span)
-            copied = Value(p.type)
-            ops.append(Op("dynamic_update_slice", (newest[p.id], filled) + (zero,) * p.type.ndim, (copied,),
-                          {"in_bounds": True}, loop.span))
-            results[i] = copied
+    # computed anew from its own array: into scratch, then copied over the array's latest version,
+    # every such array filled before any is copied over (V's new values read ST's, a binomial tree)
+    anew = [(i, p, *into_scratch(v, loop.span)) for i, (v, p) in enumerate(zip(results, body.params))
+            if i not in rotated and i not in moved and p.type.size > 1 and computed(v) and v.type == p.type
+            and not _rewritten_in_place(v, p, made)]
+    for i, p, filled, zero in anew:
+        copied = Value(p.type)
+        ops.append(Op("dynamic_update_slice", (newest[p.id], filled) + (zero,) * p.type.ndim, (copied,),
+                      {"in_bounds": True}, loop.span))
+        results[i] = copied
     if not inits:
         return None
     # each scratch array yielded as its latest version (a new array updated in scratch: its updates')
@@ -184,10 +192,7 @@ def reread_heavy(body: Block, computed=None) -> set[int]:
     w)))`, gradient descent: each of the 16 outputs recomputed the 5000 exps and row products,
     13x NumPy's time), by a broadcast, or inside a nested loop or branch. Computed into a scratch
     array where they are made, they are computed once."""
-    if computed is None:
-        made = {r.id: op for op in body.ops for r in op.results}
-        params = {p.id for p in body.params}
-        computed = lambda v: v.id not in params and v.id in made and made[v.id].name not in _MAKERS  # noqa: E731
+    computed = computed or _computed_in(body)
     readers: dict[int, list] = {}
     for op in body.ops:
         for vid in {v.id for v in (*op.operands, *in_place._captured_values(op))}:
