@@ -463,7 +463,7 @@ def compile_library(lowered: list[Lowered], target: Target | None = None) -> Lib
     text = module.text()
     extra = module_flags(target, [c for lw in lowered for c in contractions(lw.program.function.body)],
                          NATIVE_LOOP_MARK in text, widest, text)
-    vmfb = backend.compile_stablehlo(module.text(), target, extra)
+    vmfb = backend.compile_stablehlo(text, target, extra)
     return _library(vmfb, signatures, lowered[0].driver)
 
 

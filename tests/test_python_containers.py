@@ -1032,3 +1032,65 @@ def test_a_python_number_before_numpy_numbers_appended_in_a_while_loop_is_numpys
     rng = np.random.default_rng(3)
     u1, u2 = rng.random(3000), rng.random(3000)
     assert_same_call(pyjitc.jit(gillespie_sir), gillespie_sir, 990, 10, 0, 0.3, 0.1, u1, u2, 50.0)
+
+
+def aligned_by_traceback(a, b, match, mismatch, gap):
+    n, m = len(a), len(b)
+    H = np.zeros((n + 1, m + 1), dtype=np.int64)
+    H[:, 0] = gap * np.arange(n + 1)
+    H[0, :] = gap * np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            s = match if a[i - 1] == b[j - 1] else mismatch
+            H[i, j] = max(H[i - 1, j - 1] + s, H[i - 1, j] + gap, H[i, j - 1] + gap)
+    i, j = n, m
+    ra, rb = [], []
+    while i > 0 and j > 0:
+        s = match if a[i - 1] == b[j - 1] else mismatch
+        if H[i, j] == H[i - 1, j - 1] + s:
+            ra.append(a[i - 1])
+            rb.append(b[j - 1])
+            i -= 1
+            j -= 1
+        elif H[i, j] == H[i - 1, j] + gap:
+            ra.append(a[i - 1])
+            rb.append(-1)          # a Python int beside NumPy ints: np.array(rb) is the same
+            i -= 1
+        else:
+            ra.append(-1)
+            rb.append(b[j - 1])
+            j -= 1
+    while i > 0:                   # appends to what the loop above appended
+        ra.append(a[i - 1])
+        rb.append(-1)
+        i -= 1
+    while j > 0:
+        ra.append(-1)
+        rb.append(b[j - 1])
+        j -= 1
+    return np.array(ra[::-1]), np.array(rb[::-1]), H[n, m]
+
+
+def signed_by_branch(x):
+    out = []
+    for v in x:
+        if v > 0.5:
+            if v > 0.9:
+                out.append(v * 2)
+        elif v < 0.1:
+            out.append(-v)
+        else:
+            out.append(v)
+        out.append(100.0 + v)       # two appends in one pass, in the order they run
+    return np.array(out), out
+
+
+@pytest.mark.parametrize("n, m", [(12, 10), (1, 6), (20, 20)])
+def test_several_appends_to_one_list_in_elif_branches_and_later_loops_are_numpys(n, m):
+    # `if ...: out.append(a) elif ...: out.append(b)` was "changing a Python list inside a loop"
+    # (probe AU: a Needleman-Wunsch traceback); each pass has a row per append statement
+    rng = np.random.default_rng(n + m)
+    a, b = rng.integers(0, 4, n).astype(np.int64), rng.integers(0, 4, m).astype(np.int64)
+    assert_same_call(pyjitc.jit(aligned_by_traceback), aligned_by_traceback, a, b, 2, -1, -2)
+    x = rng.random(40)
+    assert_same_call(pyjitc.jit(signed_by_branch), signed_by_branch, x)

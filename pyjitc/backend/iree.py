@@ -240,6 +240,8 @@ class Executable:
         self._functions: dict[str, object] = {}
 
     def _new_context(self):
+        if b"system-elf" not in self.vmfb:   # (an embedded-linked module leaves no file behind)
+            return ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
         before = _dylib_placeholders()
         context = ireert.VmContext(self.rt.instance, modules=[self.rt.hal_module, self.module])
         for path in _dylib_placeholders() - before:

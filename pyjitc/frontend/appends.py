@@ -128,14 +128,44 @@ def _held_elsewhere(fc, target: list, name: str) -> bool:
     return any(holds(v) for env in envs for k, v in env.items() if not (env is fc.env and k == name))
 
 
-def _in_branch(loop, stmt) -> bool | None:
-    """False where `stmt` stands directly in the loop's body, True where it stands directly in an
-    `if` that does, None anywhere else."""
-    if any(s is stmt for s in loop.body):
-        return False
-    if any(isinstance(s, ast.If) and any(t is stmt for t in s.body + s.orelse) for s in loop.body):
-        return True
-    return None
+def _in_branch(loop, stmt) -> int | None:
+    """How many `if`s `stmt` stands in inside the loop's body (0: directly in the body; `elif`s
+    count one each), None where something else (a loop, a `with`) stands between."""
+    def depth(stmts, d):
+        for s in stmts:
+            if s is stmt:
+                return d
+            if isinstance(s, ast.If):
+                found = depth(s.body, d + 1)
+                found = depth(s.orelse, d + 1) if found is None else found
+                if found is not None:
+                    return found
+        return None
+    return depth(loop.body, 0)
+
+
+def _sites(loop, name) -> list:
+    """The statements `name.append(v)` directly in the loop's body or in `if`s there, in source
+    order (the order one pass runs them in)."""
+    found = []
+
+    def walk(stmts):
+        for s in stmts:
+            got = _appended(s)
+            if got is not None and got[0] == name:
+                found.append(s)
+            elif isinstance(s, ast.If):
+                walk(s.body)
+                walk(s.orelse)
+    walk(loop.body)
+    return found
+
+
+def _site_count(loop, key) -> int:
+    """How many append statements share the list of the one at `key`'s position (_key)."""
+    node = next((n for n in ast.walk(loop) if isinstance(n, ast.Expr) and (n.lineno, n.col_offset) == key[1:]), None)
+    found = _appended(node) if node is not None else None
+    return max(len(_sites(loop, found[0])), 1) if found is not None else 1
 
 
 def _breaks(loop, kinds=(ast.Break,)) -> bool:
@@ -154,14 +184,17 @@ def _breaks(loop, kinds=(ast.Break,)) -> bool:
 _EARLY = (ast.Break, ast.Continue)
 
 
-def _eligible(loop, stmt, name) -> bool:
+def _eligible(loop, stmt, name) -> list | None:
+    """The loop's append statements of `name` (_sites), where the list is read nowhere else in
+    the loop and the loop has no `return`; else None."""
     if _in_branch(loop, stmt) is None:
-        return False
+        return None
     for n in ast.walk(loop):
         if isinstance(n, (ast.Return, ast.Yield)) or isinstance(n, ast.Break) and not _breaks(loop):
-            return False
+            return None
+    sites = _sites(loop, name)
     reads = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name]
-    return len(reads) == 1      # the append's own `name`
+    return sites if len(reads) == len(sites) else None     # (each append's own `name`)
 
 
 def statement(fc, node) -> bool:
@@ -183,28 +216,40 @@ def statement(fc, node) -> bool:
         return _nested_append(fc, node, name, value_node, chain)
     unbounded = count is None   # (a while loop, or a for loop of a run-time count)
     target = fc.lookup(name)
-    if not isinstance(target, list) or not _eligible(loop, node, name):
+    sites = _eligible(loop, node, name) if isinstance(target, (list, AppendedItems)) else None
+    if not sites:
         return False
-    conditional = _in_branch(loop, node)
+    earlier = isinstance(target, AppendedItems)   # (rows an earlier loop appended: `while i > 0:
+    # ra.append(a[i - 1])` after the traceback's main loop)
+    depth = _in_branch(loop, node)   # (the ifs it stands in: a run-time if each, or it is refused)
     if _breaks(loop, _EARLY):   # the passes before a `break` (or not left by a `continue`) append:
         # which ones is known at run time (after an `if ...: break` the rest of the body runs in a
         # branch of its own; `if seen[u]: continue` in a depth-first search's `while stack:` too)
-        if em.branch_depth < branches + conditional:
+        if em.branch_depth < branches + depth:
             return False
-        conditional = True
-    elif em.branch_depth != branches + conditional:
+        depth = max(depth, 1)
+    elif em.branch_depth != branches + depth:
         return False
-    conditional = conditional or unbounded   # (which passes appended: known at run time)
+    # which passes appended, known at run time: under an if, in a while loop, or one of several
+    # appends to the list (`if P[i] == 0: out.append(a) elif P[i] == 1: out.append(b)`, a
+    # traceback: each pass has a row per append, in the order a pass runs them)
+    conditional = depth > 0 or unbounded or len(sites) > 1 or earlier
     if conditional and _held_elsewhere(fc, target, name):
         return False      # (under a run-time if: only this name may hold the list: the name then
         # holds a selection, which no other reference to the list would see)
-    key = _key(marker, node)
-    if conditional and target and key in em.append_plans and not _fits(target, em.append_plans[key]):
+    key = _key(marker, sites[0])
+    if earlier and key in em.append_plans and (em.append_plans[key][:2] != (target.data.shape[1:], target.data.dtype)
+                                                or target.tuples != _container(value_node)):
+        return False   # (rows of another type than the appended ones)
+    if not earlier and conditional and target and key in em.append_plans and not _fits(target, em.append_plans[key]):
         return False   # (items from before the loop of another type than the appended ones)
     row = _row(fc, key, value_node)
     if row is None:
         raise NeedStatic({marker})      # a value of another type on a later pass: unrolled
     index = em.cast(em.asarray(fc.env[counter]), np.int64)
+    if len(sites) > 1:
+        site = next(i for i, n in enumerate(sites) if n is node)
+        index = em.emit("add", em.emit("mul", index, em.constant(np.int64(len(sites)))), em.constant(np.int64(site)))
     if unbounded:   # past the room: the call stops, and the @jit wrapper compiles with more
         em.check(em.emit("compare", index, em.constant(np.int64(fc.env[_buffer(key)].shape[0])), direction="GE"),
                  LIST_ROOM_RETRY, located=False)
@@ -282,6 +327,10 @@ def _row(fc, key, value_node, rows=None):
         raise AppendPlan(key, t.shape, t.dtype, t.weak, rows=rows)
     shape, dtype, weak = plan
     if t.shape == shape and t.dtype == dtype and weak is not None and t.weak is None:
+        raise AppendPlan(key, shape, dtype, None, mixed=True, rows=rows)
+    if t.shape == shape and t.dtype == dtype and weak is None and t.weak is not None and key not in em.append_mixed:
+        # (a Python number where another append or pass adds NumPy ones: `rb.append(-1)` beside
+        # `rb.append(b[j - 1])`; np.array(rb) is the same, the list returned as one is refused)
         raise AppendPlan(key, shape, dtype, None, mixed=True, rows=rows)
     if t.shape != shape or t.dtype != dtype or (t.weak != weak and t.weak is None):
         return None
@@ -363,11 +412,12 @@ def start(fc, loop, count, marker, counter) -> list:
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
-        rows = room(em, shape, dtype) if count is None else em.append_rows.get(key, count)
+        sites = _site_count(loop, key)
+        rows = room(em, shape, dtype) if count is None else em.append_rows.get(key, count * sites)
         fc.env[_buffer(key)] = em.full(0, dtype, (rows,) + shape)
-        if count is None or key in em.append_rows or _breaks(loop, _EARLY) or any(
-                isinstance(s, ast.If) and any((t.lineno, t.col_offset) == key[1:] for t in s.body + s.orelse)
-                for s in loop.body):   # appended under an if, before a break or in a while: which passes appended
+        if count is None or key in em.append_rows or _breaks(loop, _EARLY) or sites > 1 or any(
+                isinstance(n, ast.Expr) and (n.lineno, n.col_offset) == key[1:] and _in_branch(loop, n)
+                for n in ast.walk(loop)):   # appended under an if, before a break or in a while: which passes appended
             fc.env[_flags(key)] = em.full(False, np.bool_, (rows,))
     return keys
 
@@ -384,6 +434,14 @@ def finish(fc, marker, keys) -> None:
         if target is None:
             continue
         shape, dtype, weak = em.append_plans[key]
+        if isinstance(target, AppendedItems):   # rows an earlier loop appended, then this loop's
+            buf = em.emit("concatenate", Traced(target.data.value, None, None), Traced(buf.value, None, None), axis=0)
+            flags = em.emit("concatenate", target.where[1], flags, axis=0)
+            items = fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
+                                                 ("flags", mask_key(em, flags), (buf.shape[0],)), None)
+            items.weak, items.tuples = (weak if weak == target.weak else None), tuples
+            items.mixed = target.mixed or key in em.append_mixed or weak != target.weak
+            continue
         if conditional:   # appended under a run-time if: the name holds the rows as a selection
             if target:   # the items from before the loop (`res = [r0]`, a residual history): rows first
                 rows = _first_rows(em, target, em.append_plans[key])

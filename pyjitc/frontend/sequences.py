@@ -15,6 +15,7 @@ from .indexing import getitem
 from .masked import Masked, length
 from .operators import apply_operator
 from .registry import FUNCTIONS
+from .regions import is_marker
 from .values import NeedStatic, Traced, fold, is_static, join_params
 
 class Seq:
@@ -372,7 +373,7 @@ def store_at(em, seq, index, value):
     each slot takes value where i names it, Python's negative indices and IndexError. Every slot
     and value must have one type, as the list's type may not depend on where i falls."""
     kinds = {_number_kind(em, v) for v in [*seq, value]}
-    arguments = {p for p in index.params or () if not p.startswith("$loop")} if isinstance(index, Traced) else set()
+    arguments = {p for p in index.params or () if not is_marker(p)} if isinstance(index, Traced) else set()
     if (None in kinds or len(kinds) != 1) and arguments:
         raise NeedStatic(arguments)   # an int argument (scipy's `tupleset(t, axis, ...)`): compiled per value
     if None in kinds or len(kinds) != 1:
