@@ -237,6 +237,7 @@ FUNCTION_OF_CASE = {   # registry names each case covers (for the completeness r
     "ufunc_outer": [f"numpy.{u}.outer" for u in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
                                                   "equal", "less", "greater", "logical_and", "logical_or")],
     "ufunc_reduce": [f"numpy.{u}.reduce" for u in ("add", "multiply", "maximum", "minimum", "logical_and", "logical_or")],
+    "ufunc_bitwise": [f"numpy.bitwise_{u}.{m}" for u in ("and", "or", "xor") for m in ("reduce", "accumulate")],
     "ufunc_accumulate": [f"numpy.{u}.accumulate" for u in ("add", "multiply", "maximum", "minimum", "logical_and",
                                                             "logical_or")],
     "ufunc_reduceat": [f"numpy.{u}.reduceat" for u in ("add", "multiply", "maximum", "minimum", "logical_and",

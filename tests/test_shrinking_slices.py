@@ -71,6 +71,14 @@ def written_through_a_view(a, n):
     return v.sum()
 
 
+def view_of_a_view(a, n):
+    v = a
+    for k in range(n):
+        v = v[:-1]              # a view of the argument: carried as a copy, the write would miss it
+    v[0] = 7.0
+    return v.sum()
+
+
 @pytest.fixture(scope="module")
 def differences():
     return pyjitc.jit(repeated_differences)
@@ -115,7 +123,8 @@ def test_shrinking_loops_read_length_and_elements_as_numpy_does(fn, args):
 @pytest.mark.parametrize("fn, args", [
     (reshaped_after, (np.linspace(0.0, 1.0, 40) ** 2, 10)),
     (written_through_a_view, (np.zeros(20), 5)),
-], ids=["reshaped-after-the-loop", "written-through-a-view-of-an-argument"])
+    (view_of_a_view, (np.ones(20), 5)),
+], ids=["reshaped-after-the-loop", "written-through-a-view-of-an-argument", "a-view-written-after-the-loop"])
 def test_what_a_shrinking_array_cannot_do_at_run_time_unrolls_the_loop_as_before(fn, args):
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     assert_same_call(pyjitc.jit(fn), fn, *args)

@@ -250,20 +250,25 @@ def shrunk_prefix(em, entry, now) -> Masked | None:
     (as_prefix) holding it, so that the loop carries it with its length known at run time instead
     of being unrolled, one copy of the body per step (a tree of 200 steps took 43 s to compile).
     None where `now` is not such an array."""
-    if not (isinstance(entry, Traced) and isinstance(now, Traced) and entry.ndim == 1 == now.ndim
+    if not (isinstance(entry, Traced) and isinstance(now, Traced) and entry.ndim == 1 == now.ndim and now.view is None
             and isinstance(entry.shape[0], int) and isinstance(now.shape[0], int) and now.shape[0] < entry.shape[0]):
-        return None
+        return None      # (a view, `V = V[:-1]`, is its base's elements: carried as a copy, a write
+        # through it after the loop would miss the base)
     n, m = entry.shape[0], now.shape[0]
     data = em.emit("pad", now, em.constant(np.zeros((), now.dtype)), low=(0,), high=(n - m,), interior=(0,))
     return Masked(Traced(data.value, now.weak, now.params), 0, ("bounds", em.constant(np.int64(0)), em.constant(np.int64(m))),
                   ("prefix", object()), None)
 
 
-def carries_as_prefix(m, entry) -> bool:
-    """Whether a value at the end of a loop body can be carried as a prefix: a 1-D slice of
-    run-time bounds (masked.py) of a name that enters the loop as an array of its capacity."""
+def carries_as_prefix(m, entry, start) -> bool:
+    """Whether a value at the end of a loop body can be carried as a prefix: a 1-D array of
+    run-time bounds (masked.py) computed in the body (not a view of another array, nor a slice
+    of what the name held when the pass began, `V = V[:-1]`: carried as copies, a write through
+    them would miss their base), of a name that enters the loop as an array of its capacity."""
     return isinstance(m, Masked) and m.where[0] == "bounds" and m.axis == 0 and m._data is not None \
-        and m._data.ndim == 1 and isinstance(entry, Traced) and entry.ndim == 1 and entry.shape == m._data.shape
+        and m._data.ndim == 1 and m._data.view is None and isinstance(entry, Traced) and entry.ndim == 1 \
+        and entry.shape == m._data.shape and not (isinstance(start, Masked) and start._data is not None
+                                                  and start._data.value is m._data.value)
 
 
 def as_prefix(em, m: Masked) -> Masked:

@@ -484,7 +484,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
                 if isinstance(now, Masked) and key[0] == "name":
                     if carries_as_selection(now) and key[1] not in poisoned:
                         selections[key[1]] = now
-                    elif carries_as_prefix(now, _entry_value(before, key)) and key[1] not in poisoned:
+                    elif carries_as_prefix(now, _entry_value(before, key), start.env.get(key[1])) and key[1] not in poisoned:
                         selections[key[1]] = env[key[1]] = as_prefix(em, now)
                     elif key[1] not in poisoned:
                         poisoned[key[1]] = now.poisoned(frozenset({marker}))
