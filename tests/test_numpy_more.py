@@ -1128,3 +1128,22 @@ def test_np_empty_of_a_size_known_only_at_run_time_names_np_empty():
     with pytest.raises(pyjitc.JitError, match="np.empty: its arguments must be known at compile time") as e:
         pyjitc.jit(sized_by_the_data)(np.arange(3))
     assert f"{__file__}:" in str(e.value)
+
+
+def products_of_unsigned_converted(rgb, x16, X32, w):
+    gray = rgb.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    return (gray, np.einsum("ijk,k->ij", rgb.astype(np.float32), w.astype(np.float32)),
+            np.tensordot(x16.astype(np.float64), w, axes=1), X32.astype(np.float64).T @ X32.astype(np.float64),
+            np.dot(w, x16.astype(np.float64).T))
+
+
+def test_unsigned_integers_converted_to_float_then_multiplied_are_not_read_as_signed():
+    # IREE 3.13 folded the conversion into the product and widened the integers as signed: a
+    # uint8 pixel of 200 became -56 in `rgb.astype(np.float64) @ weights` (probe AW)
+    rng = np.random.default_rng(21)
+    rgb = rng.integers(0, 256, (9, 7, 3)).astype(np.uint8)
+    x16 = rng.integers(0, 65536, (5, 3)).astype(np.uint16)
+    X32 = rng.integers(0, 2**32, (6, 4), dtype=np.uint32)
+    w = rng.random(3)
+    f = pyjitc.jit(products_of_unsigned_converted)
+    assert_same(f(rgb, x16, X32, w), products_of_unsigned_converted(rgb, x16, X32, w), accumulate=True)

@@ -517,6 +517,10 @@ def _through_transpose(ctx, operand, contract, batch, free_count: int):
 
 
 def _lower_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch):
+    # IREE 3.13 folds a conversion of unsigned integers into the product and widens them as signed
+    # (`rgb.astype(np.float64) @ [0.299, 0.587, 0.114]` of uint8 pixels: 200 read as -56, a silent
+    # wrong answer, probe AW): such an operand is converted on its own first
+    operands = [ctx.barrier(v) if ctx.converted_from_unsigned(v) else v for v in operands]
     wide = _accurate_dot(ctx, operands, lhs_contract, rhs_contract, lhs_batch, rhs_batch)
     if wide is not None:
         return wide

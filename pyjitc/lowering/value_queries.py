@@ -69,6 +69,21 @@ class ValueQueries:
         element = ir.RankedTensorType(op.operands[0].type).element_type
         return isinstance(element, ir.IntegerType) and ir.IntegerType(element).width > 1
 
+    def converted_from_unsigned(self, value: ir.Value, depth: int = 8) -> bool:
+        """Whether `value` is unsigned integers converted (to another type), seen through
+        reshapes, transposes, broadcasts and further conversions."""
+        for _ in range(depth):
+            op = self._producer(value)
+            if op is None or op.name not in ("stablehlo.convert", "stablehlo.reshape", "stablehlo.transpose",
+                                             "stablehlo.broadcast_in_dim"):
+                return False
+            source = op.operands[0]
+            element = ir.RankedTensorType(source.type).element_type
+            if op.name == "stablehlo.convert" and isinstance(element, ir.IntegerType) and ir.IntegerType(element).is_unsigned:
+                return True
+            value = source
+        return False
+
     def booleans_of_a_broadcast(self, value: ir.Value, depth: int = 8):
         """The boolean array `value` is (itself, converted, or chosen between two constants by it)
         where it is computed elementwise from a broadcast of a run-time array
