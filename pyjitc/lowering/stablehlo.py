@@ -408,14 +408,14 @@ def lower_block(block: Block, env: dict) -> None:
         ctx = LowerCtx(op, _location(op), env)
         operands = [env[v.id] for v in op.operands]
         native = op.name == "while" and getattr(_options, "scalar_loops", False)
-        if native and native_loops.eligible(op) and not scratch.reread_heavy(op.regions[1]):
+        if native and _eligible(op) and not scratch.reread_heavy(op.regions[1]):
             out = scalar_loop.lower(ctx, op, operands, env, _location)
         elif native and (rewritten := _with_scratch(op)) is not None:   # lowering/scratch.py
             loop, inits = rewritten
             for v in inits:
                 env[v.id] = ctx.splat(0, v.type)
             out = scalar_loop.lower(ctx, loop, operands + [env[v.id] for v in inits], env, _location)[:len(op.results)]
-        elif native and native_loops.eligible(op):
+        elif native and _eligible(op):
             out = scalar_loop.lower(ctx, op, operands, env, _location)
         elif op.name in _EXPANDERS and (block := _expansion(op)) is not None:
             lower_block(block, env)     # lowering/scans.py, lowering/sorts.py
@@ -429,11 +429,24 @@ def lower_block(block: Block, env: dict) -> None:
             env[v.id] = r
 
 
+def _eligible(op: Op) -> bool:
+    """native_loops.eligible, worked out once per loop in a lowering (if_conversion asks first)."""
+    cache = getattr(_options, "eligible", {})
+    known = cache.get(id(op))
+    if known is None or known[0] is not op:
+        known = cache[id(op)] = (op, native_loops.eligible(op))
+    return known[1]
+
+
 def _with_scratch(op: Op):
     """The loop rewritten with scratch arrays (lowering/scratch.py) where that makes it a native
-    loop, else None."""
-    rewritten = scratch.with_scratch(op)
-    return rewritten if rewritten is not None and native_loops.eligible(rewritten[0]) else None
+    loop, else None (worked out once per loop in a lowering)."""
+    cache = getattr(_options, "scratch", {})
+    known = cache.get(id(op))
+    if known is None or known[0] is not op:
+        rewritten = scratch.with_scratch(op)
+        known = cache[id(op)] = (op, rewritten if rewritten is not None and native_loops.eligible(rewritten[0]) else None)
+    return known[1]
 
 
 _EXPANDERS = {"scan": scans.expand, "sort": sorts.expand}
@@ -489,10 +502,11 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     _options.scalar_loops = scalar_loops
     _options.gpu = gpu
     _options.copies = 0
+    _options.eligible, _options.scratch = {}, {}   # (per loop: _eligible, _with_scratch)
     if scalar_loops:   # small ifs in loops made selects (if_conversion.py), long runs of scalar work
         # as one native loop (straight_line.py)
         fns = [(dataclasses.replace(fn, body=straight_line.wrapped(if_conversion.converted(
-            fn.body, native_loops.eligible, lambda loop: native_loops.eligible(loop) or _with_scratch(loop) is not None))),
+            fn.body, _eligible, lambda loop: _eligible(loop) or _with_scratch(loop) is not None))),
                 reflection) for fn, reflection in fns]
     _options.constant = {}    # ops found to depend on no argument (True) or on one (False)
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}
