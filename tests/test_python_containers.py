@@ -1094,3 +1094,33 @@ def test_several_appends_to_one_list_in_elif_branches_and_later_loops_are_numpys
     assert_same_call(pyjitc.jit(aligned_by_traceback), aligned_by_traceback, a, b, 2, -1, -2)
     x = rng.random(40)
     assert_same_call(pyjitc.jit(signed_by_branch), signed_by_branch, x)
+
+
+def peaks_as_pairs(x):
+    pts = []
+    for i in range(1, x.shape[0] - 1):
+        if x[i] > x[i - 1] and x[i] > x[i + 1]:
+            pts.append((i, i + 1))
+    return np.array(pts, dtype=np.int64).reshape(-1, 2)   # 2-D also where there is none
+
+
+def halvings_until_small(x0):
+    hist = [x0]                 # a float argument, then float64 values
+    x = x0
+    while True:
+        x = np.float64(x * 0.5)
+        hist.append(x)
+        if x < 0.1:
+            break
+    return len(hist), np.array(hist)
+
+
+@pytest.mark.parametrize("x", [np.sin(np.arange(40) * 0.7), np.zeros(12)], ids=["peaks", "none"])
+def test_appended_pairs_reshaped_to_rows_are_numpys(x):
+    # `np.array(pts).reshape(-1, 2)` of pairs appended under an if: "needs it at compile time"
+    assert_same_call(pyjitc.jit(peaks_as_pairs), peaks_as_pairs, x)
+
+
+def test_a_float_argument_before_float64_values_appended_in_while_true_is_numpys():
+    # "this while loop must run at compile time ... hist.append()" (probe AW)
+    assert_same_call(pyjitc.jit(halvings_until_small), halvings_until_small, 1.0)

@@ -213,3 +213,35 @@ def test_a_selection_reduced_and_counted_in_each_step_matches_numpy():
     f = pyjitc.jit(above_the_mean)
     for steps in (0, 1, 3, 8):
         assert_same(f(x, steps), above_the_mean(x, steps), accumulate=True)
+
+
+def _iou(b, bs):
+    xx1, yy1 = np.maximum(b[0], bs[:, 0]), np.maximum(b[1], bs[:, 1])
+    xx2, yy2 = np.minimum(b[2], bs[:, 2]), np.minimum(b[3], bs[:, 3])
+    inter = np.maximum(0.0, xx2 - xx1) * np.maximum(0.0, yy2 - yy1)
+    return inter / ((b[2] - b[0]) * (b[3] - b[1]) + (bs[:, 2] - bs[:, 0]) * (bs[:, 3] - bs[:, 1]) - inter)
+
+
+def non_maximum_suppression(boxes, scores, thr):
+    order = np.argsort(scores)[::-1]
+    keep = []
+    while order.size > 0:
+        i = order[0]
+        keep.append(i)
+        if order.size == 1:
+            break
+        ious = _iou(boxes[i], boxes[order[1:]])
+        order = order[1:][ious <= thr]       # a selection of a slice, by values computed from it
+    return np.array(keep)
+
+
+@pytest.mark.parametrize("n, thr", [(1, 0.3), (30, 0.3), (60, 0.0), (60, 1.0)])
+def test_non_maximum_suppression_shrinking_its_order_by_a_mask_matches_numpy(n, thr):
+    # `order = order[1:][ious <= thr]` in `while order.size > 0:` was "this selection's length
+    # depends on the data" (probe AW): the selection of a slice is held at the entry's length,
+    # a selection masked by booleans computed from it selects the entries both flag, and
+    # `bs[:, 0]` of gathered rows keeps the rows' flags
+    rng = np.random.default_rng(n)
+    xy, wh = rng.random((n, 2)) * 10, rng.random((n, 2)) * 3 + 0.5
+    boxes, scores = np.hstack([xy, xy + wh]), rng.random(n)
+    assert_same_call(pyjitc.jit(non_maximum_suppression), non_maximum_suppression, boxes, scores, thr)

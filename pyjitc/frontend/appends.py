@@ -370,7 +370,7 @@ def _fits(items: list, plan) -> bool:
     # float64 t; np.array(ts) is the same, the list returned as one is refused: `mixed`)
     return all(type(v) in kinds and shape == () and kinds[type(v)][0] == dtype and weak in (kinds[type(v)][1], None) or
                isinstance(v, np.generic) and shape == () and (v.dtype, None) == (dtype, weak) or   # [np.float64(0)]
-               isinstance(v, Traced) and (v.shape, v.dtype, v.weak) == (shape, dtype, weak) for v in items)
+               isinstance(v, Traced) and (v.shape, v.dtype) == (shape, dtype) and weak in (v.weak, None) for v in items)
 
 
 def _first_rows(em, items: list, plan):
@@ -451,7 +451,8 @@ def finish(fc, marker, keys) -> None:
             items = fc.env[name] = AppendedItems(Traced(buf.value, None, None), 0, ("flags", flags),
                                                  ("flags", mask_key(em, flags), (count,)), None)
             items.weak, items.tuples = weak, tuples
-            items.mixed = key in em.append_mixed or weak is None and any(type(v) in (bool, int, float) for v in target)
+            items.mixed = key in em.append_mixed or weak is None and any(
+                type(v) in (bool, int, float) or isinstance(v, Traced) and v.weak is not None for v in target)
             continue
         if count and (id(target) in em.global_containers or em.region_containers and id(target) in em.region_containers[-1]):
             # a list from before an enclosing run-time loop or branch grows there: that loop is

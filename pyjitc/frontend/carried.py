@@ -260,6 +260,19 @@ def shrunk_prefix(em, entry, now) -> Masked | None:
                   ("prefix", object()), None)
 
 
+def widened_selection(em, m: Masked, entry) -> Masked:
+    """A 1-D selection of fewer positions than the array its name entered the loop with (`v =
+    v[1:][v[1:] <= thr]`, non-maximum suppression: a selection of a slice) held at the entry's
+    length: its data padded, the padding not selected. Else m itself."""
+    if not (isinstance(entry, Traced) and entry.ndim == 1 and isinstance(entry.shape[0], int) and m.data.ndim == 1
+            and isinstance(m.data.shape[0], int) and m.data.shape[0] < entry.shape[0]):
+        return m
+    more = entry.shape[0] - m.data.shape[0]
+    data = em.emit("pad", m.data, em.constant(np.zeros((), m.data.dtype)), low=(0,), high=(more,), interior=(0,))
+    flags = em.emit("pad", m.where[1], em.constant(np.zeros((), np.bool_)), low=(0,), high=(more,), interior=(0,))
+    return Masked(Traced(data.value, m.data.weak, m.data.params), 0, ("flags", flags), ("widened", m.key), m.params)
+
+
 def carries_as_prefix(m, entry, start) -> bool:
     """Whether a value at the end of a loop body can be carried as a prefix: a 1-D array of
     run-time bounds (masked.py) computed in the body (not a view of another array, nor a slice

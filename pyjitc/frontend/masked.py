@@ -387,11 +387,20 @@ def subscript(em, m: Masked, index):
     items = index if isinstance(index, tuple) else (index,)
     if _selection_1d(m) and len(items) == 1 and isinstance(items[0], slice):
         return RESHAPED["sliced"](em, m, items[0])
+    if _selection_1d(m) and len(items) == 1 and _selection_1d(items[0]) and items[0].key == m.key \
+            and is_bool(items[0].data.dtype):
+        # a selection of a selection by booleans computed from it (`order = order[1:][ious <= thr]`,
+        # non-maximum suppression): the entries selected by both
+        flags = em.emit("and", m.where[1], items[0].data)
+        return Masked(m.data, 0, ("flags", flags), ("flags", _structure(em, flags.value.id), flags.shape),
+                      _join(m, items[0]))
     if len(items) == 1 and element_index(m, items[0]):   # x[0] of x = R[k:, k]
         return em.emit("reshape", em.emit("dynamic_slice", m.data, element_position(em, m, items[0]), sizes=(1,)),
                        shape=(), weak=m.data.weak)
     if _row_index(m, items):   # h[i], h[i, 0] of h = out[:k]
         return _row(em, m, items)
+    if _along_others(m, items):   # bs[:, 0] of bs = boxes[order[1:]]
+        return _taken_along_others(em, m, items)
     expanded = _new_axes(em, m, items)
     if expanded is not None:
         return expanded
@@ -488,6 +497,41 @@ def _row_index(m: Masked, items) -> bool:
             isinstance(it, Traced) and it.ndim == 0 and (it.weak is int or is_int(it.dtype))
     return m.where[0] == "bounds" and m._data is not None and m.axis == 0 and m.data.ndim >= 2 \
         and isinstance(m.data.shape[0], int) and 1 <= len(items) <= m.data.ndim and all(integer(it) for it in items)
+
+
+def _along_others(m: Masked, items) -> bool:
+    """Whether `items` take the whole run-time axis (the first) of m and index its other axes by
+    compile-time integers and slices of positive step only."""
+    def static(it):
+        if isinstance(it, slice):
+            return all(v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                       for v in (it.start, it.stop, it.step)) and (it.step is None or it.step > 0)
+        return isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_))
+    return m.axis == 0 and m._data is not None and m.where[0] in ("flags", "bounds") and 2 <= len(items) <= m.data.ndim \
+        and items[0] == slice(None) and all(static(it) for it in items[1:]) \
+        and all(isinstance(d, int) for d in m.data.shape[1:len(items)])
+
+
+def _taken_along_others(em, m: Masked, items) -> Masked:
+    """m[:, k], m[:, a:b]: the data indexed so, the first axis and which positions belong kept."""
+    data = m.data
+    start, limit, strides, drop = [0], [data.shape[0]], [1], []
+    for axis, it in enumerate(items[1:], 1):
+        n = data.shape[axis]
+        if isinstance(it, slice):
+            a, b, step = it.indices(n)
+            start.append(a), limit.append(max(a, b)), strides.append(step)
+            continue
+        if not -n <= int(it) < n:
+            raise ShapeError(f"IndexError: index {int(it)} is out of bounds for axis {axis} with size {n}")
+        k = int(it) % n
+        start.append(k), limit.append(k + 1), strides.append(1), drop.append(axis)
+    rest = data.ndim - len(items)
+    start, limit, strides = start + [0] * rest, limit + list(data.shape[len(items):]), strides + [1] * rest
+    part = em.emit("slice", data, start=tuple(start), limit=tuple(limit), strides=tuple(strides))
+    shape = tuple(d for i, d in enumerate(part.shape) if i not in drop)
+    part = em.emit("reshape", part, shape=shape, weak=data.weak) if drop else part
+    return Masked(Traced(part.value, data.weak, part.params), 0, m.where, m.key, m.params)   # (the same positions)
 
 
 def _row(em, m: Masked, items):

@@ -15,6 +15,16 @@ from .masked import (GRIDS, RESHAPED, Masked, _capacity, _common_bounds, _join, 
 from .values import Traced, items_of
 
 
+def _keeps_rows(m: Masked, shape_args) -> bool:
+    """Whether reshaping m (run-time length along its first axis) to `shape_args` is (-1, its
+    other axes): every row as it is."""
+    shape = shape_args[0] if len(shape_args) == 1 else tuple(shape_args)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    return m.axis == 0 and m._data is not None and isinstance(shape, tuple) and len(shape) == m.data.ndim \
+        and shape[0] == -1 and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape) \
+        and tuple(int(d) for d in shape[1:]) == tuple(m.data.shape[1:])
+
+
 def call(em, impl, shown: str, args, kwargs):
     """impl(em, *args, **kwargs) where some argument is masked: the rules below, or the bounds at
     compile time."""
@@ -30,6 +40,9 @@ def call(em, impl, shown: str, args, kwargs):
         ms = args[0]   # np.transpose(np.nonzero(x)): np.argwhere(x), the positions' rows
         data = FUNCTIONS["numpy.stack"](em, [m.data for m in ms], axis=1)
         return Masked(data, 0, ms[0].where, ms[0].key, ms[0].params)
+    if impl is FUNCTIONS["numpy.reshape"] and len(args) >= 2 and isinstance(args[0], Masked) and set(kwargs) <= {"order"} \
+            and kwargs.get("order", "C") == "C" and _keeps_rows(args[0], args[1:]):
+        return args[0]   # np.array(pts).reshape(-1, 2): the rows as they are (2-D also where no point was found)
     if impl is BUILTINS.get("len") and len(args) == 1 and isinstance(args[0], Masked) and not kwargs:
         return shape(em, args[0])[0]
     if impl in (BUILTINS.get("enumerate"), BUILTINS.get("zip")):   # a loop over a selection (sequences.SelectionSeq)

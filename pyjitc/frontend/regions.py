@@ -14,7 +14,7 @@ from ..errors import JitError, NotSupportedError
 from ..ir.types import TensorType
 from .carried import (Carried, Pending, Selected, _as_template, _current, _entry_value, _entry_values, _flatten_as,
                       _leaves, _rebuilders, _widen, bind_selections, carries_as_selection, plan_selections,
-                      carries_as_prefix, as_prefix, shrunk_prefix)
+                      carries_as_prefix, as_prefix, shrunk_prefix, widened_selection)
 from .masked import Masked
 from .unify import (MISSING, MergeError, TypeOnly, Undefined, _join, _params_of, _same_static, unify,  # noqa: F401
                     _leaf_type)
@@ -483,7 +483,7 @@ def build_while(em: Emitter, env: dict, marker: str, body: Callable[[], None], w
             for key, now in changes:
                 if isinstance(now, Masked) and key[0] == "name":
                     if carries_as_selection(now) and key[1] not in poisoned:
-                        selections[key[1]] = now
+                        selections[key[1]] = env[key[1]] = widened_selection(em, now, _entry_value(before, key))
                     elif carries_as_prefix(now, _entry_value(before, key), start.env.get(key[1])) and key[1] not in poisoned:
                         selections[key[1]] = env[key[1]] = as_prefix(em, now)
                     elif key[1] not in poisoned:
