@@ -387,7 +387,7 @@ def subscript(em, m: Masked, index):
     items = index if isinstance(index, tuple) else (index,)
     if _selection_1d(m) and len(items) == 1 and isinstance(items[0], slice):
         return RESHAPED["sliced"](em, m, items[0])
-    if _selection_1d(m) and len(items) == 1 and _selection_1d(items[0]) and items[0].key == m.key \
+    if _selection_1d(m) and not m.list_items and len(items) == 1 and _selection_1d(items[0]) and items[0].key == m.key \
             and is_bool(items[0].data.dtype):
         # a selection of a selection by booleans computed from it (`order = order[1:][ious <= thr]`,
         # non-maximum suppression): the entries selected by both
@@ -425,8 +425,7 @@ def _static_slice_along(m: Masked, items) -> bool:
     if m.where[0] != "bounds" or len(items) <= m.axis or len(items) > m.data.ndim:
         return False
     it = items[m.axis]
-    static = all(v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) for v in (it.start, it.stop)) \
-        if isinstance(it, slice) else False
+    static = isinstance(it, slice) and all(v is None or _static_integer(v) for v in (it.start, it.stop))
     return static and it.step in (None, 1) and not isinstance(it.step, bool) and \
         all(whole(x) for i, x in enumerate(items) if i != m.axis)
 
@@ -484,19 +483,32 @@ def element_index(m: Masked, index, writing: bool = False) -> bool:
     a copy of its own (not a reversed slice's computed elements: NumPy would write its base)."""
     if writing and not (m._data is not None and (m.own or m.data.view is not None)):
         return False
-    return m.where[0] == "bounds" and m._data is not None and m.data.ndim == 1 and (
-        isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))
-        or isinstance(index, Traced) and index.ndim == 0 and (index.weak is int or is_int(index.dtype)))
+    return m.where[0] == "bounds" and m._data is not None and m.data.ndim == 1 and _integer(index)
+
+
+def _integer(index) -> bool:
+    """Whether `index` is one integer: a compile-time one, or a run-time 0-d integer value."""
+    return _static_integer(index) or isinstance(index, Traced) and index.ndim == 0 and (
+        index.weak is int or is_int(index.dtype))
+
+
+def _static_integer(index) -> bool:
+    return isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))
+
+
+def _static_position(it, n: int, axis: int) -> int:
+    """A compile-time index on an axis of length n, as a position (NumPy's negative indices and
+    IndexError)."""
+    if not -n <= int(it) < n:
+        raise ShapeError(f"IndexError: index {int(it)} is out of bounds for axis {axis} with size {n}")
+    return int(it) % n
 
 
 def _row_index(m: Masked, items) -> bool:
     """Whether `items` pick a row (and maybe elements of it) of an array of two or more axes whose
     first has run-time bounds: integers (compile-time or run-time) only."""
-    def integer(it):
-        return isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)) or \
-            isinstance(it, Traced) and it.ndim == 0 and (it.weak is int or is_int(it.dtype))
     return m.where[0] == "bounds" and m._data is not None and m.axis == 0 and m.data.ndim >= 2 \
-        and isinstance(m.data.shape[0], int) and 1 <= len(items) <= m.data.ndim and all(integer(it) for it in items)
+        and isinstance(m.data.shape[0], int) and 1 <= len(items) <= m.data.ndim and all(_integer(it) for it in items)
 
 
 def _along_others(m: Masked, items) -> bool:
@@ -504,10 +516,10 @@ def _along_others(m: Masked, items) -> bool:
     compile-time integers and slices of positive step only."""
     def static(it):
         if isinstance(it, slice):
-            return all(v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                       for v in (it.start, it.stop, it.step)) and (it.step is None or it.step > 0)
-        return isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_))
-    return m.axis == 0 and m._data is not None and m.where[0] in ("flags", "bounds") and 2 <= len(items) <= m.data.ndim \
+            return all(v is None or _static_integer(v) for v in (it.start, it.stop, it.step)) and (it.step is None or it.step > 0)
+        return _static_integer(it)
+    return m.axis == 0 and m._data is not None and not m.list_items and m.where[0] in ("flags", "bounds") \
+        and 2 <= len(items) <= m.data.ndim \
         and items[0] == slice(None) and all(static(it) for it in items[1:]) \
         and all(isinstance(d, int) for d in m.data.shape[1:len(items)])
 
@@ -522,9 +534,7 @@ def _taken_along_others(em, m: Masked, items) -> Masked:
             a, b, step = it.indices(n)
             start.append(a), limit.append(max(a, b)), strides.append(step)
             continue
-        if not -n <= int(it) < n:
-            raise ShapeError(f"IndexError: index {int(it)} is out of bounds for axis {axis} with size {n}")
-        k = int(it) % n
+        k = _static_position(it, n, axis)
         start.append(k), limit.append(k + 1), strides.append(1), drop.append(axis)
     rest = data.ndim - len(items)
     start, limit, strides = start + [0] * rest, limit + list(data.shape[len(items):]), strides + [1] * rest
@@ -544,9 +554,7 @@ def _row(em, m: Masked, items):
         if isinstance(it, Traced):
             starts.append(index_i64(em, it, n, "index", axis))
             continue
-        if not -n <= int(it) < n:
-            raise ShapeError(f"IndexError: index {int(it)} is out of bounds for axis {axis} with size {n}")
-        starts.append(em.constant(np.int64(int(it) % n)))
+        starts.append(em.constant(np.int64(_static_position(it, n, axis))))
     starts += [em.constant(np.int64(0))] * (data.ndim - len(items))
     kept = tuple(data.shape[len(items):])
     part = em.emit("dynamic_slice", data, *starts, sizes=(1,) * len(items) + kept)
