@@ -194,6 +194,21 @@ def test_an_array_grown_under_a_run_time_if_gets_a_hint_that_can_help():
     assert "test_policy_errors.py" in str(e.value)
 
 
+def prefix_until_negative(x):
+    out = np.zeros(x.shape[0], dtype=np.int32)
+    for k in range(x.shape[0]):
+        if x[k] < 0:
+            return out[:k]
+        out[k] = x[k]
+    return out
+
+
+def test_returning_a_run_time_prefix_from_inside_a_loop_gets_the_hint_to_return_after_it():
+    """The hint was to fill a preallocated array and count, which the code already did (probe AT)."""
+    with pytest.raises(pyjitc.JitError, match=r"returned from the function's top level: leave the loop with `break`"):
+        pyjitc.jit(prefix_until_negative)(np.array([3.0, 4.0, -1.0, 5.0]))
+
+
 def change_points_backtracked_three(last, n):
     j = n
     cps = []

@@ -87,7 +87,11 @@ def unify(a, b, name: str, cross_kind: bool = False):
                          hint="make the condition or loop bound a compile-time value")
     if ta[0] != tb[0] or (ta[1] != tb[1] and not (ta[2] or tb[2])):
         hint = "give it the same shape and dtype on every path (e.g. with .astype)"
-        if ta[0] != tb[0] and len(ta[0]) == len(tb[0]) == 1:   # (`out = np.append(out, i)` under an if)
+        if ta[0] != tb[0] and len(ta[0]) == len(tb[0]) == 1 and name.startswith("return value"):
+            # (`return out[:k]` inside a loop or branch: a length known only at run time)
+            hint = ("a slice whose length is known only at run time is returned from the function's top level: "
+                    "leave the loop with `break` (or set a flag) and `return out[:k]` after it")
+        elif ta[0] != tb[0] and len(ta[0]) == len(tb[0]) == 1:   # (`out = np.append(out, i)` under an if)
             hint = ("a length that depends on a run-time condition: fill a preallocated array and count "
                     "(out[k] = v; k += 1, then out[:k]), or append to a list and make it an array after the loop")
         raise MergeError(f"'{name}' changes type: {_describe(ta)} on one path, {_describe(tb)} on the other",
