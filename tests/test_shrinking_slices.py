@@ -129,3 +129,39 @@ def test_what_a_shrinking_array_cannot_do_at_run_time_unrolls_the_loop_as_before
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     assert_same_call(pyjitc.jit(fn), fn, *args)
     assert "while" not in pyjitc.jit(fn).lower(*a).as_text()
+
+
+def american_put_rebuilding_prices(S0, K, r, sigma, T, n):
+    dt = T / n
+    u = np.exp(sigma * np.sqrt(dt))
+    d = 1 / u
+    p = (np.exp(r * dt) - d) / (u - d)
+    disc = np.exp(-r * dt)
+    V = np.maximum(K - S0 * u ** np.arange(n, -n - 1, -2), 0.0)
+    for i in range(n - 1, -1, -1):
+        S = S0 * u ** np.arange(i, -i - 1, -2)      # bounds from the loop's variable, a step of -2
+        V = disc * (p * V[:-1] + (1 - p) * V[1:])
+        V = np.maximum(V, K - S)
+    return V[0]
+
+
+def stepped_ranges(n):
+    out = 0.0
+    for i in range(n):
+        out += np.arange(i, 2 * i + 3, 3).sum() + 0.5 * np.arange(n, i, -1).sum() + np.arange(i - 2, 4).sum()
+        out += (n - i) * np.arange(-i, 1).prod()
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 30])
+def test_a_tree_that_rebuilds_its_price_row_with_a_stepped_arange_is_one_run_time_loop(n):
+    # `S = S0 * u ** np.arange(i, -i - 1, -2)` in the loop: unrolled, 100 steps took 400 s to
+    # compile (probe AV: each float power of an array is a long exact computation)
+    f = pyjitc.jit(american_put_rebuilding_prices)
+    assert_same_call(f, american_put_rebuilding_prices, 100.0, 100.0, 0.05, 0.2, 1.0, n)
+    assert "while" in f.lower(100.0, 100.0, 0.05, 0.2, 1.0, 40).as_text()
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_aranges_with_run_time_bounds_and_compile_time_steps_are_numpys(n):
+    assert_same_call(pyjitc.jit(stepped_ranges), stepped_ranges, n)

@@ -90,6 +90,8 @@ def _apply_operator(em: Emitter, op_name: str, *args):
     python_ints.check(em, op_name, args, out)
     if op_name in ("Add", "Sub", "Mult") and isinstance(out, Traced):
         _track_offset(em, op_name, *args, out=out)
+    elif op_name == "USub" and isinstance(out, Traced):   # -i: i scaled by -1
+        _track_offset(em, "Mult", args[0], -1, out=out)
     return out
 
 
@@ -100,6 +102,12 @@ def _track_offset(em, op_name, a, b, out):
     length, and the loop around it unrolled (probe AI)."""
     if isinstance(b, Traced) and op_name in ("Add", "Mult"):
         a, b = b, a
+    if op_name == "Sub" and isinstance(b, Traced) and isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+        base = em.offset_of(b)     # n - i: i scaled by -1, plus n
+        if base is not None and em.offset_of(out) is not None:
+            scaled = ("scaled", base[0][1], -base[0][2]) if isinstance(base[0], tuple) else ("scaled", base[0], -1)
+            em.affine[out.value.id] = (scaled, int(a) - base[1])
+        return
     if op_name == "Mult":
         if isinstance(a, Traced) and isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) and b:
             base = em.offset_of(a)

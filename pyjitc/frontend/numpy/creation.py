@@ -14,7 +14,7 @@ from ...ir.types import SUPPORTED_DTYPES, is_int
 from .. import masked
 from ..indexing import getitem
 from ..registry import FUNCTIONS, register
-from ..values import Traced, fold, folding, is_static, set_sequence_to_array
+from ..values import Traced, fold, folding, is_static, join_params, set_sequence_to_array
 from .dtypes import cast_impl, static_dtype
 from .elementwise import cmp
 from .shapes import appended_whole, concatenate, moveaxis, ravel, reshape, stack, strong
@@ -71,6 +71,8 @@ def _of_loop_length(em, np_fn, args, kwargs):
     `v[:i + 1]` is), so the loop stays one run-time loop (a binomial tree's `u ** (i -
     np.arange(i + 1))`: unrolled, n = 200 compiled in 43 s and n = 500 did not finish). None where
     the call is not of that form (the ordinary path then asks for compile-time values)."""
+    if np_fn is np.arange and (len(args) == 3 or isinstance(args[0] if args else None, Traced) and len(args) == 2):
+        return _stepped_loop_range(em, args, kwargs)
     if np_fn is np.arange:
         if len(args) > 2 or set(kwargs) - {"dtype"}:
             return None
@@ -105,6 +107,39 @@ def _of_loop_length(em, np_fn, args, kwargs):
         if dt not in SUPPORTED_DTYPES:
             return None
         data = em.full(_FILLS[np_fn], dt, (capacity,))
+    lo, hi, key, params = masked.bounds(em, 0, length, capacity)
+    return masked.Masked(Traced(data.value, None, frozenset()), 0, ("bounds", lo, hi), key, params, own=True)
+
+
+def _stepped_loop_range(em, args, kwargs):
+    """np.arange(i, -i - 1, -2), np.arange(j, n): integer bounds from a run-time loop's variable
+    (and compile-time ones), a compile-time step: the prices of a binomial tree's row, rebuilt
+    each step (`S0 * u ** np.arange(i, -i - 1, -2)`: unrolled, 100 steps took 400 s to compile).
+    Held masked at the capacity the bounds' ranges give; None where it is not of that form."""
+    start, stop, step = (tuple(args) + (1,))[:3]
+    if set(kwargs) - {"dtype"} or not (isinstance(step, (int, np.integer)) and not isinstance(step, bool) and step):
+        return None
+    ranges = [em.range_of(b) for b in (start, stop)]
+    if any(r is None for r in ranges) or not any(isinstance(b, Traced) for b in (start, stop)) or not all(
+            isinstance(b, (int, np.integer)) and not isinstance(b, bool) or isinstance(b, Traced) and b.ndim == 0
+            and (b.weak is int or is_int(b.dtype)) and b.params is not None for b in (start, stop)):
+        return None
+    (a_lo, a_hi), (b_lo, b_hi) = ranges
+    widest = (b_hi - a_lo) if step > 0 else (a_hi - b_lo)
+    capacity = max(-(-widest // abs(step)), 0)
+    if capacity > LOOP_LENGTH_CAPACITY:
+        return None
+    dt = np.dtype(np.int64 if kwargs.get("dtype") is None else static_dtype(em, kwargs["dtype"]))
+    if dt.kind not in "iuf":
+        return None
+    a, b = (em.cast(em.asarray(v), np.int64) if isinstance(v, Traced) else em.constant(np.int64(v)) for v in (start, stop))
+    iota = em.emit("iota", shape=(capacity,), dim=0, dtype=np.dtype(np.int64))
+    data = em.cast(em.emit("add", em.emit("mul", iota, em.full(int(step), np.int64, (capacity,))),
+                           em.broadcast(a, (capacity,))), dt)
+    span = em.emit("sub", b, a) if step > 0 else em.emit("sub", a, b)
+    count = em.emit("div", em.emit("add", span, em.constant(np.int64(abs(step) - 1))), em.constant(np.int64(abs(step))))
+    count = em.emit("max", count, em.constant(np.int64(0)))   # (span >= -|step| + 1 here: the division rounds up)
+    length = Traced(count.value, int, join_params([v for v in (start, stop) if isinstance(v, Traced)]))
     lo, hi, key, params = masked.bounds(em, 0, length, capacity)
     return masked.Masked(Traced(data.value, None, frozenset()), 0, ("bounds", lo, hi), key, params, own=True)
 
