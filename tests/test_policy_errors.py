@@ -280,3 +280,15 @@ def test_a_store_of_an_out_of_range_python_int_is_pythons_overflow_error():
     with pytest.raises(OverflowError) as e:
         pyjitc.jit(stores_past_uint8)(np.zeros(2, np.uint8))
     assert isinstance(e.value, pyjitc.JitError) and "test_policy_errors.py:" in str(e.value)
+
+
+def intercept_column_for_selected_rows(x):
+    m = x > 0
+    return np.column_stack([np.ones(m.sum()), x[m]])
+
+
+def test_an_array_sized_by_a_count_of_the_data_gets_the_hint_of_a_selections_length():
+    """`np.ones(m.sum())`, a design matrix's intercept for the selected rows (probe AV): the hint
+    names the forms that compile."""
+    with pytest.raises(pyjitc.JitError, match=r"np.ones_like\(x\[m\]\) or np.ones\(len\(x\[m\]\)\)"):
+        pyjitc.jit(intercept_column_for_selected_rows)(np.array([1.0, -1.0, 2.0]))

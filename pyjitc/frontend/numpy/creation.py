@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ...errors import NotSupportedError, ShapeError
+from ...errors import JitError, NotSupportedError, ShapeError
 from ...ir import dims
 from ...ir.dims import Dim, NeedsStaticShape
 from ...ir.types import SUPPORTED_DTYPES, is_int
@@ -31,7 +31,13 @@ def _creation(np_fn, shown=None):
             made = _of_loop_length(em, np_fn, args, kwargs)
             if made is not None:
                 return made
-        args = em.static(list(args), f"np.{shown}: its arguments")
+        try:
+            args = em.static(list(args), f"np.{shown}: its arguments")
+        except JitError as e:
+            if np_fn in _FILLS and type(e) is JitError:   # (a size from array values: `np.ones(m.sum())`)
+                e.hint = (f"for an array as long as a selection, np.{np_fn.__name__}_like(x[m]) or "
+                          f"np.{np_fn.__name__}(len(x[m]))")
+            raise
         kwargs = {k: em.static(v, f"np.{shown}: {k}") for k, v in kwargs.items()}
         if "dtype" in kwargs and kwargs["dtype"] is not None:
             kwargs["dtype"] = static_dtype(em, kwargs["dtype"])
