@@ -131,12 +131,14 @@ def test_what_a_shrinking_array_cannot_do_at_run_time_unrolls_the_loop_as_before
     assert "while" not in pyjitc.jit(fn).lower(*a).as_text()
 
 
+def _tree_steps(r, sigma, T, n):
+    """A Cox-Ross-Rubinstein tree's up factor, up probability and one step's discount."""
+    u = np.exp(sigma * np.sqrt(T / n))
+    return u, (np.exp(r * T / n) - 1 / u) / (u - 1 / u), np.exp(-r * T / n)
+
+
 def american_put_rebuilding_prices(S0, K, r, sigma, T, n):
-    dt = T / n
-    u = np.exp(sigma * np.sqrt(dt))
-    d = 1 / u
-    p = (np.exp(r * dt) - d) / (u - d)
-    disc = np.exp(-r * dt)
+    u, p, disc = _tree_steps(r, sigma, T, n)
     V = np.maximum(K - S0 * u ** np.arange(n, -n - 1, -2), 0.0)
     for i in range(n - 1, -1, -1):
         S = S0 * u ** np.arange(i, -i - 1, -2)      # bounds from the loop's variable, a step of -2
