@@ -254,9 +254,8 @@ def shrunk_prefix(em, entry, now) -> Masked | None:
             and isinstance(entry.shape[0], int) and isinstance(now.shape[0], int) and now.shape[0] < entry.shape[0]):
         return None      # (a view, `V = V[:-1]`, is its base's elements: carried as a copy, a write
         # through it after the loop would miss the base)
-    n, m = entry.shape[0], now.shape[0]
-    data = em.emit("pad", now, em.constant(np.zeros((), now.dtype)), low=(0,), high=(n - m,), interior=(0,))
-    return Masked(Traced(data.value, now.weak, now.params), 0, ("bounds", em.constant(np.int64(0)), em.constant(np.int64(m))),
+    data = _padded(em, now, entry.shape[0])
+    return Masked(Traced(data.value, now.weak, now.params), 0, ("bounds", em.constant(np.int64(0)), em.constant(np.int64(now.shape[0]))),
                   ("prefix", object()), None)
 
 
@@ -267,10 +266,13 @@ def widened_selection(em, m: Masked, entry) -> Masked:
     if not (isinstance(entry, Traced) and entry.ndim == 1 and isinstance(entry.shape[0], int) and m.data.ndim == 1
             and isinstance(m.data.shape[0], int) and m.data.shape[0] < entry.shape[0]):
         return m
-    more = entry.shape[0] - m.data.shape[0]
-    data = em.emit("pad", m.data, em.constant(np.zeros((), m.data.dtype)), low=(0,), high=(more,), interior=(0,))
-    flags = em.emit("pad", m.where[1], em.constant(np.zeros((), np.bool_)), low=(0,), high=(more,), interior=(0,))
+    data, flags = _padded(em, m.data, entry.shape[0]), _padded(em, m.where[1], entry.shape[0])
     return Masked(Traced(data.value, m.data.weak, m.data.params), 0, ("flags", flags), ("widened", m.key), m.params)
+
+
+def _padded(em, x: Traced, n: int) -> Traced:
+    """The 1-D x with zeros (False) after its elements up to length n."""
+    return em.emit("pad", x, em.constant(np.zeros((), x.dtype)), low=(0,), high=(n - x.shape[0],), interior=(0,))
 
 
 def carries_as_prefix(m, entry, start) -> bool:

@@ -394,10 +394,7 @@ def subscript(em, m: Masked, index):
         flags = em.emit("and", m.where[1], items[0].data)
         return Masked(m.data, 0, ("flags", flags), ("flags", _structure(em, flags.value.id), flags.shape),
                       _join(m, items[0]))
-    if len(items) == 1 and element_index(m, items[0]):   # x[0] of x = R[k:, k]
-        return em.emit("reshape", em.emit("dynamic_slice", m.data, element_position(em, m, items[0]), sizes=(1,)),
-                       shape=(), weak=m.data.weak)
-    if _row_index(m, items):   # h[i], h[i, 0] of h = out[:k]
+    if _row_index(m, items):   # x[0] of x = R[k:, k]; h[i], h[i, 0] of h = out[:k]
         return _row(em, m, items)
     if _along_others(m, items):   # bs[:, 0] of bs = boxes[order[1:]]
         return _taken_along_others(em, m, items)
@@ -505,10 +502,12 @@ def _static_position(it, n: int, axis: int) -> int:
 
 
 def _row_index(m: Masked, items) -> bool:
-    """Whether `items` pick a row (and maybe elements of it) of an array of two or more axes whose
-    first has run-time bounds: integers (compile-time or run-time) only."""
-    return m.where[0] == "bounds" and m._data is not None and m.axis == 0 and m.data.ndim >= 2 \
-        and isinstance(m.data.shape[0], int) and 1 <= len(items) <= m.data.ndim and all(_integer(it) for it in items)
+    """Whether `items` pick an element of a 1-D array of run-time bounds, or a row (and maybe
+    elements of it) of one of more axes whose first has run-time bounds: integers (compile-time or
+    run-time) only."""
+    return m.where[0] == "bounds" and m._data is not None and m.axis == 0 and (
+        m.data.ndim == 1 or isinstance(m.data.shape[0], int)) and 1 <= len(items) <= m.data.ndim \
+        and all(_integer(it) for it in items)
 
 
 def _along_others(m: Masked, items) -> bool:
@@ -545,8 +544,9 @@ def _taken_along_others(em, m: Masked, items) -> Masked:
 
 
 def _row(em, m: Masked, items):
-    """m[i, ...] for _row_index: the row at the slice's position i (NumPy's negative indices,
-    IndexError outside the slice), and in it the elements the other integers pick (the same)."""
+    """m[i, ...] for _row_index: the element or row at the slice's position i (NumPy's negative
+    indices, IndexError outside the slice), and in it the elements the other integers pick (the
+    same)."""
     data = m.data
     starts = [element_position(em, m, items[0])]
     for axis, it in enumerate(items[1:], 1):
