@@ -161,9 +161,13 @@ def _sites(loop, name) -> list:
     return found
 
 
-def _site_count(loop, key) -> int:
-    """How many append statements share the list of the one at `key`'s position (_key)."""
-    node = next((n for n in ast.walk(loop) if isinstance(n, ast.Expr) and (n.lineno, n.col_offset) == key[1:]), None)
+def _statement(loop, key):
+    """The append statement at `key`'s position (_key) in the loop, or None."""
+    return next((n for n in ast.walk(loop) if isinstance(n, ast.Expr) and (n.lineno, n.col_offset) == key[1:]), None)
+
+
+def _site_count(loop, node) -> int:
+    """How many append statements share the list of `node`'s."""
     found = _appended(node) if node is not None else None
     return max(len(_sites(loop, found[0])), 1) if found is not None else 1
 
@@ -412,12 +416,12 @@ def start(fc, loop, count, marker, counter) -> list:
     keys = [key for key in em.append_plans if key[0] == marker]
     for key in keys:
         shape, dtype, _ = em.append_plans[key]
-        sites = _site_count(loop, key)
+        node = _statement(loop, key)
+        sites = _site_count(loop, node)
         rows = room(em, shape, dtype) if count is None else em.append_rows.get(key, count * sites)
         fc.env[_buffer(key)] = em.full(0, dtype, (rows,) + shape)
-        if count is None or key in em.append_rows or _breaks(loop, _EARLY) or sites > 1 or any(
-                isinstance(n, ast.Expr) and (n.lineno, n.col_offset) == key[1:] and _in_branch(loop, n)
-                for n in ast.walk(loop)):   # appended under an if, before a break or in a while: which passes appended
+        if count is None or key in em.append_rows or _breaks(loop, _EARLY) or sites > 1 or (
+                node is not None and _in_branch(loop, node)):   # appended under an if, before a break or in a while: which passes appended
             fc.env[_flags(key)] = em.full(False, np.bool_, (rows,))
     return keys
 

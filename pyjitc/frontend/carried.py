@@ -295,7 +295,7 @@ def as_prefix(em, m: Masked) -> Masked:
 
 
 def _is_zero(em, t) -> bool:
-    op = next((o for o in reversed(em.b.blocks[-1].ops) if any(r.id == t.value.id for r in o.results)), None)
+    op = em.producer(t.value)
     return op is not None and op.name == "constant" and not np.asarray(op.attrs["value"]).any()
 
 

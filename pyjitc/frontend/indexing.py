@@ -633,12 +633,8 @@ def _behind_barrier(em, upd: Traced) -> Traced:
     return em.emit("barrier", upd)
 
 
-def _producer(em, value, look_back: int = 64):
-    """The op of the current block's last `look_back` ops that computed `value`, or None."""
-    for op in reversed(em.b.blocks[-1].ops[-look_back:]):
-        if any(r is value for r in op.results):
-            return op
-    return None
+def _producer(em, value):
+    return em.producer(value, look_back=64)
 
 
 def _compose(em, x: Traced, starts, upd: Traced):

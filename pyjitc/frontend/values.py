@@ -438,6 +438,14 @@ class Emitter:
         outs = self.b.emit(name, *[o.value for o in operands], **attrs)
         return tuple(self.wrap(v, *operands) for v in outs)
 
+    def producer(self, value: Value, look_back: int | None = None):
+        """The op of the current block (its last `look_back` ops, or all) that computed `value`, or None."""
+        ops = self.b.blocks[-1].ops
+        for op in reversed(ops if look_back is None else ops[-look_back:]):
+            if any(r is value for r in op.results):
+                return op
+        return None
+
     def constant(self, value) -> Traced:
         arr = np.asarray(value)
         as_dtype(arr.dtype)
