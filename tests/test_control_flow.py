@@ -1604,3 +1604,41 @@ def test_puzzle_checks_with_flags_and_line_lists_compile_and_are_numpys(fn, b):
     # multiply); a loop over [row, np.diag(b), ...] with an early return: IREE failed to compile
     # ("'arith.cmpi' op requires all operands to have the same type"): probe AM
     assert_same(pyjitc.jit(fn)(b), fn(b))
+
+
+def _sift_down(a, start, end):
+    root = start
+    while True:
+        child = 2 * root + 1
+        if child > end:
+            return
+        if child + 1 <= end and a[child] < a[child + 1]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+def heap_sort(a):
+    n = len(a)
+    for start in range((n - 2) // 2, -1, -1):
+        _sift_down(a, start, n - 1)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift_down(a, 0, end - 1)
+
+
+def double_until_negative(a):
+    for i in range(len(a)):
+        if a[i] < 0:
+            return None
+        a[i] *= 2
+
+
+def test_a_bare_return_on_some_paths_and_falling_off_on_others_both_return_none():
+    # (refused: "returns a value on some paths and falls off its end", though every path returns
+    # None; a heap sort's sift-down helper, probe AX)
+    x = np.random.default_rng(9).random(40)
+    assert_same_call(pyjitc.jit(heap_sort), heap_sort, x)
+    assert_same_call(pyjitc.jit(double_until_negative), double_until_negative, np.array([1.0, 2.0, -1.0, 3.0]))

@@ -97,8 +97,8 @@ class FunctionCompiler(ast.NodeVisitor):
             return None
         if returned is True:
             return value
-        if value is MISSING or isinstance(value, Undefined):   # falls off the end where it did not raise
-            return None
+        if value is None or value is MISSING or isinstance(value, Undefined):   # falls off the end where it
+            return None            # did not raise, or every path returns None (a bare `return`)
         raise MergeError("this function returns a value on some paths and falls off its end (returning None) "
                          "on others", self.src.span(node), hint="end it with a return statement")
 
