@@ -135,6 +135,31 @@ def test_strings_by_condition_and_out_of_range_initials_are_located_errors_not_i
     assert "internal" not in str(e.value)
 
 
+def fnv1a64_with_python_ints(b):
+    h = 14695981039346656037
+    for c in b:
+        h ^= int(c)
+        h = (h * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def fnv1a64_with_numpy_uint64(b):
+    h = np.uint64(14695981039346656037)
+    for c in b:
+        h ^= np.uint64(c)
+        h = h * np.uint64(1099511628211)
+    return h
+
+
+def test_a_python_int_past_int64_names_np_uint64_which_compiles_as_numpy_computes():
+    # (probe AX: the message named the overflow but not the way out)
+    b = np.arange(20, dtype=np.uint8)
+    with pytest.raises(pyjitc.JitError, match=r"out of bounds for int64; .*write np.uint64\(14695981039346656037\)"):
+        pyjitc.jit(fnv1a64_with_python_ints)(b)
+    with np.errstate(over="ignore"):
+        assert_same(pyjitc.jit(fnv1a64_with_numpy_uint64)(b), fnv1a64_with_numpy_uint64(b))
+
+
 def positions_as_rows(x):
     return np.transpose(np.nonzero(x)), np.argwhere(x), np.transpose(np.nonzero(x[0]))
 

@@ -521,7 +521,10 @@ class Emitter:
             if is_int(dt) and not isinstance(x, bool) and isinstance(x, int):
                 info = np.iinfo(dt)
                 if not info.min <= x <= info.max:
-                    raise ShapeError(f"OverflowError: Python integer {x} out of bounds for {dt}")
+                    hint = None if dt != np.int64 or x < 0 else (
+                        f"compiled code holds Python ints in int64; for 64-bit unsigned arithmetic (a hash's "
+                        f"constants) write np.uint64({x}), as NumPy code does")
+                    raise ShapeError(f"OverflowError: Python integer {x} out of bounds for {dt}", hint=hint)
             if is_int(dt) and isinstance(x, float):
                 raise ShapeError(f"can't use the Python float {x} as {dt}")
             if isinstance(x, complex) and dt.kind != "c":
