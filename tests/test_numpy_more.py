@@ -1147,3 +1147,39 @@ def test_unsigned_integers_converted_to_float_then_multiplied_are_not_read_as_si
     w = rng.random(3)
     f = pyjitc.jit(products_of_unsigned_converted)
     assert_same(f(rgb, x16, X32, w), products_of_unsigned_converted(rgb, x16, X32, w), accumulate=True)
+
+
+def packed_bits(bits, words):
+    return (np.packbits(bits), np.packbits(bits, axis=-1, bitorder="little"), np.unpackbits(words),
+            np.unpackbits(words, axis=0, count=-3, bitorder="little"), np.unpackbits(words, axis=-1, count=20),
+            np.unpackbits(np.packbits(bits), count=bits.size).reshape(bits.shape))
+
+
+@pytest.mark.parametrize("shape", [(13,), (3, 8), (2, 11)])
+def test_packbits_and_unpackbits_are_numpys_in_both_bit_orders(shape):
+    # (probe AX: a base64-like encoder's bit packing was "not supported yet")
+    rng = np.random.default_rng(len(shape) * 10 + shape[-1])
+    bits, words = rng.random(shape) > 0.5, rng.integers(0, 256, shape).astype(np.uint8)
+    assert_same(pyjitc.jit(packed_bits)(bits, words), packed_bits(bits, words))
+
+
+ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def base64_symbols(sextets):
+    table = np.frombuffer(ALPHABET, dtype=np.uint8)
+    return table[sextets], np.frombuffer(b"\x01\x02\x03\x04\x05\x06\x07\x08", dtype=np.uint16, count=2, offset=2)
+
+
+def write_into_frombuffer(x):
+    t = np.frombuffer(b"abc", dtype=np.uint8)
+    t[0] = x[0]
+    return t
+
+
+def test_frombuffer_of_a_bytes_constant_is_numpys_and_read_only():
+    # (probe AX: a base64 alphabet as np.frombuffer(b"...") was "not supported yet")
+    s = np.random.default_rng(26).integers(0, 64, 40)
+    assert_same(pyjitc.jit(base64_symbols)(s), base64_symbols(s))
+    with pytest.raises(pyjitc.JitError, match=r"test_numpy_more.py:\d+:\d+: writing into the array np.frombuffer made"):
+        pyjitc.jit(write_into_frombuffer)(np.arange(3, dtype=np.uint8))

@@ -10,6 +10,8 @@ positions the write provably misses (`_same_positions`, `_misses_reads`), and an
 computes anew reads the arrays written over with it only element for element (`_rewrite_ok`)."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..ir.graph import Block, Op
@@ -42,6 +44,12 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
 
 TENSOR_MAKERS = ("dynamic_update_slice", "while", "if")
 
+# Loop bodies whose arrays computed anew are written over the arrays as they entered the pass,
+# not over those arrays' newest versions (newest_version): the new values read a version a
+# nested loop left at other positions (`buf[k:hi] = buf[k - 1:hi - 1] + ...` after a loop that
+# wrote buf). IREE copies the entry array there (check_lazy decides; scalar_loop.while_ reads).
+OVER_ENTRY: weakref.WeakSet = weakref.WeakSet()
+
 
 def check_lazy(loop: Op, free_ids: set, refuse) -> None:
     """Calls `refuse()` unless every temporary array of `loop` (see the module docstring) stays
@@ -64,9 +72,13 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         defined: dict[int, int] = {}   # temporary id -> position
         last_use: dict[int, int] = {}
         root: dict[int, int] = {}      # a buffer's later versions (updates in place) -> its first
+        updated: dict[int, int] = {}   # the same through updates only, not loops
         for op in block.ops:
-            if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in tensors:
-                root[op.results[0].id] = root.get(op.operands[0].id, op.operands[0].id)
+            for old, new in _versions(op):
+                if old.id in tensors:
+                    root[new.id] = root.get(old.id, old.id)
+                    if op.name != "while":
+                        updated[new.id] = updated.get(old.id, old.id)
         R = lambda i: root.get(i, i)
         for k, op in enumerate(block.ops):
             if op.name in ("while", "if") and any(is_lazy(v) for v in op.operands):
@@ -98,9 +110,13 @@ def check_lazy(loop: Op, free_ids: set, refuse) -> None:
         consumers = [(k, {R(i) for i in _consumed(op, tensors)}) for k, op in enumerate(block.ops)]
         producers = {v.id: op for op in block.ops for v in op.results}
         rewritten = [i for i, v in enumerate(block.results) if is_lazy(v)]
-        if rewritten and not (loop is not None and block is loop.regions[1]
-                              and _rewrite_ok(block, rewritten, producers, tensors, R, [block.params[i] for i in rewritten])
-                              or buffers is not None and all(i in buffers for i in rewritten)
+        over_params = loop is not None and block is loop.regions[1] and rewritten
+        if over_params and not _rewrite_ok(block, rewritten, producers, tensors, R, [block.params[i] for i in rewritten]):
+            U = lambda i: updated.get(i, i)
+            over_params = _rewrite_ok(block, rewritten, producers, tensors, U, [block.params[i] for i in rewritten], True)
+            if over_params:
+                OVER_ENTRY.add(block)
+        if rewritten and not (over_params or buffers is not None and all(i in buffers for i in rewritten)
                               and _rewrite_ok(block, rewritten, producers, tensors, R, [buffers[i] for i in rewritten])):
             refuse()
         for i in rewritten:   # read at the block's end: no buffer it reads may be updated before
@@ -135,13 +151,36 @@ def yielded_buffer(block: Block, value):
     return value
 
 
-def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R, params: list) -> bool:
+def _versions(op: Op):
+    """(buffer, its next version) for each array `op` updates in place: a dynamic_update_slice's
+    or barrier's target, and each array a loop carries (its result is the array its body left)."""
+    if op.name in ("dynamic_update_slice", "barrier"):
+        return [(op.operands[0], op.results[0])]
+    if op.name == "while":
+        return [(v, r) for v, r in zip(op.operands, op.results) if v.type.size != 1]
+    return []
+
+
+def newest_version(block: Block, value):
+    """`value`'s last version in `block` (see _versions): what an array computed anew at the
+    block's end is written over (a loop that carried the body's array took its buffer)."""
+    for op in block.ops:
+        for old, new in _versions(op):
+            if old.id == value.id:
+                value = new
+    return value
+
+
+def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R, params: list,
+                entry=False) -> bool:
     """Whether the block's results at positions `rewritten`, which it yields computed anew
     (temporaries: a masked update of the whole array, `z = select(abs(z) < 2, z * z + c, z)`),
     can be written over the arrays `params` in place in one element loop (the loop body's carried
     arrays, or what the other branch of an `if` yields): they have one shape, each new value has
     its array's type and reads each of these arrays only as its newest version in the block and
-    only at the position it computes, and no inner loop or if touches them."""
+    only at the position it computes, and no inner loop or if touches them. `entry`: written
+    over the arrays as they entered (OVER_ENTRY); `R` then follows updates only, a loop's
+    result is another array."""
     values = [block.results[i] for i in rewritten]
     # one shape up to axes of length 1 (the region's tensors drop them: scalar_loop.storage_tensor)
     if len({tuple(d for d in v.type.shape if d != 1) for v in values}) != 1 or any(v.type != p.type for v, p in zip(values, params)):
@@ -150,8 +189,8 @@ def _rewrite_ok(block: Block, rewritten: list, producers: dict, tensors: set, R,
         family = {p.id} | {i for i in (r.id for op in block.ops for r in op.results) if R(i) == p.id}
         if any(_mentions(r, family) for op in block.ops for r in op.regions):
             return False
-        older = {op.operands[0].id for op in block.ops
-                 if op.name in ("dynamic_update_slice", "barrier") and op.operands[0].id in family}
+        older = {old.id for op in block.ops for old, _ in _versions(op) if old.id in family
+                 and not (entry and op.name == "while")}
         newest = [i for i in family if i not in older]
         if len(newest) != 1 or not all(_elementwise_of(v, p.id, newest[0], producers, tensors, R, 24) for v in values):
             return False

@@ -81,6 +81,9 @@ def superseding():
         _SUPERSEDED.clear()
 
 
+ULT = 6   # arith.cmpi's unsigned less-than
+SLE = 3   # and signed less-or-equal
+
 # Bytes of temporaries one native loop may put on its dispatch's stack: IREE allows 32 KiB in
 # all, and each temporary takes up to BY_ROWS_BYTES; two of them failed ("exceeded stack
 # allocation limit": a softmax regression's row maxima and row sums of 2000 rows; probe AI).
@@ -170,10 +173,37 @@ def rewrite(S, buffers: list, values: list, t) -> list:
             for x in xs:
                 del _CURRENT[x]
         return [S.insert(S.to_storage(e, v.type.dtype), c, ivs) for e, v, c in zip(elements, values, current)]
-    out = loop_nest(S, [d for d in t.shape if d != 1], xs, body)
+    out = loop_nest(S, [d for d in t.shape if d != 1], xs, body, _written_range(S, xs, values))
     for x, o in zip(xs, out):
         supersede(x, o)
     return out
+
+
+def _written_range(S, xs: list, values: list):
+    """loop_nest's ranges for writing `values` over the buffers `xs` where each is masked writes
+    of run-time lo..hi along one axis, select(lo <= i < hi, new, the buffer itself), perhaps
+    several in turn (`buf[k:hi] = src[k:hi]` with run-time bounds, the leftovers of a merge): only
+    the span from the lowest non-empty lo to the highest hi (clamped to the axis; each element
+    of it still takes the selects' choice), the rest keep their elements. None (all) otherwise."""
+    keeps = [v.info.get("keeps") for v in values]
+    if any(k is None for k in keeps) or len({k[0] for k in keeps}) != 1 \
+            or any(_latest(k[2]) != x for k, x in zip(keeps, xs)):
+        return None
+    axis = keeps[0][0]
+    kept = [i for i, d in enumerate(values[0].type.shape) if d != 1]
+    if axis not in kept:
+        return None
+    zero, n = index_const(S, 0), index_const(S, values[0].type.shape[axis])
+    span_lo, span_hi = n, zero
+    for lo, hi in (r for k in keeps for r in k[1]):
+        lo = S.one("arith.minsi", S.one("arith.maxsi", S.index(lo), zero), n)
+        hi = S.one("arith.minsi", S.one("arith.maxsi", S.index(hi), lo), n)
+        empty = S.cmpi(SLE, hi, lo)
+        span_lo = S.one("arith.minsi", span_lo, S.select(empty, n, lo))
+        span_hi = S.one("arith.maxsi", span_hi, S.select(empty, zero, hi))
+    ranges = [None] * len(kept)
+    ranges[kept.index(axis)] = (span_lo, span_hi)
+    return ranges
 
 
 # ---------------------------------------------------------------- element rules
@@ -268,8 +298,14 @@ def _facts(op: Op, args, lz, lazy: Lazy) -> None:
         (d1, a1, s1), (d2, a2, s2) = lz[0].info["cmp"], lz[1].info["cmp"]
         if a1 == a2 and {d1, d2} == {"GE", "LT"}:
             info["range"] = (a1, s1 if d1 == "GE" else s2, s2 if d1 == "GE" else s1)
-    elif name == "select" and "range" in lz[0].info and "splat" in lz[2].info:
-        info["support"] = lz[0].info["range"] + (lz[2].info["splat"],)
+    elif name == "select" and "range" in lz[0].info:
+        if "splat" in lz[2].info:
+            info["support"] = lz[0].info["range"] + (lz[2].info["splat"],)
+        axis, lo, hi = lz[0].info["range"]     # (rewrite: writes of lo..hi only, _written_range)
+        if not isinstance(args[2], Lazy):
+            info["keeps"] = (axis, ((lo, hi),), args[2])
+        elif lz[2].info.get("keeps", (None,))[0] == axis:     # masked writes one after another
+            info["keeps"] = (axis, lz[2].info["keeps"][1] + ((lo, hi),), lz[2].info["keeps"][2])
     elif name == "barrier":
         info.update(lz[0].info)
     elif name in _FILL_RULES and any("support" in x.info for x in lz):
@@ -365,7 +401,6 @@ def _gathered(op: Op, x: Lazy, idx: Lazy):
     return elem
 
 
-ULT = 6   # arith.cmpi's unsigned less-than
 
 
 def _padded(op: Op, x: Lazy, fill: Lazy):

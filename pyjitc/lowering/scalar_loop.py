@@ -35,7 +35,7 @@ from ..ir.ops import _expm1_f64, _log1p_f64
 from .native_loops import ELEMENTWISE, SHAPE_ONLY, _free_values, _size1
 from .ranges import Ranges
 from . import scalar_arrays, scalar_complex
-from .in_place import yielded_buffer
+from .in_place import OVER_ENTRY, newest_version, yielded_buffer
 from .scalar_arrays import Lazy, lower_vector, register_type
 
 F64 = np.dtype(np.float64)
@@ -485,7 +485,8 @@ class _Lowering:
             results = self.block(body)
             anew = [i for i in order if isinstance(results[i], Lazy)]
             if anew:   # carried arrays computed anew: written over in place (scalar_arrays.rewrite)
-                new = scalar_arrays.rewrite(S, [self.env[body.params[i].id] for i in anew], [results[i] for i in anew],
+                over = [body.params[i] if body in OVER_ENTRY else newest_version(body, body.params[i]) for i in anew]
+                new = scalar_arrays.rewrite(S, [self.env[v.id] for v in over], [results[i] for i in anew],
                                             body.params[anew[0]].type)
                 results = list(results)
                 for i, value in zip(anew, new):

@@ -6,9 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotSupportedError, ShapeError
-from ..registry import register
+from ..indexing import getitem
+from ..operators import apply_operator
+from ..registry import FUNCTIONS, register
 from ..values import fold, is_static
+from .creation import as_array
 from .elementwise import cmp, const, sel, signbit
+from .shapes import concatenate, moveaxis, normalize_axis, reshape
 from .ufuncs import ufunc
 
 # Euclid's algorithm needs at most this many remainder steps for operands of each width (the
@@ -205,3 +209,61 @@ def _spacing(em, x, out_dtype=None):
 
 ufunc(np.nextafter, _nextafter, note="from the bits: exact, subnormal results included")
 ufunc(np.spacing, _spacing, note="from the bits: exact, subnormal results included; float32/64 only")
+
+
+def _bit_weights(em, bitorder: str, name: str):
+    bitorder = em.static(bitorder, f"{name}: bitorder")
+    if bitorder not in ("big", "little"):
+        raise ShapeError("ValueError: 'order' must be either 'little' or 'big'")
+    shifts = np.arange(8, dtype=np.uint8)
+    return shifts[::-1].copy() if bitorder == "big" else shifts
+
+
+@register("numpy.packbits", note="axis a compile-time int or None; each group of eight elements (non-zero: "
+                                 "a 1 bit) is one uint8, the last padded with zero bits")
+def packbits(em, a, axis=None, bitorder="big"):
+    F = FUNCTIONS
+    a = as_array(em, a)
+    if a.dtype.kind not in "biu":
+        raise ShapeError("TypeError: Expected an input array of integer or boolean data type")
+    shifts = _bit_weights(em, bitorder, "packbits")
+    axis = em.static(axis, "packbits: axis")
+    if axis is None:
+        a, axis = reshape(em, a, -1), 0
+    axis = normalize_axis(axis, a.ndim, "packbits")
+    bits = moveaxis(em, em.cast(F["numpy.not_equal"](em, a, 0), np.uint8), axis, -1)
+    n = bits.shape[-1]
+    groups = -(-n // 8)
+    if groups * 8 != n:
+        pad = em.full(0, np.uint8, bits.shape[:-1] + (groups * 8 - n,))
+        bits = concatenate(em, [bits, pad], axis=-1)
+    bits = reshape(em, bits, bits.shape[:-1] + (groups, 8))
+    weights = em.constant((np.uint8(1) << shifts).astype(np.uint8))
+    packed = F["numpy.sum"](em, apply_operator(em, "Mult", bits, weights), axis=-1, dtype=np.uint8)
+    return moveaxis(em, packed, -1, axis)
+
+
+@register("numpy.unpackbits", note="axis and count compile-time; uint8 input")
+def unpackbits(em, a, axis=None, count=None, bitorder="big"):
+    a = as_array(em, a)
+    if a.dtype != np.uint8:
+        raise ShapeError("TypeError: Expected an input array of unsigned byte data type")
+    shifts = _bit_weights(em, bitorder, "unpackbits")
+    axis, count = em.static(axis, "unpackbits: axis"), em.static(count, "unpackbits: count")
+    if axis is None:
+        a, axis = reshape(em, a, -1), 0
+    axis = normalize_axis(axis, a.ndim, "unpackbits")
+    a = moveaxis(em, a, axis, -1)
+    expanded = reshape(em, a, a.shape + (1,))
+    bits = apply_operator(em, "BitAnd", apply_operator(em, "RShift", expanded, em.constant(shifts)), np.uint8(1))
+    bits = reshape(em, bits, a.shape[:-1] + (a.shape[-1] * 8,))
+    if count is not None:
+        n = bits.shape[-1]
+        if count < 0 and -count > n:
+            raise ShapeError("ValueError: -count larger than number of elements")
+        keep = count if count >= 0 else n + count
+        if keep <= n:
+            bits = getitem(em, bits, (Ellipsis, slice(0, keep)))
+        else:
+            bits = concatenate(em, [bits, em.full(0, np.uint8, bits.shape[:-1] + (keep - n,))], axis=-1)
+    return moveaxis(em, bits, -1, axis)

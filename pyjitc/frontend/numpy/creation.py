@@ -531,3 +531,14 @@ def copyto(em, dst, src, casting="same_kind", where=True):
     if where is not True:
         value = FUNCTIONS["numpy.where"](em, where, value, dst)
     store(em, dst, Ellipsis, value, "np.copyto")
+
+
+@register("numpy.frombuffer", note="a bytes object the program holds (a literal, a global): its array, "
+                                   "read-only as NumPy's")
+def frombuffer(em, buffer, dtype=float, count=-1, offset=0, *, like=None):
+    if isinstance(buffer, Traced) or not isinstance(buffer, (bytes, bytearray)):
+        raise NotSupportedError("np.frombuffer of anything but a bytes object known while compiling",
+                                hint="pass the array as an argument instead")
+    contents = fold(np.frombuffer, bytes(buffer), dtype=static_dtype(em, dtype, "frombuffer"),
+                    count=em.static(count, "frombuffer: count"), offset=em.static(offset, "frombuffer: offset"))
+    return em.array(contents.copy(), frozen="the array np.frombuffer made of a bytes object (read-only in NumPy)")
