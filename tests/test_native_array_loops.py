@@ -1167,3 +1167,125 @@ def test_run_time_slice_writes_looping_over_their_span_are_numpys(starts, length
     buf, src = rng.random(12), rng.random(12)
     assert_same_call(pyjitc.jit(two_slice_writes_per_pass), two_slice_writes_per_pass, buf, src,
                      np.array(starts), np.array(lengths), len(starts))
+
+
+def negate_half_on_even_steps(x, m):
+    for k in range(m):
+        if k % 2 == 0:
+            x[:30] = -x[:30]
+    return x
+
+
+def reverse_prefix_on_even_steps(x, m):
+    n = x.shape[0]
+    for k in range(m):
+        j = k % n + 1
+        if k % 2 == 0:
+            x[:j] = x[:j][::-1].copy()
+    return x
+
+
+def two_opt_pass(tour, D):
+    n = tour.shape[0]
+    for i in range(1, n - 1):
+        for j in range(i + 1, n):
+            a, b = tour[i - 1], tour[i]
+            c, d = tour[j], tour[(j + 1) % n]
+            if D[a, c] + D[b, d] - D[a, b] - D[c, d] < -1e-12:
+                tour[i:j + 1] = tour[i:j + 1][::-1].copy()
+    return tour
+
+
+def test_slice_writes_under_a_run_time_if_keep_the_loop_native():
+    # an `if` in a run-time loop guarding `x[:30] = -x[:30]` (the update reads its own region
+    # through a compile-time slice), or a reversal of a run-time slice (computed into scratch in
+    # the branch, then copied over): both loops ran from the host, 25-120x NumPy's time; a 2-opt
+    # pass 40x (probe BA)
+    x = np.arange(60)
+    assert lowered_as(negate_half_on_even_steps, x, 100) == "dispatch"
+    assert lowered_as(reverse_prefix_on_even_steps, x, 100) == "dispatch"
+    assert_same_call(pyjitc.jit(negate_half_on_even_steps), negate_half_on_even_steps, x, 101)
+    assert_same_call(pyjitc.jit(reverse_prefix_on_even_steps), reverse_prefix_on_even_steps, x, 137)
+    pts = np.random.default_rng(27).random((40, 2))
+    D = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+    assert_same_call(pyjitc.jit(two_opt_pass), two_opt_pass, np.arange(40), D)
+
+
+def cell_list_sums(pos, head, nxt, cidx, ncell):
+    n = pos.shape[0]
+    f = np.zeros_like(pos)
+    for i in range(n):
+        for dx in (-1, 0, 1):
+            for dy in [-1, 0, 1]:
+                for dz in (-1, 0, 1):
+                    cx = (cidx[i, 0] + dx) % ncell
+                    cy = (cidx[i, 1] + dy) % ncell
+                    cz = (cidx[i, 2] + dz) % ncell
+                    j = head[(cx * ncell + cy) * ncell + cz]
+                    while j != -1:
+                        f[i] += pos[j]
+                        j = nxt[j]
+    return f
+
+
+def offsets_stay_python_ints(x, m):
+    total = np.zeros(4, dtype=np.int8)
+    for d in (-2, 3, 5):
+        for k in range(m):
+            total[k % 4] += x[k] + d        # int8 + a Python int: int8, as NumPy's weak scalars give
+    return total
+
+
+def smoothed_with_a_table(x):
+    out = np.zeros(x.shape[0] - 2)
+    for i in range(x.shape[0] - 2):
+        out[i] = (x[i:i + 3] * np.array([0.25, 0.5, 0.25])).sum()
+    return out
+
+
+def test_a_literal_tuple_of_ints_around_a_run_time_loop_is_one_run_time_loop():
+    # a cell list's 27 neighbour cells as three loops over (-1, 0, 1) around a linked-list
+    # `while`: unrolled, 27 copies of the while in one native loop took iree-compile past 5
+    # minutes (18 copies too; probe AY). Now the tuple is a table the loop reads, its items
+    # Python ints
+    rng = np.random.default_rng(28)
+    n, ncell, box = 20, 3, 5.0
+    pos = rng.random((n, 3)) * box
+    cidx = (pos / (box / ncell)).astype(np.int64) % ncell
+    head, nxt = np.full(ncell ** 3, -1), np.full(n, -1)
+    for i in range(n):
+        k = (cidx[i, 0] * ncell + cidx[i, 1]) * ncell + cidx[i, 2]
+        nxt[i], head[k] = head[k], i
+    assert lowered_as(cell_list_sums, pos, head, nxt, cidx, ncell) == "dispatch"
+    assert_same_call(pyjitc.jit(cell_list_sums), cell_list_sums, pos, head, nxt, cidx, ncell)
+    x = rng.integers(-50, 50, 12).astype(np.int8)
+    assert_same_call(pyjitc.jit(offsets_stay_python_ints), offsets_stay_python_ints, x, 12)
+
+
+def test_a_small_constant_array_made_in_a_native_loop_is_read_as_a_table():
+    x = np.random.default_rng(29).random(30)
+    assert lowered_as(smoothed_with_a_table, x) == "dispatch"
+    assert_same_call(pyjitc.jit(smoothed_with_a_table), smoothed_with_a_table, x)
+
+
+def sorted_rows_in_a_loop(x, m):
+    values = np.zeros((m, x.shape[1]), dtype=x.dtype)
+    order = np.zeros((m, x.shape[1]), dtype=np.int64)
+    for k in range(m):
+        row = x[k % x.shape[0]]
+        values[k] = np.sort(row)
+        order[k] = np.argsort(row, kind="stable")
+    return values, order
+
+
+@pytest.mark.parametrize("x", [
+    np.array([[3.0, 1.0, np.nan, 1.0, 2.0], [1.0, 1.0, 1.0, 0.0, -0.0], [np.nan, np.nan, 1.0, -np.inf, np.inf]]),
+    np.random.default_rng(31).integers(0, 3, (5, 16)).astype(np.int32),
+    np.random.default_rng(32).random((4, 7)) > 0.5,
+], ids=["float64 with NaN, ties, infinities", "int32 with ties, 16 long", "bool"])
+def test_a_short_sort_in_a_run_time_loop_is_a_native_compare_exchange_network(x):
+    # a sort op kept its loop on the host (a Nelder-Mead simplex's np.argsort(fvals) of 3
+    # vertices: 2x NumPy's time; probe AZ). Sorted by compare-exchanges of neighbours, stable;
+    # NaN last (NumPy's order)
+    assert lowered_as(sorted_rows_in_a_loop, x, 9) == "dispatch"
+    assert_same_call(pyjitc.jit(sorted_rows_in_a_loop), sorted_rows_in_a_loop, x, 9)

@@ -49,7 +49,10 @@ def _locate_returns(fc, e: MergeError, early, rest) -> None:
     e.message = e.message.replace(f"'{RETURN_VALUE}' changes type", "the returned value has a different type on different paths")
     if len(returns) > 1:
         e.message += f" (returned at {fc.src.span(returns[0])} and at {fc.src.span(returns[-1])})"
-    e.hint = "return one type on every path (e.g. np.float64(1) or 1.0 beside a float64 result, not 1)"
+    e.hint = ("return one type on every path (e.g. np.float64(1) or 1.0 beside a float64 result, not 1)"
+              if "NoneType" not in e.message else
+              "return one type on every path: where a path has no answer (return None), return a flag with "
+              "placeholder values instead (`return False, x, 0.0` beside `return True, x, z`), or raise")
     if e.span is None and returns:
         e.span = fc.src.span(returns[0])
 

@@ -12,7 +12,7 @@ from ..ir.dims import NeedsStaticShape
 from . import appends, indexing, stacks
 from .branches import exec_body, guarded, select, skipped
 from .operators import apply_operator
-from .sequences import RangeSeq, Seq, as_seq
+from .sequences import IntsSeq, RangeSeq, Seq, as_seq
 from .values import NeedStatic, Traced
 from .regions import BREAK, CONTINUE, GO, MISSING, RETURN, Exit, build_if, build_while, condition, loop_marker, negate
 
@@ -26,6 +26,9 @@ def for_loop(fc, node: ast.For):
     seq = as_seq(iterable, fc.em)
     marker = loop_marker(node)
     em = fc.em
+    if seq is None and isinstance(node.iter, (ast.Tuple, ast.List)) and IntsSeq.fits(iterable) \
+            and _contains_loop(node) and marker not in em.force_unroll:
+        seq = IntsSeq(iterable)     # (a literal's items: no other name holds the list)
     if seq is None:
         items = iterate(em, iterable)
         return _unrolled(fc, node, items, len(items) if isinstance(items, (list, tuple, range)) else None,

@@ -122,6 +122,31 @@ class ListSeq(Seq):
         return self.items[em.static(k, "a position in a Python list")]
 
 
+class IntsSeq(Seq):
+    """A literal tuple or list of Python ints looped over at run time (`for dx in (-1, 0, 1):`
+    around a loop, loops.for_loop): its item at the loop's counter is a Python int read from a
+    table. Unrolled, each copy of the inner run-time loop costs IREE compile time: a cell list's
+    18 copies of its `while` took iree-compile past 5 minutes (probe AY)."""
+
+    def __init__(self, items):
+        self.items = tuple(items)
+
+    @staticmethod
+    def fits(items) -> bool:
+        return len(items) >= 2 and all(type(v) is int and -2 ** 63 <= v < 2 ** 63 for v in items)
+
+    def count(self, em):
+        return len(self.items)
+
+    def item(self, em, k):
+        if not isinstance(k, Traced):
+            return self.items[k]
+        value = getitem(em, em.constant(np.array(self.items, np.int64)), k)
+        out = Traced(value.value, int, join_params([k]))
+        em.ranges[out.value.id] = (min(self.items), max(self.items))
+        return out
+
+
 class EnumerateSeq(Seq):
     def __init__(self, seq: Seq, start):
         self.seq, self.start = seq, start

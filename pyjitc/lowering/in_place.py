@@ -26,9 +26,10 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
         return True
     if name == "take":
         return op.operands[0].type.shape[0] > 0
-    if name == "constant":
+    if name == "constant":   # a splat, or a small table (`for dx in (-1, 0, 1)`, frontend/sequences.IntsSeq)
         value = np.asarray(op.attrs["value"])
-        return value.size > 0 and bool(np.all(value == value.reshape(-1)[0]))
+        return value.size > 0 and (bool(np.all(value == value.reshape(-1)[0]))
+                                   or value.size <= TABLE_SIZE and value.dtype.kind in "biuf")
     if name == "reduce":
         return op.attrs["kind"] in REDUCE_KINDS and op.operands[0].type.size > 0
     if name == "dot_general":
@@ -43,6 +44,7 @@ def vector_ok(op: Op, elementwise: set, shape_only: set) -> bool:
 
 
 TENSOR_MAKERS = ("dynamic_update_slice", "while", "if")
+TABLE_SIZE = 256    # the most elements of a constant array (not a splat) a native loop reads
 
 # Loop bodies whose arrays computed anew are written over the arrays as they entered the pass,
 # not over those arrays' newest versions (newest_version): the new values read a version a
@@ -252,6 +254,15 @@ def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int 
         square = len(shape) == 2 and target.type.shape[0] == target.type.shape[1]
         return (square and 1 in shape and tuple(op.attrs["sizes"]) == tuple(reversed(shape))
                 and _same_value(op.operands[1], starts[1], producers) and _same_value(op.operands[2], starts[0], producers))
+    if op.name == "slice" and R(op.operands[0].id) == t:
+        # a compile-time slice: the update's region where its starts are constants (`x[:30] =
+        # -x[:30]` under an `if`; a 2-opt move's reversal kept its loop on the host, 25-120x NumPy's time)
+        found = [producers.get(s.id) for s in starts]
+        if any(c is None or c.name != "constant" for c in found) or any(k != 1 for k in op.attrs["strides"]):
+            return False
+        at = tuple(int(np.asarray(c.attrs["value"])) for c in found)
+        return tuple(op.attrs["start"]) == at and tuple(
+            hi - lo for lo, hi in zip(op.attrs["start"], op.attrs["limit"])) == tuple(shape)
     if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and R(op.operands[0].id) != t:
         return all(_same_positions(u, update, producers, tensors, R, depth - 1) for u in op.operands[:1])
     if op.name in ("iota", "constant"):

@@ -218,9 +218,7 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
     if name == "barrier":
         lazy = lz[0]
     elif name == "constant":
-        v = np.asarray(op.attrs["value"]).reshape(-1)[0]
-        c = S.const(v.item() if v.dtype.kind != "u" else int(v), register_type(v.dtype))
-        lazy = Lazy(out, lambda S, idx: c)
+        lazy = _constant(S, np.asarray(op.attrs["value"]), out)
     elif name == "iota":
         lazy = Lazy(out, _iota(op, register_type))
     elif name == "broadcast_in_dim":
@@ -275,6 +273,23 @@ def lower_vector(L, S, op: Op, args, elementwise_rule):
         lazy = _materialised(S, lazy, planned=op.results[0].id in native_loops.SNAPSHOTS) or lazy
     _facts(op, args, lz, lazy)
     return lazy
+
+
+def _constant(S, value: np.ndarray, out) -> Lazy:
+    """A splat's one value, or a small table (in_place.TABLE_SIZE) held as a constant tensor."""
+    flat = value.reshape(-1)
+    if np.all(flat == flat[0]):
+        c = S.const(flat[0].item() if flat.dtype.kind != "u" else int(flat[0]), register_type(flat.dtype))
+        return Lazy(out, lambda S, idx: c)
+    kept = [k for k, d in enumerate(out.shape) if d != 1]
+    boolean = value.dtype.kind == "b"     # (stored as i8 in the region, scalar_loop.storage_type)
+    stored = ir.RankedTensorType.get([out.shape[k] for k in kept],
+                                     ir.IntegerType.get_signless(8) if boolean else register_type(value.dtype))
+    data = value.astype(np.int8) if boolean else value
+    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(data.reshape(stored.shape)), type=stored.element_type,
+                                    shape=list(stored.shape))
+    table = S.op("arith.constant", [], [stored], {"value": attr}).result
+    return Lazy(out, lambda S, idx: S.to_register(S.extract(table, [idx[k] for k in kept]), out.dtype))
 
 
 def _facts(op: Op, args, lz, lazy: Lazy) -> None:

@@ -65,8 +65,61 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
                if p.type.size > 1 and v.id in params and v.id != p.id and v.type == p.type}
     stale = _stale_temporaries(body, computed) | reread_heavy(body, computed)
     remade = {}      # a stale temporary's id -> the scratch array holding it
+    def branches_into_scratch(op: Op) -> Op:
+        """An `if` whose branch yields an array computed anew over the one the other branch yields
+        (`if better: tour[i:j + 1] = tour[i:j + 1][::-1].copy()` with run-time bounds, a 2-opt
+        move; the masked write reads the array at other positions): that branch computes it into
+        a scratch array the loop carries and copies it over its array; the `if` yields the
+        scratch array too (the other branch, unchanged)."""
+        regions = [Block(r.params, list(r.ops), list(r.results)) for r in op.regions]
+        extra = []
+        for j, region in enumerate(op.regions):
+            other, made_here = op.regions[1 - j], _computed_in(region)
+            for k, v in enumerate(region.results):
+                buffer = in_place.yielded_buffer(other, other.results[k]) if v.type.size > 1 and made_here(v) else None
+                if buffer is None or buffer.type != v.type or any(o.regions for o in region.ops):
+                    continue
+                space, zero, filled, copied = Value(v.type), Value(I64), Value(v.type), Value(v.type)
+                inits.append(Value(v.type))
+                scratch_params.append(space)
+                zeros = (zero,) * v.type.ndim
+                regions[j].ops += [
+                    Op("constant", (), (zero,), {"value": np.asarray(0, np.int64)}, op.span),
+                    Op("dynamic_update_slice", (space, v) + zeros, (filled,), {"in_bounds": True}, op.span),
+                    Op("dynamic_update_slice", (in_place.newest_version(region, buffer), filled) + zeros, (copied,),
+                       {"in_bounds": True}, op.span)]
+                regions[j].results[k] = copied
+                extra.append((j, filled, space))
+        if not extra:
+            return op
+        for j, filled, space in extra:
+            regions[j].results.append(filled)
+            regions[1 - j].results.append(space)
+        out = tuple(Value(filled.type) for _, filled, _ in extra)
+        scratch_results.extend(out)
+        return Op("if", op.operands, op.results + out, op.attrs, op.span, tuple(regions))
+
+    def updated_in_branches(op: Op) -> Op:
+        """An `if` updating in place an array the body computed anew from a carried array
+        (`simplex = simplex[order]`, then `simplex[-1] = xr` in some branches: a Nelder-Mead
+        step): the array computed into scratch and copied over the version of the carried array
+        it was computed from, which the branches update."""
+        sub = {}
+        for v in in_place._captured_values(op):
+            if v.id in sub or v.type.size <= 1 or not computed(v) or not _updated_inside(op, v.id):
+                continue
+            base = _version_read(v, made, params)
+            if base is not None:
+                filled, zero = into_scratch(v, op.span)
+                sub[v.id] = Value(base.type)
+                ops.append(Op("dynamic_update_slice", (base, filled) + (zero,) * base.type.ndim, (sub[v.id],),
+                              {"in_bounds": True}, op.span))
+        return substituted(op, sub)
+
     for op in body.ops:
         op = substituted(op, remade)
+        if op.name == "if":
+            op = branches_into_scratch(updated_in_branches(op))
         if op.name == "dynamic_update_slice" and op.operands[0].type.size > 1 and computed(op.operands[0]):
             # the whole array computed anew (`y[:k] += alpha * y[:k][::-1]` with a run-time k: a
             # select over y) and then updated: computed into scratch, copied over the version of
@@ -143,6 +196,12 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
     body2 = Block(params=body.params + scratch_params, ops=ops, results=results + scratch_results)
     results = loop.results + tuple(Value(v.type) for v in inits)
     return Op("while", loop.operands + tuple(inits), results, loop.attrs, loop.span, (cond2, body2)), inits
+
+
+def _updated_inside(op: Op, vid: int) -> bool:
+    """Whether an op in `op`'s regions (nested ones too) updates the array `vid` in place."""
+    return any((o.name == "dynamic_update_slice" and o.operands[0].id == vid) or _updated_inside(o, vid)
+               for r in op.regions for o in r.ops)
 
 
 def _reads_buffers(value: Value, made: dict, params: set, depth: int = 12) -> bool:

@@ -175,3 +175,56 @@ def _sorts_first(b: Builder, a, ia, c, ic, n: int):
     by_value = b.emit("or", less, b.emit("and", equal, b.emit("compare", ia, ic, direction="LT")))
     return b.emit("or", b.emit("and", b.emit("not", pad_a), pad_c),
                   b.emit("and", b.emit("compare", pad_a, pad_c, direction="EQ"), by_value))
+
+
+# ---------------------------------------------------------------- short sorts inside loops
+
+NETWORK_MAX = 16   # the longest 1-D sort inside a run-time loop made compare-exchanges
+
+
+def in_loops_as_networks(block: Block, inside: bool = False) -> Block:
+    """`block` with each 1-D sort of 2..NETWORK_MAX elements inside a run-time loop (`order =
+    np.argsort(fvals)` of a Nelder-Mead simplex's 3 vertices) written as an odd-even
+    transposition network of compare-exchanges on its elements: scalar work a native loop runs
+    (a sort op kept the loop on the host, 2x NumPy's time; probe AZ). The network swaps only
+    neighbours out of order, so it is stable: NumPy's argsort of fewer than 17 elements is an
+    insertion sort, stable too. `block` itself where there is none."""
+    ops, changed = [], False
+    for op in block.ops:
+        if op.regions:
+            regions = tuple(in_loops_as_networks(r, inside or op.name == "while") for r in op.regions)
+            if any(new is not old for new, old in zip(regions, op.regions)):
+                op = Op(op.name, op.operands, op.results, op.attrs, op.span, regions)
+                changed = True
+        elif inside and op.name == "sort" and op.operands[0].type.ndim == 1 \
+                and 2 <= op.operands[0].type.shape[0] <= NETWORK_MAX:
+            ops.extend(_network(op))
+            changed = True
+            continue
+        ops.append(op)
+    return Block(block.params, ops, block.results) if changed else block
+
+
+def _network(op: Op) -> list[Op]:
+    (x,) = op.operands
+    n, boolean = x.type.shape[0], x.type.dtype == np.bool_
+    b = Builder()
+    b.span = op.span
+    b.open_block()
+    keys = b.emit("convert", x, dtype=np.dtype(np.uint8)) if boolean else x
+    vals = [b.emit("reshape", b.emit("slice", keys, start=(k,), limit=(k + 1,), strides=(1,)), shape=()) for k in range(n)]
+    index = [const(b, k) for k in range(n)]
+    for r in range(n):
+        for i in range(r % 2, n - 1, 2):
+            swap = _before(b, vals[i + 1], vals[i])
+            for seq in (vals, index) if op.attrs["with_index"] else (vals,):
+                seq[i], seq[i + 1] = (b.emit("select", swap, seq[i + 1], seq[i]),
+                                      b.emit("select", swap, seq[i], seq[i + 1]))
+    outs = [b.emit("concatenate", *[b.emit("reshape", v, shape=(1,)) for v in vals], axis=0)]
+    if boolean:
+        outs[0] = b.emit("convert", outs[0], dtype=np.dtype(np.bool_))
+    if op.attrs["with_index"]:
+        outs.append(b.emit("concatenate", *[b.emit("reshape", v, shape=(1,)) for v in index], axis=0))
+    ops = b.close_block(outs).ops
+    # the sort's own results, as the network's (reshapes to the same shape)
+    return ops + [Op("reshape", (new,), (old,), {"shape": old.type.shape}, op.span) for new, old in zip(outs, op.results)]

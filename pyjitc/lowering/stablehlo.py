@@ -506,7 +506,7 @@ def lower_functions(fns: list[tuple[Function, dict[str, str] | None]], scalar_lo
     if scalar_loops:   # small ifs in loops made selects (if_conversion.py), long runs of scalar work
         # as one native loop (straight_line.py)
         fns = [(dataclasses.replace(fn, body=straight_line.wrapped(if_conversion.converted(
-            fn.body, _eligible, lambda loop: _eligible(loop) or _with_scratch(loop) is not None))),
+            sorts.in_loops_as_networks(fn.body), _eligible, lambda loop: _eligible(loop) or _with_scratch(loop) is not None))),
                 reflection) for fn, reflection in fns]
     _options.constant = {}    # ops found to depend on no argument (True) or on one (False)
     _options.returned = {v.id for fn, _ in fns for v in fn.body.results}

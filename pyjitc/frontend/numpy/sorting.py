@@ -545,3 +545,13 @@ def lexsort(em, keys, axis=-1):
         step = argsort(em, picked, kind="stable")
         order = step if order is None else FUNCTIONS["numpy.take"](em, order, step)
     return order
+
+
+@register("numpy.argpartition", "numpy.partition", method=("argpartition", "partition"),
+          note="refused with the reason: the order on each side of the k-th element is NumPy's selection "
+               "algorithm's (np.argsort / np.sort give the same k smallest, in order)")
+def partition(em, a, kth, axis=-1, kind="introselect", order=None):
+    raise NotSupportedError("np.partition / np.argpartition: the order of the elements on each side of the k-th "
+                            "is whatever NumPy's introselect leaves, which pyjitc can't reproduce",
+                            hint="use np.sort(a) or np.argsort(a) (then [..., :k] for the k smallest, in order); "
+                                 "where only the set matters (a kNN vote), the results agree")
