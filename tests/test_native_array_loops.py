@@ -1289,3 +1289,17 @@ def test_a_short_sort_in_a_run_time_loop_is_a_native_compare_exchange_network(x)
     # NaN last (NumPy's order)
     assert lowered_as(sorted_rows_in_a_loop, x, 9) == "dispatch"
     assert_same_call(pyjitc.jit(sorted_rows_in_a_loop), sorted_rows_in_a_loop, x, 9)
+
+
+def shift_half_on_odd_steps(x, m):
+    for k in range(m):
+        if k % 2 == 1:
+            x[4:8] = x[0:4] * 0.5 + x[4:8]      # reads its own region and one it never writes
+        x[k % 4] += 1.0
+    return x
+
+
+def test_a_write_under_an_if_reading_a_region_it_never_writes_keeps_the_loop_native():
+    x = np.arange(10.0)
+    assert lowered_as(shift_half_on_odd_steps, x, 50) == "dispatch"
+    assert_same_call(pyjitc.jit(shift_half_on_odd_steps), shift_half_on_odd_steps, x, 51)

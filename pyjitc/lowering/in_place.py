@@ -256,13 +256,15 @@ def _same_positions(v, update: Op, producers: dict, tensors: set, R, depth: int 
                 and _same_value(op.operands[1], starts[1], producers) and _same_value(op.operands[2], starts[0], producers))
     if op.name == "slice" and R(op.operands[0].id) == t:
         # a compile-time slice: the update's region where its starts are constants (`x[:30] =
-        # -x[:30]` under an `if`; a 2-opt move's reversal kept its loop on the host, 25-120x NumPy's time)
+        # -x[:30]` under an `if`: its loop ran on the host, 26x NumPy's time), or a region the
+        # update never writes (`s[j] = s[0] + 0.5 * (s[j] - s[0])`, a Nelder-Mead shrink)
         found = [producers.get(s.id) for s in starts]
         if any(c is None or c.name != "constant" for c in found) or any(k != 1 for k in op.attrs["strides"]):
             return False
         at = tuple(int(np.asarray(c.attrs["value"])) for c in found)
-        return tuple(op.attrs["start"]) == at and tuple(
-            hi - lo for lo, hi in zip(op.attrs["start"], op.attrs["limit"])) == tuple(shape)
+        lo, hi = tuple(op.attrs["start"]), tuple(op.attrs["limit"])
+        same = lo == at and tuple(b - a for a, b in zip(lo, hi)) == tuple(shape)
+        return same or any(b <= w or w + d <= a for a, b, w, d in zip(lo, hi, at, shape))
     if op.name in ("dynamic_slice", "slice", "iota", "constant") and op.operands[:1] and R(op.operands[0].id) != t:
         return all(_same_positions(u, update, producers, tensors, R, depth - 1) for u in op.operands[:1])
     if op.name in ("iota", "constant"):
