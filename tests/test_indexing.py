@@ -523,3 +523,24 @@ def test_writes_through_run_time_index_arrays_run_in_order_and_the_last_entry_wr
     assert_same_call(pyjitc.jit(writes_through_index_arrays), writes_through_index_arrays, *args)
     with pytest.raises(IndexError, match="out of bounds for axis 0 with size 5"):
         pyjitc.jit(writes_through_index_arrays)(*args[:2], np.array([1, 5, 0, 0, 0, 0]), *args[3:])
+
+
+def window_sum(x, i):
+    return x[i:i + 3].sum()
+
+
+def negate_window(x, i):
+    x[i:i + 3] = -x[i:i + 3]
+    return x
+
+
+def test_fixed_length_windows_from_negative_starts_and_past_short_axes_are_numpys():
+    # (probe BB: a window longer than its axis was "internal error: dynamic_slice"; one whose two
+    # bounds are negative, x[-5:-2], raised "runs outside the axis" where NumPy counts both ends
+    # from the end)
+    for x, i in ((np.arange(2.0), 0), (np.arange(2.0), 1), (np.arange(2.0), -1), (np.arange(8.0), -5),
+                 (np.arange(8.0), -8), (np.arange(8.0), 5)):
+        assert_same(pyjitc.jit(window_sum)(x, i), window_sum(x, i))
+    assert_same_call(pyjitc.jit(negate_window), negate_window, np.arange(8.0), -4)
+    with pytest.raises(IndexError, match="would return a shorter slice"):   # x[-2:1]: empty in NumPy
+        pyjitc.jit(window_sum)(np.arange(8.0), -2)

@@ -48,6 +48,9 @@ def dslice_start(em, item, n: int) -> Traced:
             f"a slice of length {item.size} from a run-time start runs past the end of an axis of size {n} "
             "(NumPy returns a shorter slice there)", hint="make the loop's bounds compile-time values"))
     lt = lambda a, b: em.emit("compare", a, b, direction="LT")
+    # both bounds negative (`x[i:i + 3]` at i = -5): NumPy counts both from the end, a whole window
+    start = em.emit("select", lt(em.emit("add", start, em.constant(np.int64(item.size))), em.constant(np.int64(0))),
+                    em.emit("add", start, em.constant(np.int64(n))), start)
     bad = em.emit("or", lt(start, em.constant(np.int64(0))),
                   lt(em.constant(np.int64(n - item.size)), start))
     em.check(bad, f"IndexError: a slice of length {item.size} with a run-time start runs outside an axis of "

@@ -147,8 +147,10 @@ def _parse_slice(em, it: slice, n: int) -> Item:
             a[0] == b[0] or masked.base_structure(em, a[0]) == masked.base_structure(em, b[0])):
         size = b[1] - a[1]        # x[i:i + 4]: length 4 whatever i is
         r = em.range_of(start)
-        if r is None or r[0] >= 0 or size <= 0:
+        if (r is None or r[0] >= 0 or size <= 0) and size <= n:
             return Item("dslice", start, max(size, 0))
+        # (longer than the axis: NumPy's result is always shorter, its length the bounds' (an
+        # internal error before, `x[i:i + 3]` of 2 elements); a masked slice)
         # a start that may be negative counts from the end (`x[i - 2:i + 1]` at i = 0 is x[-2:1],
         # empty): NumPy's bounds of each, a run-time length (it raised "runs outside the axis")
     return Item("mslice", (start, stop))     # a run-time length: see masked.py

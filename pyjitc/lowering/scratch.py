@@ -99,27 +99,10 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
         scratch_results.extend(out)
         return Op("if", op.operands, op.results + out, op.attrs, op.span, tuple(regions))
 
-    def updated_in_branches(op: Op) -> Op:
-        """An `if` updating in place an array the body computed anew from a carried array
-        (`simplex = simplex[order]`, then `simplex[-1] = xr` in some branches: a Nelder-Mead
-        step): the array computed into scratch and copied over the version of the carried array
-        it was computed from, which the branches update."""
-        sub = {}
-        for v in in_place._captured_values(op):
-            if v.id in sub or v.type.size <= 1 or not computed(v) or not _updated_inside(op, v.id):
-                continue
-            base = _version_read(v, made, params)
-            if base is not None:
-                filled, zero = into_scratch(v, op.span)
-                sub[v.id] = Value(base.type)
-                ops.append(Op("dynamic_update_slice", (base, filled) + (zero,) * base.type.ndim, (sub[v.id],),
-                              {"in_bounds": True}, op.span))
-        return substituted(op, sub)
-
     for op in body.ops:
         op = substituted(op, remade)
         if op.name == "if":
-            op = branches_into_scratch(updated_in_branches(op))
+            op = branches_into_scratch(op)
         if op.name == "dynamic_update_slice" and op.operands[0].type.size > 1 and computed(op.operands[0]):
             # the whole array computed anew (`y[:k] += alpha * y[:k][::-1]` with a run-time k: a
             # select over y) and then updated: computed into scratch, copied over the version of
@@ -196,12 +179,6 @@ def with_scratch(loop: Op) -> tuple[Op, list[Value]] | None:
     body2 = Block(params=body.params + scratch_params, ops=ops, results=results + scratch_results)
     results = loop.results + tuple(Value(v.type) for v in inits)
     return Op("while", loop.operands + tuple(inits), results, loop.attrs, loop.span, (cond2, body2)), inits
-
-
-def _updated_inside(op: Op, vid: int) -> bool:
-    """Whether an op in `op`'s regions (nested ones too) updates the array `vid` in place."""
-    return any((o.name == "dynamic_update_slice" and o.operands[0].id == vid) or _updated_inside(o, vid)
-               for r in op.regions for o in r.ops)
 
 
 def _reads_buffers(value: Value, made: dict, params: set, depth: int = 12) -> bool:

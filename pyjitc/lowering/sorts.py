@@ -187,8 +187,9 @@ def in_loops_as_networks(block: Block, inside: bool = False) -> Block:
     np.argsort(fvals)` of a Nelder-Mead simplex's 3 vertices) written as an odd-even
     transposition network of compare-exchanges on its elements: scalar work a native loop runs
     (a sort op kept the loop on the host, 2x NumPy's time; probe AZ). The network swaps only
-    neighbours out of order, so it is stable: NumPy's argsort of fewer than 17 elements is an
-    insertion sort, stable too. `block` itself where there is none."""
+    neighbours out of order, so it is stable, as the sort op is everywhere (NumPy's default
+    argsort orders ties its own way on SIMD machines: the documented tie-order difference).
+    `block` itself where there is none."""
     ops, changed = [], False
     for op in block.ops:
         if op.regions:
