@@ -12,7 +12,7 @@ from ..registry import FUNCTIONS, register
 from ..values import fold, is_static
 from .creation import as_array
 from .elementwise import cmp, const, sel, signbit
-from .shapes import concatenate, moveaxis, normalize_axis, reshape
+from .shapes import moveaxis, normalize_axis, reshape
 from .ufuncs import ufunc
 
 # Euclid's algorithm needs at most this many remainder steps for operands of each width (the
@@ -222,7 +222,6 @@ def _bit_weights(em, bitorder: str, name: str):
 @register("numpy.packbits", note="axis a compile-time int or None; each group of eight elements (non-zero: "
                                  "a 1 bit) is one uint8, the last padded with zero bits")
 def packbits(em, a, axis=None, bitorder="big"):
-    F = FUNCTIONS
     a = as_array(em, a)
     if a.dtype.kind not in "biu":
         raise ShapeError("TypeError: Expected an input array of integer or boolean data type")
@@ -231,15 +230,11 @@ def packbits(em, a, axis=None, bitorder="big"):
     if axis is None:
         a, axis = reshape(em, a, -1), 0
     axis = normalize_axis(axis, a.ndim, "packbits")
-    bits = moveaxis(em, em.cast(F["numpy.not_equal"](em, a, 0), np.uint8), axis, -1)
-    n = bits.shape[-1]
-    groups = -(-n // 8)
-    if groups * 8 != n:
-        pad = em.full(0, np.uint8, bits.shape[:-1] + (groups * 8 - n,))
-        bits = concatenate(em, [bits, pad], axis=-1)
-    bits = reshape(em, bits, bits.shape[:-1] + (groups, 8))
+    bits = moveaxis(em, em.cast(FUNCTIONS["numpy.not_equal"](em, a, 0), np.uint8), axis, -1)
+    groups = -(-bits.shape[-1] // 8)
+    bits = reshape(em, _zeros_after(em, bits, groups * 8), bits.shape[:-1] + (groups, 8))
     weights = em.constant((np.uint8(1) << shifts).astype(np.uint8))
-    packed = F["numpy.sum"](em, apply_operator(em, "Mult", bits, weights), axis=-1, dtype=np.uint8)
+    packed = FUNCTIONS["numpy.sum"](em, apply_operator(em, "Mult", bits, weights), axis=-1, dtype=np.uint8)
     return moveaxis(em, packed, -1, axis)
 
 
@@ -262,8 +257,12 @@ def unpackbits(em, a, axis=None, count=None, bitorder="big"):
         if count < 0 and -count > n:
             raise ShapeError("ValueError: -count larger than number of elements")
         keep = count if count >= 0 else n + count
-        if keep <= n:
-            bits = getitem(em, bits, (Ellipsis, slice(0, keep)))
-        else:
-            bits = concatenate(em, [bits, em.full(0, np.uint8, bits.shape[:-1] + (keep - n,))], axis=-1)
+        bits = getitem(em, bits, (Ellipsis, slice(0, keep))) if keep <= n else _zeros_after(em, bits, keep)
     return moveaxis(em, bits, -1, axis)
+
+
+def _zeros_after(em, x, n: int):
+    """x with zeros after its elements along its last axis, up to length n (np.pad)."""
+    if n == x.shape[-1]:
+        return x
+    return FUNCTIONS["numpy.pad"](em, x, [(0, 0)] * (x.ndim - 1) + [(0, n - x.shape[-1])])
